@@ -1,0 +1,86 @@
+// `cuzk-bench circuit --describe [--challenges N --layers N --parents N --depth N | --r1cs FILE]`:
+// the shape of a circuit (a shape-only synthesis pass): constraints, variables (inputs, aux)
+// and the number of terms in each of the matrices A, B, C.
+#include <fmt/core.h>
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "harness/cli/commands.hpp"
+#include "prover/circom/circom.hpp"
+#include "prover/circuits/porep.hpp"
+#include "prover/synth/synth.hpp"
+
+namespace cuzk::cli {
+namespace {
+
+struct CircuitOptions {
+  bool describe = false;
+  bool json = false;
+  int64_t challenges = 1, layers = 1, parents = 2, depth = 4;
+  std::string r1cs;
+};
+
+uint32_t checked(const char* flag, int64_t v) {
+  if (v < 0 || v > int64_t(UINT32_MAX))
+    throw Error(fmt::format("{} {} is out of range (a non-negative integer is required)", flag, v));
+  return uint32_t(v);
+}
+
+int run_circuit(const CircuitOptions& o, bool porep_flags_given) {
+  if (!o.describe) throw Error("nothing to do: pass --describe (see cuzk-bench circuit --help)");
+  std::string what;
+  r1cs::ShapeCounts s;
+  if (!o.r1cs.empty()) {
+    if (porep_flags_given)
+      throw Error("--r1cs describes a circom circuit; --challenges/--layers/--parents/--depth apply to the PoRep-shaped circuit only");
+    try {
+      s = synth::count_shape(circom::CircomCircuit(circom::read_r1cs(o.r1cs)));
+    } catch (const circom::FormatError& e) {
+      throw Error(e.what());
+    }
+    what = "circom " + o.r1cs;
+  } else {
+    circuits::PorepParams p{checked("--challenges", o.challenges), checked("--layers", o.layers),
+                            checked("--parents", o.parents), checked("--depth", o.depth)};
+    if (std::string err = p.validate(); !err.empty()) throw Error(err);
+    s = circuits::PorepCircuit::shape(p);
+    what = "porep " + p.to_string();
+  }
+  if (o.json) {
+    nlohmann::json j = {{"circuit", what},     {"constraints", s.constraints}, {"inputs", s.inputs},
+                        {"aux", s.aux},        {"variables", s.inputs + s.aux}, {"nnz_a", s.nnz_a},
+                        {"nnz_b", s.nnz_b},    {"nnz_c", s.nnz_c}};
+    fmt::print("{}\n", j.dump(2));
+    return kExitOk;
+  }
+  fmt::print("circuit      {}\n", what);
+  fmt::print("constraints  {}\n", s.constraints);
+  fmt::print("variables    {} (inputs {} including \"one\", aux {})\n", s.inputs + s.aux, s.inputs, s.aux);
+  fmt::print("nnz A        {}\n", s.nnz_a);
+  fmt::print("nnz B        {}\n", s.nnz_b);
+  fmt::print("nnz C        {}\n", s.nnz_c);
+  fmt::print("(non-zero terms as enforced, including the input constraints input_i * 0 = 0)\n");
+  return kExitOk;
+}
+
+Registrar reg("circuit", [](CLI::App& app) -> Runner {
+  auto* sub = app.add_subcommand("circuit", "describe a circuit's shape: constraints, variables, non-zeros per matrix");
+  auto o = std::make_shared<CircuitOptions>();
+  sub->add_flag("--describe", o->describe, "print the circuit's shape (a shape-only synthesis pass)");
+  sub->add_flag("--json", o->json, "machine-readable output");
+  auto* c = sub->add_option("--challenges", o->challenges, "PoRep-shaped circuit: challenges per partition")->capture_default_str();
+  auto* l = sub->add_option("--layers", o->layers, "PoRep-shaped circuit: labeling layers (0: no SHA-256)")->capture_default_str();
+  auto* p = sub->add_option("--parents", o->parents, "PoRep-shaped circuit: parent labels per label")->capture_default_str();
+  auto* d = sub->add_option("--depth", o->depth, "PoRep-shaped circuit: binary tree depth")->capture_default_str();
+  sub->add_option("--r1cs", o->r1cs, "a circom .r1cs file (BLS12-381 Fr) instead of the PoRep-shaped circuit");
+  return [=] {
+    bool porep_flags = c->count() + l->count() + p->count() + d->count() > 0;
+    return run_circuit(*o, porep_flags);
+  };
+});
+
+}  // namespace
+}  // namespace cuzk::cli

@@ -1,0 +1,86 @@
+// `cuzk-bench info [--json] [--counters LIST]`: build provenance, the machine, and which
+// counters can be read here.
+#include <fmt/core.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "harness/cli/commands.hpp"
+#include "harness/counters.hpp"
+#include "harness/machine.hpp"
+#include "harness/provenance.hpp"
+
+namespace cuzk::cli {
+namespace {
+
+nlohmann::json provenance_json() {
+  const Provenance& p = build_provenance();
+  nlohmann::json flags = nlohmann::json::object();
+  for (auto& [k, v] : provenance_flags(p)) flags[k] = v;
+  return {{"source_hash", p.source_hash},     {"source_files", p.source_files},
+          {"git_commit", p.git_commit},       {"git_dirty", p.git_dirty},
+          {"flags", flags},                   {"preset", p.preset},
+          {"build_type", p.build_type},       {"compiler", p.compiler},
+          {"compiler_version", p.compiler_version},
+          {"nvcc_version", p.nvcc_version},   {"cuda_archs", p.cuda_archs},
+          {"build_dir", p.build_dir},         {"source_dir", p.source_dir}};
+}
+
+int run_info(bool as_json, const std::vector<std::string>& counters) {
+  nlohmann::json prov = provenance_json();
+  nlohmann::json machine = machine_json();
+  auto statuses = probe_counters(counters.empty() ? default_probe_counters() : counters);
+  nlohmann::json cj = nlohmann::json::array();
+  for (const auto& s : statuses) {
+    cj.push_back({{"name", s.name}, {"available", s.available}, {"reason", s.available ? "" : s.reason}});
+  }
+  if (as_json) {
+    nlohmann::json out = {{"tool", "cuzk-bench"}, {"version", "0.1.0"},
+                          {"provenance", prov},   {"machine", machine},
+                          {"counters", cj}};
+    std::cout << out.dump(2) << std::endl;
+    return kExitOk;
+  }
+  fmt::print("cuzk-bench 0.1.0\n\nbuild\n");
+  fmt::print("  preset        {}\n", prov["preset"].get<std::string>().empty() ? "(none)" : prov["preset"].get<std::string>());
+  fmt::print("  source hash   {} ({} files)\n", prov["source_hash"].get<std::string>(), prov["source_files"].get<int>());
+  fmt::print("  git           {}{}\n", prov["git_commit"].get<std::string>(),
+             prov["git_dirty"] == "true" ? " (dirty)" : "");
+  fmt::print("  build type    {}\n", prov["build_type"].get<std::string>());
+  fmt::print("  compiler      {} {}\n", prov["compiler"].get<std::string>(), prov["compiler_version"].get<std::string>());
+  if (!prov["nvcc_version"].get<std::string>().empty())
+    fmt::print("  nvcc          {} (sm_{})\n", prov["nvcc_version"].get<std::string>(), prov["cuda_archs"].get<std::string>());
+  else
+    fmt::print("  nvcc          (built without CUDA)\n");
+  fmt::print("  flags        ");
+  for (auto& [k, v] : prov["flags"].items()) fmt::print(" {}={}", k, v.get<std::string>());
+  fmt::print("\n\nmachine\n");
+  fmt::print("  cpu           {} ({} logical, {} online){}\n", machine["cpu_model"].get<std::string>(),
+             machine["logical_cpus"].get<int>(), machine["online_cpus"].get<int>(),
+             machine["virtualized"].get<bool>() ? ", virtualized" : "");
+  fmt::print("  cpu flags     {}\n", machine["cpu_flags_of_note"].get<std::string>());
+  fmt::print("  memory        {:.1f} GiB\n", machine["memory_bytes"].get<uint64_t>() / double(1ull << 30));
+  fmt::print("  os            {} (kernel {})\n", machine["os"].get<std::string>(), machine["kernel"].get<std::string>());
+  if (machine["gpus"].empty()) fmt::print("  gpu           none: {}\n", machine["gpu_probe"].get<std::string>());
+  for (auto& g : machine["gpus"])
+    fmt::print("  gpu           {} (driver {}, {}, SM {} / max {}, mem {})\n", g["name"].get<std::string>(),
+               g["driver"].get<std::string>(), g["memory_total"].get<std::string>(), g["sm_clock"].get<std::string>(),
+               g["sm_clock_max"].get<std::string>(), g["mem_clock"].get<std::string>());
+  fmt::print("\ncounters\n");
+  for (const auto& s : statuses)
+    fmt::print("  {:<24} {}\n", s.name, s.available ? "available" : "unavailable: " + s.reason);
+  return kExitOk;
+}
+
+Registrar reg("info", [](CLI::App& app) -> Runner {
+  auto* sub = app.add_subcommand("info", "print build provenance, the machine, and the counters readable here");
+  auto as_json = std::make_shared<bool>(false);
+  auto counters = std::make_shared<std::vector<std::string>>();
+  sub->add_flag("--json", *as_json, "machine-readable JSON");
+  sub->add_option("--counters", *counters, "PAPI events to probe (comma-separated); default: a standard list")
+      ->delimiter(',');
+  return [=] { return run_info(*as_json, *counters); };
+});
+
+}  // namespace
+}  // namespace cuzk::cli

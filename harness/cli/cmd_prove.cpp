@@ -1,0 +1,192 @@
+// `cuzk-bench prove`: the prover's own job, recorded phase by phase through the harness.
+//
+//   PoRep-shaped sector:  cuzk-bench prove [--partitions N --challenges N --layers N --parents N
+//                         --depth N] [--params FILE] [--reps N --warmup N --out FILE]
+//   circom inputs:        cuzk-bench prove --zkey circuit.zkey --wtns witness.wtns [--r1cs F]
+//                         --proof proof.json --public public.json [--vk verification_key.json]
+//
+// With no flags it proves a small sector (2 partitions) in seconds, so a newcomer sees it work.
+// Parameters for the PoRep-shaped circuit are generated once from a seed and cached under
+// results/local/params/ (memory-mapped on later runs); proof/srs_load is the load time in the
+// first repetition and 0 once the parameters are resident.
+#include <fmt/core.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "harness/cli/commands.hpp"
+#include "harness/cli/prove_circom.hpp"
+#include "harness/session.hpp"
+#include "prover/circuits/porep.hpp"
+#include "prover/groth16/params_file.hpp"
+#include "prover/groth16/prover.hpp"
+#include "prover/groth16/setup.hpp"
+#include "prover/groth16/verifier.hpp"
+#include "prover/instr/phase.hpp"
+#include "prover/synth/synth.hpp"
+
+namespace cuzk::cli {
+namespace {
+
+struct ProveOptions {
+  int64_t partitions = 2, challenges = 2, layers = 0, parents = 0, depth = 8;
+  std::string params;           // parameter file; "" -> cache under results/local/params
+  uint64_t params_seed = 1;     // toxic-waste seed for generated parameters
+  std::optional<uint64_t> seed; // r, s seed; absent -> cryptographic randomness
+  uint64_t circuit_seed = 42;   // witness generation seed
+  int reps = 1, warmup = 0;
+  std::string out;
+  bool force = false;
+  std::optional<std::string> counters;
+  std::string backend = "cpu";
+  CircomProveOptions circom;
+};
+
+uint32_t checked(const char* flag, int64_t v, int64_t lo = 0) {
+  if (v < lo || v > int64_t(UINT32_MAX)) throw Error(fmt::format("{} {} is out of range (at least {})", flag, v, lo));
+  return uint32_t(v);
+}
+
+std::string cached_params_path(const circuits::PorepParams& p, uint64_t seed) {
+  std::filesystem::create_directories("results/local/params");
+  return fmt::format("results/local/params/porep-c{}-l{}-p{}-d{}-seed{}.params", p.challenges, p.layers, p.parents,
+                     p.depth, seed);
+}
+
+int run_prove_porep(const ProveOptions& o) {
+  if (o.backend != "cpu")
+    throw Error(fmt::format("--backend {}: this build has only the cpu backend", o.backend));
+  if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
+  if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
+  const uint32_t parts = checked("--partitions", o.partitions, 1);
+  circuits::PorepParams P{checked("--challenges", o.challenges, 1), checked("--layers", o.layers),
+                          checked("--parents", o.parents), checked("--depth", o.depth, 1)};
+  if (std::string err = P.validate(); !err.empty()) throw Error(err);
+  const auto shape = circuits::PorepCircuit::shape(P);
+
+  // Parameters: an explicit file must exist and match; the cache is generated on first use.
+  std::string params_path = o.params;
+  if (params_path.empty()) {
+    params_path = cached_params_path(P, o.params_seed);
+    if (!std::filesystem::exists(params_path)) {
+      fmt::print("generating parameters for {} ({} constraints; once, cached in {})\n", P.to_string(),
+                 shape.constraints, params_path);
+      std::fflush(stdout);
+      auto gen_circuit = circuits::PorepCircuit::generate(P, o.circuit_seed);
+      groth16::save_params(groth16::generate_keys(synth::record_matrices(gen_circuit), o.params_seed), params_path);
+    }
+  } else if (!std::filesystem::exists(params_path)) {
+    throw Error(fmt::format("--params {}: no such file (omit --params to generate and cache parameters)", params_path));
+  }
+
+  SessionOptions so;
+  so.suite = "prove";
+  so.out = o.out;
+  so.overwrite = o.force;
+  so.counters = o.counters;
+  so.default_counters = {"perf::PAGE-FAULTS", "perf::TASK-CLOCK"};
+  std::unique_ptr<Session> session;
+  try {
+    session = std::make_unique<Session>(so);
+  } catch (const std::exception& e) {
+    throw Error(e.what());
+  }
+
+  // Witness generation (native hashing) is input preparation, outside the measured proof.
+  std::vector<circuits::PorepCircuit> circuits;
+  for (uint32_t i = 0; i < parts; ++i) circuits.push_back(circuits::PorepCircuit::generate(P, o.circuit_seed + i));
+
+  std::optional<groth16::ProvingKey> pk;  // resident after the first load
+  nlohmann::json params = {{"partitions", parts}, {"challenges", P.challenges}, {"layers", P.layers},
+                           {"parents", P.parents}, {"depth", P.depth},       {"constraints", shape.constraints},
+                           {"backend", o.backend}, {"rs_seed", o.seed ? nlohmann::json(*o.seed) : nlohmann::json("secure")}};
+  bool all_verified = true;
+  for (int rep = 0; rep < o.warmup + o.reps; ++rep) {
+    const bool warm = rep < o.warmup;
+    std::vector<groth16::Proof> proofs;
+    session->measure({"prove", "porep", params, "", warm ? rep : rep - o.warmup, warm}, [&] {
+      instr::Phase proof("proof");
+      {
+        instr::Phase srs("srs_load");
+        if (!pk) {
+          try {
+            pk = groth16::load_params(params_path);
+            groth16::check_params_shape(*pk, shape.inputs, shape.aux, shape.constraints, "the circuit " + P.to_string());
+          } catch (const groth16::ParamsError& e) {
+            throw Error(e.what());
+          }
+        }
+      }
+      auto assignments = synth::synthesize_partitions(circuits);
+      instr::Phase prove("prove");
+      for (uint32_t i = 0; i < parts; ++i) {
+        const auto& pa = assignments[i];
+        groth16::Witness w{pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()};
+        auto rs = o.seed ? groth16::Randomness::from_seed(*o.seed + i) : groth16::Randomness::secure();
+        proofs.push_back(groth16::prove_cpu(*pk, w, rs));
+      }
+    });
+    // Verification is the proof's check, not part of the timed proving job.
+    for (uint32_t i = 0; i < parts; ++i) {
+      if (!groth16::verify(pk->vk, proofs[i], circuits[i].public_inputs())) {
+        fmt::print(stderr, "cuzk-bench: error: the proof of partition {} (repetition {}) does not verify\n", i, rep);
+        all_verified = false;
+      }
+    }
+  }
+  nlohmann::json summary = session->finish();
+  fmt::print("proved {} x {} partition(s) of {} ({} constraints each), {} warm-up; {}\n", o.reps, parts, P.to_string(),
+             shape.constraints, o.warmup, all_verified ? "every proof verified" : "SOME PROOFS FAILED TO VERIFY");
+  print_summary_table(summary, session->counter_status());
+  fmt::print("results: {}\n", session->path());
+  return all_verified ? kExitOk : kExitFailure;
+}
+
+Registrar reg("prove", [](CLI::App& app) -> Runner {
+  auto* sub = app.add_subcommand("prove", "prove a PoRep-shaped sector (default) or circom inputs, recording every phase");
+  auto o = std::make_shared<ProveOptions>();
+  auto counters = std::make_shared<std::string>();
+  auto seed = std::make_shared<uint64_t>(0);
+  sub->add_option("--partitions", o->partitions, "partition circuits per sector (one proof each)")->capture_default_str();
+  sub->add_option("--challenges", o->challenges, "PoRep-shaped circuit: challenges per partition")->capture_default_str();
+  sub->add_option("--layers", o->layers, "PoRep-shaped circuit: SHA-256 labeling layers")->capture_default_str();
+  sub->add_option("--parents", o->parents, "PoRep-shaped circuit: parents per label")->capture_default_str();
+  sub->add_option("--depth", o->depth, "PoRep-shaped circuit: tree depth")->capture_default_str();
+  sub->add_option("--params", o->params, "parameter file (default: generated once and cached in results/local/params)");
+  sub->add_option("--params-seed", o->params_seed, "toxic-waste seed of generated parameters")->capture_default_str();
+  auto* seed_opt = sub->add_option("--seed", *seed, "seed for r and s (reproducible proofs; default: getrandom)");
+  sub->add_option("--reps", o->reps, "measured repetitions")->capture_default_str();
+  sub->add_option("--warmup", o->warmup, "warm-up repetitions (recorded with warmup=true)")->capture_default_str();
+  sub->add_option("--out", o->out, "results file (default results/local/prove-<UTC time>-<pid>.jsonl)");
+  sub->add_flag("--force", o->force, "overwrite --out if it exists");
+  auto* copt = sub->add_option("--counters", *counters, "comma-separated PAPI events (default $CUZK_COUNTERS or page faults, task clock)");
+  sub->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
+  // circom inputs
+  auto* zkey = sub->add_option("--zkey", o->circom.zkey, "snarkjs .zkey (circom mode)");
+  sub->add_option("--wtns", o->circom.wtns, "circom witness .wtns (circom mode)");
+  sub->add_option("--r1cs", o->circom.r1cs, "circom .r1cs (optional in circom mode: checks the witness first)");
+  sub->add_option("--proof", o->circom.proof_out, "proof.json to write (circom mode)");
+  sub->add_option("--public", o->circom.public_out, "public.json to write (circom mode)");
+  sub->add_option("--vk", o->circom.vk_out, "also write verification_key.json (circom mode)");
+  return [=] {
+    ProveOptions opt = *o;
+    if (copt->count() > 0) opt.counters = *counters;
+    if (seed_opt->count() > 0) {
+      opt.seed = *seed;
+      opt.circom.seed = *seed;
+    }
+    if (zkey->count() > 0) {
+      if (opt.circom.wtns.empty() || opt.circom.proof_out.empty() || opt.circom.public_out.empty())
+        throw Error("circom mode needs --zkey, --wtns, --proof and --public");
+      return run_prove_circom(opt.circom);
+    }
+    if (!opt.circom.wtns.empty() || !opt.circom.r1cs.empty() || !opt.circom.proof_out.empty())
+      throw Error("--wtns/--r1cs/--proof/--public need --zkey (circom mode)");
+    return run_prove_porep(opt);
+  };
+});
+
+}  // namespace
+}  // namespace cuzk::cli

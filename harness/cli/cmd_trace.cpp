@@ -1,0 +1,54 @@
+// `cuzk-bench trace FILE [-o OUT]`: Chrome trace-event JSON of a results file, for Perfetto
+// (ui.perfetto.dev) or chrome://tracing. The output appears complete or not at all.
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+
+#include "harness/cli/commands.hpp"
+#include "harness/results.hpp"
+#include "harness/trace.hpp"
+
+namespace cuzk::cli {
+namespace {
+
+std::string default_output(const std::string& in) {
+  std::string base = in;
+  for (const char* ext : {".jsonl", ".json"}) {
+    std::string e = ext;
+    if (base.size() > e.size() && base.compare(base.size() - e.size(), e.size(), e) == 0) {
+      base.resize(base.size() - e.size());
+      break;
+    }
+  }
+  return base + ".trace.json";
+}
+
+int run_trace(const std::string& in, std::string out) {
+  if (out.empty()) out = default_output(in);
+  try {
+    ResultsFile results = read_results(in);
+    TraceStats st;
+    nlohmann::json doc = make_trace(results, &st);
+    write_file_atomically(out, doc.dump());
+    fmt::print("wrote {}: {} events from {} sample(s){}; open it in https://ui.perfetto.dev\n", out, st.events,
+               st.samples_with_spans,
+               st.samples_without_spans ? fmt::format(" ({} sample(s) without spans skipped)", st.samples_without_spans)
+                                        : std::string());
+  } catch (const ResultsError& e) {
+    throw Error(e.what());
+  }
+  return kExitOk;
+}
+
+Registrar reg("trace", [](CLI::App& app) -> Runner {
+  auto* sub = app.add_subcommand("trace", "convert a results file to Chrome trace-event JSON (Perfetto)");
+  auto in = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  sub->add_option("FILE", *in, "results file (JSON Lines, docs/results-format.md)")->required();
+  sub->add_option("-o,--output", *out, "trace file to write (default: FILE with .trace.json)");
+  return [=] { return run_trace(*in, *out); };
+});
+
+}  // namespace
+}  // namespace cuzk::cli

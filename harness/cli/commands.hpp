@@ -1,0 +1,42 @@
+// Subcommand registry of cuzk-bench. Each cli/cmd_<name>.cpp defines one subcommand and
+// registers it with a static Registrar; main() parses and runs the selected one.
+//
+// Exit codes (docs/cli.md): 0 success / pass, 1 failure of the checked property (regression,
+// proof rejected), 2 bad input or error (unknown flag, unreadable or malformed file, missing
+// phase, mismatched provenance), 3 internal error.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace cuzk::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInternal = 3;
+
+// An error the user can act on: printed as one line "cuzk-bench: error: <what>".
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& what, int code = kExitUsage) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+using Runner = std::function<int()>;
+// setup(app) adds the subcommand to `app`, declares its options and returns the runner.
+using Setup = std::function<Runner(CLI::App& app)>;
+
+struct Registrar {
+  Registrar(const char* name, Setup setup);
+};
+
+void register_all(CLI::App& app);
+int run_selected(CLI::App& app);
+
+}  // namespace cuzk::cli

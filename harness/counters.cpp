@@ -1,0 +1,374 @@
+#include "harness/counters.hpp"
+
+#include <dirent.h>
+#include <fmt/format.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "prover/util/thread_pool.hpp"
+
+#if CUZK_HAVE_PAPI
+#include <papi.h>
+#endif
+
+namespace cuzk {
+
+const std::vector<std::string>& default_probe_counters() {
+  static const std::vector<std::string> names = {
+      "PAPI_TOT_CYC", "PAPI_TOT_INS", "PAPI_L1_DCM",         "PAPI_L2_DCM",          "PAPI_L3_TCM",
+      "PAPI_BR_MSP",  "perf::PAGE-FAULTS", "perf::TASK-CLOCK", "perf::CONTEXT-SWITCHES"};
+  return names;
+}
+
+std::vector<std::string> parse_counter_list(const std::string& csv) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  for (;;) {
+    size_t comma = csv.find(',', pos);
+    std::string item = csv.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    auto first = item.find_first_not_of(" \t");
+    auto last = item.find_last_not_of(" \t");
+    item = first == std::string::npos ? "" : item.substr(first, last - first + 1);
+    if (item.empty()) {
+      throw CounterError(fmt::format("empty event name in counter list '{}' (expected comma-separated PAPI "
+                                     "event names such as perf::PAGE-FAULTS,PAPI_TOT_INS)",
+                                     csv));
+    }
+    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> counters_from(const std::optional<std::string>& flag,
+                                       const std::vector<std::string>& fallback) {
+  if (flag) return flag->empty() ? std::vector<std::string>{} : parse_counter_list(*flag);
+  if (const char* env = std::getenv("CUZK_COUNTERS")) {
+    std::string v = env;
+    return v.empty() ? std::vector<std::string>{} : parse_counter_list(v);
+  }
+  return fallback;
+}
+
+int CounterSet::process_threads() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.') ++n;
+    }
+    closedir(d);
+  }
+  return n;
+}
+
+std::string CounterSet::scope_text(const Reading& r) {
+  std::string s = fmt::format("{} of {} process threads", r.threads, process_threads());
+  if (r.retired > 0) s += fmt::format(" (+{} exited)", r.retired);
+  return s;
+}
+
+#if CUZK_HAVE_PAPI
+
+namespace {
+
+int perf_event_paranoid() {
+  std::ifstream f("/proc/sys/kernel/perf_event_paranoid");
+  int v = -100;
+  if (!(f >> v)) return -100;
+  return v;
+}
+
+std::string reason_for(int rc) {
+  switch (rc) {
+    case PAPI_ENOEVNT:
+      return "event does not exist";
+    case PAPI_EPERM: {
+      int p = perf_event_paranoid();
+      return p == -100 ? "permission denied"
+                       : fmt::format("permission denied (kernel.perf_event_paranoid = {}; 2 or less lets a "
+                                     "process count its own threads)",
+                                     p);
+    }
+    case PAPI_ECNFLCT:
+      return "conflicts with another event";
+    case PAPI_ECOUNT:
+      return "too many events (no free counter left)";
+    case PAPI_ENOSUPP:
+    case PAPI_ECMP:
+    case PAPI_ENOCMP:
+      return fmt::format("not supported here ({})", PAPI_strerror(rc));
+    default:
+      return fmt::format("PAPI error {}: {}", rc, PAPI_strerror(rc));
+  }
+}
+
+unsigned long thread_id() { return static_cast<unsigned long>(pthread_self()); }
+
+// PAPI_library_init + PAPI_thread_init, once. Returns "" or the reason PAPI is unusable.
+const std::string& papi_init_error() {
+  static const std::string err = [] {
+    int v = PAPI_library_init(PAPI_VER_CURRENT);
+    if (v != PAPI_VER_CURRENT) {
+      return v < 0 ? fmt::format("PAPI initialization failed: {}", PAPI_strerror(v))
+                   : std::string("PAPI initialization failed: library version mismatch");
+    }
+    int t = PAPI_thread_init(thread_id);
+    if (t != PAPI_OK) return fmt::format("PAPI thread initialization failed: {}", PAPI_strerror(t));
+    return std::string();
+  }();
+  return err;
+}
+
+std::mutex& papi_mutex() {
+  static auto* m = new std::mutex;  // leaked: thread-exit hooks may run after static destruction
+  return *m;
+}
+
+// Tries one eventset with `codes` on this thread: adds each (recording failures in `rc_out`),
+// then starts and stops it. Caller holds papi_mutex().
+void try_eventset(const std::vector<int>& codes, std::vector<int>& rc_out) {
+  rc_out.assign(codes.size(), PAPI_OK);
+  int es = PAPI_NULL;
+  int rc = PAPI_create_eventset(&es);
+  if (rc != PAPI_OK) {
+    std::fill(rc_out.begin(), rc_out.end(), rc);
+    return;
+  }
+  std::vector<size_t> added;
+  for (size_t i = 0; i < codes.size(); ++i) {
+    rc_out[i] = PAPI_add_event(es, codes[i]);
+    if (rc_out[i] == PAPI_OK) added.push_back(i);
+  }
+  if (!added.empty()) {
+    rc = PAPI_start(es);
+    if (rc == PAPI_OK) {
+      std::vector<long long> v(added.size());
+      PAPI_stop(es, v.data());
+    } else {
+      for (size_t i : added) rc_out[i] = rc;
+    }
+  }
+  PAPI_cleanup_eventset(es);
+  PAPI_destroy_eventset(&es);
+}
+
+}  // namespace
+
+std::vector<CounterStatus> probe_counters(const std::vector<std::string>& names) {
+  std::vector<CounterStatus> out;
+  const std::string& init = papi_init_error();
+  std::lock_guard<std::mutex> lk(papi_mutex());
+  for (const auto& name : names) {
+    CounterStatus s{name, false, ""};
+    if (!init.empty()) {
+      s.reason = init;
+    } else {
+      int code = 0;
+      if (PAPI_event_name_to_code(const_cast<char*>(name.c_str()), &code) != PAPI_OK) {
+        s.reason = "not a PAPI event name known here (papi_avail and papi_native_avail list them)";
+      } else {
+        std::vector<int> rc;
+        try_eventset({code}, rc);
+        s.available = rc[0] == PAPI_OK;
+        if (!s.available) s.reason = reason_for(rc[0]);
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+struct CounterSet::Impl {
+  std::vector<int> codes;  // counted events
+  uint64_t generation = 0;
+  struct Thread {
+    unsigned long id;
+    int eventset;
+  };
+  std::vector<Thread> threads;  // guarded by papi_mutex()
+  std::vector<int64_t> retired_sum;
+  int retired = 0;
+  int failed = 0;
+};
+
+namespace {
+// The active CounterSet (guarded by papi_mutex()); generations tell stale thread state apart.
+CounterSet::Impl* g_active = nullptr;
+std::atomic<uint64_t> g_generation{0};
+
+struct ThreadState {
+  uint64_t generation = 0;
+  int eventset = PAPI_NULL;
+  ~ThreadState() {
+    // Thread exit: fold the final counts into the set's retired sum and free the eventset.
+    if (generation == 0) return;
+    std::lock_guard<std::mutex> lk(papi_mutex());
+    CounterSet::Impl* a = g_active;
+    if (a && a->generation == generation) {
+      std::vector<long long> v(a->codes.size());
+      if (PAPI_stop(eventset, v.data()) == PAPI_OK) {
+        for (size_t i = 0; i < v.size(); ++i) a->retired_sum[i] += v[i];
+      }
+      auto me = thread_id();
+      a->threads.erase(std::remove_if(a->threads.begin(), a->threads.end(),
+                                      [&](const CounterSet::Impl::Thread& t) { return t.id == me; }),
+                       a->threads.end());
+      ++a->retired;
+      PAPI_cleanup_eventset(eventset);
+      PAPI_destroy_eventset(&eventset);
+    }
+    PAPI_unregister_thread();
+  }
+};
+thread_local ThreadState t_state;
+}  // namespace
+
+CounterSet::CounterSet(const std::vector<std::string>& names) {
+  for (const auto& n : names) status_.push_back({n, false, ""});
+  if (names.empty()) return;
+  const std::string& init = papi_init_error();
+  if (!init.empty()) {
+    for (auto& s : status_) s.reason = init;
+    return;
+  }
+  std::vector<int> codes;
+  std::vector<std::string> unknown;
+  for (const auto& n : names) {
+    int code = 0;
+    if (PAPI_event_name_to_code(const_cast<char*>(n.c_str()), &code) != PAPI_OK) unknown.push_back(n);
+    codes.push_back(code);
+  }
+  if (!unknown.empty()) {
+    std::string list;
+    for (const auto& u : unknown) list += (list.empty() ? "'" : ", '") + u + "'";
+    throw CounterError(fmt::format("unknown counter event {}: not a PAPI event name known here (papi_avail and "
+                                   "papi_native_avail list them; names look like PAPI_TOT_INS or "
+                                   "perf::PAGE-FAULTS)",
+                                   list));
+  }
+  std::lock_guard<std::mutex> lk(papi_mutex());
+  if (g_active) throw CounterError("another CounterSet is active in this process (one at a time)");
+  std::vector<int> rc;
+  try_eventset(codes, rc);
+  impl_ = std::make_shared<Impl>();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (rc[i] == PAPI_OK) {
+      status_[i].available = true;
+      counted_.push_back(i);
+      impl_->codes.push_back(codes[i]);
+    } else {
+      status_[i].reason = reason_for(rc[i]);
+    }
+  }
+  impl_->retired_sum.assign(impl_->codes.size(), 0);
+  impl_->generation = ++g_generation;
+  g_active = impl_.get();
+}
+
+CounterSet::~CounterSet() {
+  if (!impl_) return;
+  std::lock_guard<std::mutex> lk(papi_mutex());
+  std::vector<long long> v(impl_->codes.size() + 1);
+  for (auto& t : impl_->threads) {
+    PAPI_stop(t.eventset, v.data());
+    PAPI_cleanup_eventset(t.eventset);
+    PAPI_destroy_eventset(&t.eventset);
+  }
+  impl_->threads.clear();
+  if (g_active == impl_.get()) g_active = nullptr;
+}
+
+void CounterSet::enlist_this_thread() {
+  if (!impl_ || impl_->codes.empty()) return;
+  if (t_state.generation == impl_->generation) return;
+  std::lock_guard<std::mutex> lk(papi_mutex());
+  if (t_state.generation == impl_->generation) return;
+  PAPI_register_thread();
+  int es = PAPI_NULL;
+  bool ok = PAPI_create_eventset(&es) == PAPI_OK;
+  if (ok) {
+    for (int c : impl_->codes) ok = ok && PAPI_add_event(es, c) == PAPI_OK;
+    ok = ok && PAPI_start(es) == PAPI_OK;
+    if (!ok) {
+      PAPI_cleanup_eventset(es);
+      PAPI_destroy_eventset(&es);
+    }
+  }
+  t_state.generation = impl_->generation;  // a failed thread is not retried
+  if (!ok) {
+    ++impl_->failed;
+    return;
+  }
+  t_state.eventset = es;
+  impl_->threads.push_back({thread_id(), es});
+}
+
+CounterSet::Reading CounterSet::read() const {
+  Reading r;
+  if (!impl_ || impl_->codes.empty()) return r;
+  std::lock_guard<std::mutex> lk(papi_mutex());
+  r.values.assign(impl_->retired_sum.begin(), impl_->retired_sum.end());
+  std::vector<long long> buf(impl_->codes.size());
+  for (const auto& t : impl_->threads) {
+    int rc = PAPI_read(t.eventset, buf.data());
+    if (rc != PAPI_OK) {
+      r.ok = false;
+      r.error = fmt::format("PAPI_read failed: {}", PAPI_strerror(rc));
+      continue;
+    }
+    for (size_t i = 0; i < buf.size(); ++i) r.values[i] += buf[i];
+  }
+  r.threads = static_cast<int>(impl_->threads.size());
+  r.retired = impl_->retired;
+  return r;
+}
+
+#else  // !CUZK_HAVE_PAPI
+
+std::vector<CounterStatus> probe_counters(const std::vector<std::string>& names) {
+  std::vector<CounterStatus> out;
+  for (const auto& n : names) out.push_back({n, false, kReasonNoPapi});
+  return out;
+}
+
+struct CounterSet::Impl {};
+
+CounterSet::CounterSet(const std::vector<std::string>& names) {
+  for (const auto& n : names) status_.push_back({n, false, kReasonNoPapi});
+}
+CounterSet::~CounterSet() = default;
+void CounterSet::enlist_this_thread() {}
+CounterSet::Reading CounterSet::read() const { return {}; }
+
+#endif
+
+void CounterSet::enlist_pool(ThreadPool& pool) {
+  if (counted_.empty()) return;
+  enlist_this_thread();
+  if (ThreadPool::on_worker()) return;  // parallel_for would run inline
+  const size_t n = pool.size();
+  std::atomic<size_t> arrived{0};
+  // One chunk per thread: each chunk waits until all threads hold one, so no thread runs two.
+  pool.parallel_for(
+      n,
+      [&](size_t, size_t) {
+        enlist_this_thread();
+        arrived.fetch_add(1);
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (arrived.load() < n && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+      },
+      n);
+}
+
+}  // namespace cuzk

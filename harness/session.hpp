@@ -1,0 +1,57 @@
+// A measurement session: one results file, one Recorder, samples written as they finish.
+//
+// Everything that can be wrong with the request (counter names, output path) fails in the
+// constructor, before any work runs; each measured repetition is written (one write + fsync)
+// the moment it ends, so a killed run keeps every finished sample.
+#pragma once
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/recorder.hpp"
+#include "harness/results.hpp"
+
+namespace cuzk {
+
+struct SessionOptions {
+  std::string suite;
+  std::string out;                            // "" -> results/local/<suite>-<UTC time>-<pid>.jsonl
+  bool overwrite = false;                     // allow replacing an existing --out
+  std::optional<std::string> counters;        // --counters; nullopt -> $CUZK_COUNTERS or defaults
+  std::vector<std::string> default_counters;  // used when neither is given
+  bool spans = true;
+};
+
+class Session {
+ public:
+  explicit Session(const SessionOptions& o);  // throws ResultsError / CounterError
+  ~Session();
+
+  // Runs fn with the recorder installed and writes one sample line; returns it.
+  nlohmann::json measure(const SampleInfo& info, const std::function<void()>& fn);
+  // Writes the summary line (per-phase medians over the non-warm-up samples); returns it.
+  nlohmann::json finish();
+
+  const std::string& path() const { return writer_->path(); }
+  const std::vector<CounterStatus>& counter_status() const { return recorder_->counter_status(); }
+  const std::vector<nlohmann::json>& samples() const { return samples_; }
+
+ private:
+  std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<ResultsWriter> writer_;
+  std::vector<nlohmann::json> samples_;
+  uint64_t t0_ = 0;
+  bool finished_ = false;
+};
+
+// The process's own command line (from /proc/self/cmdline).
+std::vector<std::string> own_command_line();
+// results/local/<prefix>-<UTC time>-<pid>.jsonl, creating results/local/ when missing.
+std::string default_results_path(const std::string& prefix);
+// A per-phase table of a summary line: phase, n, median/min/max ms, available counters.
+void print_summary_table(const nlohmann::json& summary, const std::vector<CounterStatus>& counters);
+
+}  // namespace cuzk

@@ -1,0 +1,42 @@
+// Multi-scalar multiplication on the CPU: sum_i s_i * P_i with Pippenger's bucket method.
+//
+// Scalars are recoded into signed windows of c bits with a Booth-style local rule (each digit
+// depends only on its own c bits and the bit below them), so digits live in [-2^(c-1), 2^(c-1)]
+// and each window needs 2^(c-1) buckets; a negative digit adds the negated point. Buckets are
+// XYZZ points (cheap mixed additions). The work is split into (window, point-chunk) tasks over
+// the thread pool; each task reduces its buckets with the running-sum trick, and the window
+// sums are combined by Horner's rule with c doublings per window.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "prover/ec/g1.hpp"
+#include "prover/ec/g2.hpp"
+#include "prover/ff/fr.hpp"
+
+namespace cuzk {
+
+class ThreadPool;
+
+// Window width used for n points (cost model: windows * (n + 2 * 2^(c-1)) additions).
+unsigned msm_window_bits(size_t n);
+
+// Scalars are fr_t in Montgomery form; points at infinity and zero scalars are allowed.
+// `window_bits` 0 picks msm_window_bits(n). Throws std::invalid_argument on size mismatch.
+g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars,
+                     ThreadPool* pool = nullptr, unsigned window_bits = 0);
+g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> scalars,
+                     ThreadPool* pool = nullptr, unsigned window_bits = 0);
+
+// The same sums from scalars already in canonical form (4 little-endian limbs each), as the
+// prover holds them after one conversion shared by several MSMs.
+g1_jacobian_t msm_g1_canonical(std::span<const g1_affine_t> points, const uint64_t* scalars4, size_t n,
+                               ThreadPool* pool = nullptr, unsigned window_bits = 0);
+g2_jacobian_t msm_g2_canonical(std::span<const g2_affine_t> points, const uint64_t* scalars4, size_t n,
+                               ThreadPool* pool = nullptr, unsigned window_bits = 0);
+
+// Signed digit of window w (c bits) of a 4-limb canonical scalar.
+int msm_signed_digit(const uint64_t* s, unsigned w, unsigned c);
+
+}  // namespace cuzk

@@ -1,0 +1,119 @@
+#include "prover/util/thread_pool.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+namespace cuzk {
+namespace {
+thread_local bool t_on_worker = false;
+}
+
+ThreadPool::ThreadPool(unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  // The calling thread takes part in parallel_for, so one fewer worker is started.
+  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+bool ThreadPool::on_worker() { return t_on_worker; }
+
+ThreadPool& ThreadPool::global() {
+  static ThreadPool pool([] {
+    if (const char* e = std::getenv("CUZK_THREADS")) {
+      try {
+        int v = std::stoi(e);
+        if (v > 0) return static_cast<unsigned>(v);
+      } catch (...) {
+      }
+    }
+    return 0u;
+  }());
+  return pool;
+}
+
+void ThreadPool::enqueue(std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    jobs_.push(std::move(job));
+  }
+  cv_.notify_one();
+}
+
+void ThreadPool::worker_loop() {
+  t_on_worker = true;
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait(lk, [this] { return stop_ || !jobs_.empty(); });
+      if (stop_ && jobs_.empty()) return;
+      job = std::move(jobs_.front());
+      jobs_.pop();
+    }
+    job();
+  }
+}
+
+void ThreadPool::parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, size_t max_chunks) {
+  if (n == 0) return;
+  if (workers_.empty() || t_on_worker || n == 1) {
+    fn(0, n);
+    return;
+  }
+  size_t chunks = max_chunks ? max_chunks : size_t(size()) * 4;
+  chunks = std::min(chunks, n);
+  const size_t step = (n + chunks - 1) / chunks;
+  chunks = (n + step - 1) / step;
+
+  // Shared state outlives this call: a helper job dequeued after the work is done only sees
+  // next >= chunks and returns without touching `fn`.
+  struct State {
+    std::atomic<size_t> next{0};
+    std::atomic<size_t> done{0};
+    std::exception_ptr first_error;
+    std::mutex mu;
+    std::condition_variable cv;
+  };
+  auto st = std::make_shared<State>();
+  const auto* fnp = &fn;
+  auto drain = [st, fnp, chunks, step, n] {
+    for (;;) {
+      size_t c = st->next.fetch_add(1);
+      if (c >= chunks) return;
+      size_t b = c * step, e = std::min(n, b + step);
+      try {
+        (*fnp)(b, e);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(st->mu);
+        if (!st->first_error) st->first_error = std::current_exception();
+      }
+      if (st->done.fetch_add(1) + 1 == chunks) {
+        std::lock_guard<std::mutex> lk(st->mu);
+        st->cv.notify_all();
+      }
+    }
+  };
+  const size_t helpers = std::min(workers_.size(), chunks - 1);
+  for (size_t i = 0; i < helpers; ++i) enqueue(drain);
+  drain();
+  std::exception_ptr first_error;
+  {
+    std::unique_lock<std::mutex> lk(st->mu);
+    st->cv.wait(lk, [&] { return st->done.load() == chunks; });
+    first_error = st->first_error;
+  }
+  if (first_error) std::rethrow_exception(first_error);
+}
+
+}  // namespace cuzk

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every system dependency of cuzk from Debian's packages.
+# Idempotent: when everything is present it prints nothing and exits 0.
+set -euo pipefail
+
+PKGS=(
+  cmake ninja-build g++ git pkg-config
+  libbenchmark-dev catch2 libfmt-dev libpapi-dev papi-tools
+  nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libboost-dev
+  python3 python3-matplotlib python3-scipy
+)
+# node/npm are used only by interoperability tests (snarkjs, circom2, @noble/curves);
+# they are installed from Debian when the machine has no node of its own.
+command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
+command -v npm >/dev/null 2>&1 || PKGS+=(npm)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "setup.sh: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+echo "setup.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup.sh: done"

@@ -1,0 +1,55 @@
+// CPU MSM throughput (G1 at 2^10..2^18, G2 at 2^12), both cores by default.
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "prover/msm/msm.hpp"
+#include "prover/util/thread_pool.hpp"
+
+using namespace cuzk;
+
+template <class Affine, class Jac>
+static std::vector<Affine> make_points(size_t n, const Affine& gen) {
+  // P_i = (i + 1) * G: one addition per point, then one batch normalization.
+  std::vector<Jac> jac(n);
+  Jac acc = Jac::from_affine(gen);
+  for (size_t i = 0; i < n; ++i) {
+    jac[i] = acc;
+    acc = acc + gen;
+  }
+  return batch_to_affine(jac);
+}
+
+static std::vector<fr_t> make_scalars(size_t n) {
+  std::mt19937_64 g(42);
+  std::vector<fr_t> s(n);
+  for (auto& x : s) x = fr_t::random(g);
+  return s;
+}
+
+static void BM_msm_g1(benchmark::State& st) {
+  const size_t n = size_t(1) << st.range(0);
+  static std::vector<g1_affine_t> pts;
+  if (pts.size() < n) pts = make_points<g1_affine_t, g1_jacobian_t>(n, g1_generator());
+  auto sc = make_scalars(n);
+  std::span<const g1_affine_t> p(pts.data(), n);
+  for (auto _ : st) benchmark::DoNotOptimize(msm_g1(p, sc));
+  st.counters["points"] = double(n);
+  st.counters["window"] = msm_window_bits(n);
+  st.counters["threads"] = ThreadPool::global().size();
+}
+BENCHMARK(BM_msm_g1)->DenseRange(10, 18, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+static void BM_msm_g2(benchmark::State& st) {
+  const size_t n = size_t(1) << st.range(0);
+  static std::vector<g2_affine_t> pts;
+  if (pts.size() < n) pts = make_points<g2_affine_t, g2_jacobian_t>(n, g2_generator());
+  auto sc = make_scalars(n);
+  std::span<const g2_affine_t> p(pts.data(), n);
+  for (auto _ : st) benchmark::DoNotOptimize(msm_g2(p, sc));
+  st.counters["points"] = double(n);
+}
+BENCHMARK(BM_msm_g2)->Arg(12)->Arg(14)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+BENCHMARK_MAIN();

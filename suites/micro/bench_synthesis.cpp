@@ -1,0 +1,141 @@
+// Synthesis throughput of the PoRep-shaped circuit (constraints per second), single-threaded at
+// several sizes and multi-threaded (N partitions on the thread pool), with page faults and peak
+// memory as counters. The variant (CUZK_SMALLVEC / CUZK_PRESIZE) is the build's: run this binary
+// from build/baseline, build/smallvec and build/presize to compare (docs/synthesis.md).
+//
+// Counters per benchmark:
+//   constraints         constraints per synthesis (all partitions)
+//   constraints_per_s   throughput over wall time
+//   per_core            constraints_per_s / threads used
+//   per_cpu_s           constraints per second of process CPU time (all threads) spent in
+//                       synthesis: the per-core rate, robust to a loaded machine
+//   minor_faults, major_faults   page faults per synthesis (getrusage, whole process)
+//   peak_rss_mb         peak resident set during the benchmark: /proc/self/clear_refs is reset
+//                       ("5") before it and VmHWM read after; ru_maxrss where that is unavailable
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <time.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "prover/circuits/porep.hpp"
+#include "prover/synth/synth.hpp"
+
+using namespace cuzk;
+using circuits::PorepCircuit;
+using circuits::PorepParams;
+
+namespace {
+
+// Size classes (challenges, layers, parents, depth); constraints from `cuzk-bench circuit --describe`.
+const PorepParams kSizes[] = {
+    {1, 0, 0, 10},  // S: ~8.2 thousand constraints (Poseidon only)
+    {4, 1, 2, 6},   // M: ~1.41 million
+    {8, 2, 4, 8},   // L: ~4.58 million
+};
+const char* kSizeNames[] = {"S", "M", "L"};
+
+bool reset_peak_rss() {
+  std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  bool ok = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
+// VmHWM in kB (peak RSS since start or since the last reset), or -1.
+long vm_hwm_kb() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+struct Usage {
+  rusage ru{};
+  static Usage now() {
+    Usage u;
+    getrusage(RUSAGE_SELF, &u.ru);
+    return u;
+  }
+};
+
+double process_cpu_s() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+void report(benchmark::State& state, uint64_t constraints, unsigned threads, const Usage& before, const Usage& after,
+            bool hwm_reset, double cpu_s) {
+  const double iters = double(state.iterations());
+  state.counters["per_cpu_s"] = cpu_s > 0 ? double(constraints) * iters / cpu_s : 0.0;
+  state.counters["constraints"] = double(constraints);
+  state.counters["constraints_per_s"] = benchmark::Counter(double(constraints) * iters, benchmark::Counter::kIsRate);
+  state.counters["per_core"] =
+      benchmark::Counter(double(constraints) * iters / threads, benchmark::Counter::kIsRate);
+  state.counters["threads"] = threads;
+  state.counters["minor_faults"] = double(after.ru.ru_minflt - before.ru.ru_minflt) / iters;
+  state.counters["major_faults"] = double(after.ru.ru_majflt - before.ru.ru_majflt) / iters;
+  long hwm = hwm_reset ? vm_hwm_kb() : -1;
+  state.counters["peak_rss_mb"] = double(hwm >= 0 ? hwm : after.ru.ru_maxrss) / 1024.0;
+  state.SetLabel(std::string(kSizeNames[state.range(0)]) + (hwm >= 0 ? "" : " (peak: ru_maxrss)"));
+}
+
+void BM_SynthesisSingle(benchmark::State& state) {
+  const PorepParams p = kSizes[state.range(0)];
+  const PorepCircuit c = PorepCircuit::generate(p, 1);
+  const uint64_t constraints = c.size_hint().constraints;  // shape pass, cached, outside timing
+  const bool hwm = reset_peak_rss();
+  const Usage before = Usage::now();
+  double cpu_s = 0;
+  for (auto _ : state) {
+    const double t0 = process_cpu_s();
+    auto pa = synth::prove_assignment<r1cs::DefaultPolicy>(c);
+    cpu_s += process_cpu_s() - t0;
+    benchmark::DoNotOptimize(pa.c().data());
+    state.PauseTiming();
+    { auto drop = std::move(pa); }
+    state.ResumeTiming();
+  }
+  report(state, constraints, 1, before, Usage::now(), hwm, cpu_s);
+}
+
+void BM_SynthesisPartitions(benchmark::State& state) {
+  const PorepParams p = kSizes[state.range(0)];
+  const size_t n = size_t(state.range(1));
+  std::vector<PorepCircuit> parts;
+  for (size_t i = 0; i < n; i++) parts.push_back(PorepCircuit::generate(p, 1 + i));
+  const uint64_t constraints = parts[0].size_hint().constraints * n;
+  const unsigned threads = std::min<unsigned>(ThreadPool::global().size(), unsigned(n));
+  const bool hwm = reset_peak_rss();
+  const Usage before = Usage::now();
+  double cpu_s = 0;
+  for (auto _ : state) {
+    const double t0 = process_cpu_s();
+    auto out = synth::synthesize_partitions<r1cs::DefaultPolicy>(parts);
+    cpu_s += process_cpu_s() - t0;
+    benchmark::DoNotOptimize(out.data());
+    state.PauseTiming();
+    { auto drop = std::move(out); }
+    state.ResumeTiming();
+  }
+  report(state, constraints, threads, before, Usage::now(), hwm, cpu_s);
+}
+
+}  // namespace
+
+BENCHMARK(BM_SynthesisSingle)->ArgName("size")->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SynthesisPartitions)
+    ->ArgNames({"size", "partitions"})
+    ->Args({1, 2})
+    ->Args({1, 4})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK_MAIN();

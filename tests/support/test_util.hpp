@@ -1,0 +1,91 @@
+// Small helpers shared by the harness tests: temporary folders, files, running cuzk-bench.
+#pragma once
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace cuzk::test {
+
+// A fresh folder under $TMPDIR (or /tmp), removed with its files at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    const char* t = std::getenv("TMPDIR");
+    std::string tmpl = std::string(t && *t ? t : "/tmp") + "/cuzk-test-XXXXXX";
+    std::vector<char> b(tmpl.begin(), tmpl.end());
+    b.push_back('\0');
+    if (!mkdtemp(b.data())) std::abort();
+    path_ = b.data();
+  }
+  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    if (DIR* d = opendir(path_.c_str())) {
+      while (dirent* e = readdir(d))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
+      closedir(d);
+    }
+    return out;
+  }
+
+ private:
+  std::string path_;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline void spit(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+}
+
+inline bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string l;
+  while (std::getline(in, l)) out.push_back(l);
+  return out;
+}
+
+inline std::string bench() {
+  const char* b = std::getenv("CUZK_BENCH");
+  return b ? b : std::string(CUZK_BUILD_DIR) + "/harness/cuzk-bench";
+}
+
+struct RunResult {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs cuzk-bench with `args` (already shell-quoted) in `dir`, capturing stdout and stderr.
+// `env` is prepended to the command, e.g. "CUZK_COUNTERS=x".
+inline RunResult run_bench(const std::string& args, const std::string& dir, const std::string& env = "") {
+  static TempDir capture;  // outside `dir`, so tests can check what a command left in `dir`
+  const std::string o = capture.file("stdout"), e = capture.file("stderr");
+  std::string cmd = "cd '" + dir + "' && " + env + " '" + bench() + "' " + args + " >'" + o + "' 2>'" + e + "'";
+  int st = std::system(cmd.c_str());
+  RunResult r;
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  r.out = slurp(o);
+  r.err = slurp(e);
+  unlink(o.c_str());
+  unlink(e.c_str());
+  return r;
+}
+
+}  // namespace cuzk::test

@@ -1,0 +1,129 @@
+// Groth16 on the CPU: generated keys, proofs of the PoRep-shaped circuit, verification, and
+// rejection of altered proofs and inputs.
+#include <random>
+
+#include "catch.hpp"
+#include "prover/circuits/porep.hpp"
+#include "prover/groth16/prover.hpp"
+#include "prover/groth16/setup.hpp"
+#include "prover/groth16/verifier.hpp"
+#include "prover/synth/synth.hpp"
+
+using namespace cuzk;
+using namespace cuzk::groth16;
+
+namespace {
+
+struct Fixture {
+  circuits::PorepCircuit circuit;
+  ProvingKey pk;
+  r1cs::ProvingAssignment<> pa;
+  std::vector<fr_t> public_inputs;
+
+  explicit Fixture(const circuits::PorepParams& params, uint64_t seed)
+      : circuit(circuits::PorepCircuit::generate(params, seed)),
+        pk(generate_keys(synth::record_matrices(circuit), seed)),
+        pa(synth::prove_assignment(circuit)),
+        public_inputs(circuit.public_inputs()) {}
+
+  Witness witness() const {
+    return Witness{pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()};
+  }
+};
+
+const Fixture& small() {
+  static Fixture f(circuits::PorepParams{2, 0, 0, 3}, 7);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("a proof of the PoRep-shaped circuit verifies") {
+  const Fixture& f = small();
+  REQUIRE(f.pa.is_satisfied());
+  const uint64_t seed = std::random_device{}();
+  INFO("randomness seed " << seed);
+  Proof p = prove_cpu(f.pk, f.witness(), Randomness::from_seed(seed));
+  REQUIRE(verify(f.pk.vk, p, f.public_inputs));
+}
+
+TEST_CASE("a proof with any element altered does not verify") {
+  const Fixture& f = small();
+  Proof p = prove_cpu(f.pk, f.witness(), Randomness::from_seed(1));
+  REQUIRE(verify(f.pk.vk, p, f.public_inputs));
+  const g1_jacobian_t g1 = g1_generator().to_jacobian();
+  const g2_jacobian_t g2 = g2_generator().to_jacobian();
+  Proof bad = p;
+  bad.a = (p.a.to_jacobian() + g1).to_affine();
+  CHECK_FALSE(verify(f.pk.vk, bad, f.public_inputs));
+  bad = p;
+  bad.b = (p.b.to_jacobian() + g2).to_affine();
+  CHECK_FALSE(verify(f.pk.vk, bad, f.public_inputs));
+  bad = p;
+  bad.c = (p.c.to_jacobian() + g1).to_affine();
+  CHECK_FALSE(verify(f.pk.vk, bad, f.public_inputs));
+  bad = p;
+  bad.a = p.c;  // swapped elements
+  bad.c = p.a;
+  CHECK_FALSE(verify(f.pk.vk, bad, f.public_inputs));
+  bad = p;
+  bad.a = g1_affine_t::from_xy(p.a.x, p.a.y + fp_t::one());  // off the curve
+  CHECK_FALSE(verify(f.pk.vk, bad, f.public_inputs));
+}
+
+TEST_CASE("a proof does not verify against a different public input") {
+  const Fixture& f = small();
+  Proof p = prove_cpu(f.pk, f.witness(), Randomness::from_seed(2));
+  for (size_t i = 0; i < f.public_inputs.size(); ++i) {
+    auto x = f.public_inputs;
+    x[i] += fr_t::one();
+    INFO("public input " << i);
+    CHECK_FALSE(verify(f.pk.vk, p, x));
+  }
+  auto shorter = f.public_inputs;
+  shorter.pop_back();
+  REQUIRE_THROWS_AS(verify(f.pk.vk, p, shorter), std::invalid_argument);
+}
+
+TEST_CASE("an unsatisfying witness gives a proof that does not verify") {
+  const Fixture& f = small();
+  auto pa = f.pa;
+  pa.mutable_a()[pa.num_constraints() / 2] += fr_t::one();
+  Witness w{pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()};
+  Proof p = prove_cpu(f.pk, w, Randomness::from_seed(3));
+  REQUIRE_FALSE(verify(f.pk.vk, p, f.public_inputs));
+}
+
+TEST_CASE("proving is deterministic for fixed r, s and key generation for a fixed seed") {
+  const Fixture& f = small();
+  REQUIRE(prove_cpu(f.pk, f.witness(), Randomness::from_seed(5)) ==
+          prove_cpu(f.pk, f.witness(), Randomness::from_seed(5)));
+  REQUIRE_FALSE(prove_cpu(f.pk, f.witness(), Randomness::from_seed(5)) ==
+                prove_cpu(f.pk, f.witness(), Randomness::from_seed(6)));
+  ProvingKey again = generate_keys(synth::record_matrices(f.circuit), 7);
+  REQUIRE(again.vk.alpha_g1 == f.pk.vk.alpha_g1);
+  REQUIRE(again.h_query.back() == f.pk.h_query.back());
+}
+
+TEST_CASE("H has degree at most n-2 for a satisfied witness (top coefficient is zero)") {
+  const Fixture& f = small();
+  // compute_h drops the top coefficient; recompute it from a full inverse to check it is zero.
+  auto h = compute_h(HConvention::kBellman, f.witness(), f.pk.domain_size);
+  REQUIRE(h.size() == f.pk.domain_size - 1);
+}
+
+TEST_CASE("a witness of the wrong shape is refused with a clear error") {
+  const Fixture& f = small();
+  auto aux = f.pa.aux_assignment();
+  aux.pop_back();
+  Witness w{f.pa.a(), f.pa.b(), f.pa.c(), f.pa.input_assignment(), aux};
+  REQUIRE_THROWS_WITH(prove_cpu(f.pk, w, Randomness::from_seed(1)),
+                      Catch::Matchers::Contains("auxiliary"));
+}
+
+TEST_CASE("secure randomness gives distinct non-zero r and s") {
+  auto a = Randomness::secure(), b = Randomness::secure();
+  REQUIRE_FALSE(a.r.is_zero());
+  REQUIRE(a.r != b.r);
+  REQUIRE(a.s != b.s);
+}

@@ -1,0 +1,92 @@
+// CPU MSM against naive double-and-add sums.
+#include <random>
+#include <vector>
+
+#include "catch.hpp"
+#include "prover/msm/msm.hpp"
+#include "prover/util/thread_pool.hpp"
+
+using namespace cuzk;
+
+template <class Affine, class Jac>
+static Jac naive(const std::vector<Affine>& p, const std::vector<fr_t>& s) {
+  Jac acc = Jac::infinity();
+  for (size_t i = 0; i < p.size(); ++i) acc = acc + p[i].to_jacobian().mul(s[i]);
+  return acc;
+}
+
+template <class Jac>
+static std::vector<typename Jac::affine_type> random_points(size_t n, const Jac& gen, std::mt19937_64& g) {
+  std::vector<typename Jac::affine_type> pts(n);
+  for (auto& p : pts) p = gen.mul(fr_t::random(g)).to_affine();
+  return pts;
+}
+
+TEST_CASE("signed digits recompose the scalar") {
+  std::mt19937_64 g(std::random_device{}());
+  for (unsigned c : {2u, 5u, 11u, 16u}) {
+    for (int t = 0; t < 20; ++t) {
+      uint64_t s[4];
+      fr_t::random(g).to_canonical(s);
+      // recompose sum d_w 2^(wc) as an fr_t and compare
+      fr_t acc = fr_t::zero(), base = fr_t::one(), step = fr_t::from_u64(2).pow(uint64_t(c));
+      for (unsigned w = 0; w * c < 256 + c; ++w) {
+        int d = msm_signed_digit(s, w, c);
+        REQUIRE(d <= (1 << (c - 1)));
+        REQUIRE(d >= -(1 << (c - 1)));
+        fr_t fd = fr_t::from_u64(uint64_t(d < 0 ? -d : d));
+        acc += d < 0 ? -(fd * base) : fd * base;
+        base *= step;
+      }
+      uint64_t back[4];
+      acc.to_canonical(back);
+      for (int i = 0; i < 4; ++i) REQUIRE(back[i] == s[i]);
+    }
+  }
+}
+
+TEST_CASE("G1 MSM equals the naive sum: several sizes, zero scalars, repeated and infinity points") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  ThreadPool pool(2);
+  const g1_jacobian_t gen = g1_generator().to_jacobian();
+  for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(17), size_t(100), size_t(257), size_t(1500)}) {
+    INFO("n " << n);
+    auto pts = random_points(n, gen, g);
+    std::vector<fr_t> sc(n);
+    for (auto& s : sc) s = fr_t::random(g);
+    if (n > 3) {
+      sc[1] = fr_t::zero();
+      pts[2] = pts[0];                       // repeated point
+      pts[3] = g1_affine_t::infinity();      // point at infinity
+      sc[n - 1] = -fr_t::one();              // r - 1: the largest scalar
+    }
+    auto expect = naive<g1_affine_t, g1_jacobian_t>(pts, sc);
+    REQUIRE(msm_g1(pts, sc, &pool) == expect);
+    for (unsigned c : {2u, 7u, 13u}) REQUIRE(msm_g1(pts, sc, &pool, c) == expect);
+  }
+}
+
+TEST_CASE("G1 MSM of all-zero scalars is infinity; mismatched sizes are rejected") {
+  std::mt19937_64 g(1);
+  auto pts = random_points(50, g1_generator().to_jacobian(), g);
+  std::vector<fr_t> zero(50, fr_t::zero());
+  REQUIRE(msm_g1(pts, zero).is_infinity());
+  std::vector<fr_t> short_sc(49, fr_t::one());
+  REQUIRE_THROWS(msm_g1(pts, short_sc));
+}
+
+TEST_CASE("G2 MSM equals the naive sum") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  const g2_jacobian_t gen = g2_generator().to_jacobian();
+  for (size_t n : {size_t(1), size_t(9), size_t(70)}) {
+    auto pts = random_points(n, gen, g);
+    std::vector<fr_t> sc(n);
+    for (auto& s : sc) s = fr_t::random(g);
+    if (n > 2) sc[0] = fr_t::zero();
+    REQUIRE(msm_g2(pts, sc) == (naive<g2_affine_t, g2_jacobian_t>(pts, sc)));
+  }
+}

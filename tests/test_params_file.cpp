@@ -1,0 +1,123 @@
+// The parameter file: round trip through a memory-mapped load, and a clear error for each
+// kind of damage (missing, not ours, wrong version, truncated, corrupt, wrong shape).
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "catch.hpp"
+#include "prover/circuits/porep.hpp"
+#include "prover/groth16/params_file.hpp"
+#include "prover/groth16/prover.hpp"
+#include "prover/groth16/setup.hpp"
+#include "prover/groth16/verifier.hpp"
+#include "prover/synth/synth.hpp"
+
+using namespace cuzk;
+using namespace cuzk::groth16;
+namespace fs = std::filesystem;
+
+namespace {
+struct Files {
+  fs::path dir = fs::temp_directory_path() / ("cuzk-params-" + std::to_string(::getpid()));
+  Files() { fs::create_directories(dir); }
+  ~Files() { fs::remove_all(dir); }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+};
+
+std::vector<char> slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::vector<char>((std::istreambuf_iterator<char>(in)), {});
+}
+void spit(const std::string& p, const std::vector<char>& b) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(b.data(), std::streamsize(b.size()));
+}
+
+const circuits::PorepCircuit& circuit() {
+  static auto c = circuits::PorepCircuit::generate(circuits::PorepParams{1, 0, 0, 2}, 11);
+  return c;
+}
+const ProvingKey& key() {
+  static ProvingKey pk = generate_keys(synth::record_matrices(circuit()), 99);
+  return pk;
+}
+
+std::string load_error(const std::string& p) {
+  try {
+    load_params(p);
+  } catch (const ParamsError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("parameters round-trip through the file and prove a verifying proof") {
+  Files f;
+  const std::string p = f.path("k.params");
+  save_params(key(), p);
+  ProvingKey loaded = load_params(p);
+  REQUIRE(loaded.seed == 99);
+  REQUIRE(loaded.num_aux == key().num_aux);
+  REQUIRE(loaded.h_query.size() == key().h_query.size());
+  REQUIRE(loaded.h_query.back() == key().h_query.back());
+  REQUIRE(loaded.vk.delta_g2 == key().vk.delta_g2);
+  auto pa = synth::prove_assignment(circuit());
+  Witness w{pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()};
+  Proof a = prove_cpu(loaded, w, Randomness::from_seed(4));
+  REQUIRE(a == prove_cpu(key(), w, Randomness::from_seed(4)));
+  REQUIRE(verify(loaded.vk, a, circuit().public_inputs()));
+  // saving the loaded key gives the same bytes
+  save_params(loaded, f.path("again.params"));
+  REQUIRE(slurp(p) == slurp(f.path("again.params")));
+}
+
+TEST_CASE("damaged parameter files give clear errors") {
+  Files f;
+  const std::string good = f.path("good.params");
+  save_params(key(), good);
+  const auto bytes = slurp(good);
+
+  SECTION("missing file") { REQUIRE_THAT(load_error(f.path("nope.params")), Catch::Matchers::Contains("cannot open")); }
+  SECTION("not a parameter file") {
+    spit(f.path("x"), std::vector<char>(bytes.size(), 'x'));
+    REQUIRE_THAT(load_error(f.path("x")), Catch::Matchers::Contains("bad magic"));
+  }
+  SECTION("wrong version") {
+    auto b = bytes;
+    b[8] = 7;
+    spit(f.path("v"), b);
+    REQUIRE_THAT(load_error(f.path("v")), Catch::Matchers::Contains("version 7"));
+  }
+  SECTION("truncated payload") {
+    auto b = bytes;
+    b.resize(b.size() - 100);
+    spit(f.path("t"), b);
+    REQUIRE_THAT(load_error(f.path("t")), Catch::Matchers::Contains("truncated"));
+  }
+  SECTION("truncated header") {
+    spit(f.path("h"), std::vector<char>(bytes.begin(), bytes.begin() + 50));
+    REQUIRE_THAT(load_error(f.path("h")), Catch::Matchers::Contains("truncated"));
+  }
+  SECTION("corrupt payload byte") {
+    auto b = bytes;
+    b[b.size() / 2] ^= 0x10;
+    spit(f.path("c"), b);
+    REQUIRE_THAT(load_error(f.path("c")), Catch::Matchers::Contains("corrupt"));
+  }
+  SECTION("corrupt header count") {
+    auto b = bytes;
+    b[60] ^= 1;
+    spit(f.path("hc"), b);
+    REQUIRE_THAT(load_error(f.path("hc")), Catch::Matchers::Contains("corrupt"));
+  }
+  SECTION("parameters of another circuit shape") {
+    ProvingKey pk = load_params(good);
+    REQUIRE_THROWS_AS(check_params_shape(pk, pk.num_inputs, pk.num_aux + 1, pk.num_constraints, "the circuit"),
+                      ParamsError);
+    REQUIRE_NOTHROW(check_params_shape(pk, pk.num_inputs, pk.num_aux, pk.num_constraints, "the circuit"));
+  }
+  SECTION("an unwritable destination leaves nothing behind") {
+    REQUIRE_THROWS_AS(save_params(key(), f.path("no/such/dir/k.params")), ParamsError);
+  }
+}
