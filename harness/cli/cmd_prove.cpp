@@ -49,6 +49,33 @@ uint32_t checked(const char* flag, int64_t v, int64_t lo = 0) {
   return uint32_t(v);
 }
 
+// The results file and recorder of a prove run; bad counters or an unwritable path fail here.
+std::unique_ptr<Session> open_session(const ProveOptions& o) {
+  SessionOptions so;
+  so.suite = "prove";
+  so.out = o.out;
+  so.overwrite = o.force;
+  so.counters = o.counters;
+  so.default_counters = {"perf::PAGE-FAULTS", "perf::TASK-CLOCK"};
+  try {
+    return std::make_unique<Session>(so);
+  } catch (const std::exception& e) {
+    throw Error(e.what());
+  }
+}
+
+// circom inputs: one recorded sample around the whole job (its phases: proof/srs_load,
+// proof/synth (a, b, c from the witness), proof/prove/...).
+int run_prove_circom_recorded(const ProveOptions& o) {
+  std::unique_ptr<Session> session = open_session(o);
+  int rc = kExitInternal;
+  nlohmann::json params = {{"zkey", o.circom.zkey}, {"wtns", o.circom.wtns}, {"backend", o.backend}};
+  session->measure({"prove", "circom", params, "", 0, false}, [&] { rc = run_prove_circom(o.circom); });
+  session->finish();
+  fmt::print("results: {}\n", session->path());
+  return rc;
+}
+
 std::string cached_params_path(const circuits::PorepParams& p, uint64_t seed) {
   std::filesystem::create_directories("results/local/params");
   return fmt::format("results/local/params/porep-c{}-l{}-p{}-d{}-seed{}.params", p.challenges, p.layers, p.parents,
@@ -81,18 +108,7 @@ int run_prove_porep(const ProveOptions& o) {
     throw Error(fmt::format("--params {}: no such file (omit --params to generate and cache parameters)", params_path));
   }
 
-  SessionOptions so;
-  so.suite = "prove";
-  so.out = o.out;
-  so.overwrite = o.force;
-  so.counters = o.counters;
-  so.default_counters = {"perf::PAGE-FAULTS", "perf::TASK-CLOCK"};
-  std::unique_ptr<Session> session;
-  try {
-    session = std::make_unique<Session>(so);
-  } catch (const std::exception& e) {
-    throw Error(e.what());
-  }
+  std::unique_ptr<Session> session = open_session(o);
 
   // Witness generation (native hashing) is input preparation, outside the measured proof.
   std::vector<circuits::PorepCircuit> circuits;
@@ -180,7 +196,8 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
     if (zkey->count() > 0) {
       if (opt.circom.wtns.empty() || opt.circom.proof_out.empty() || opt.circom.public_out.empty())
         throw Error("circom mode needs --zkey, --wtns, --proof and --public");
-      return run_prove_circom(opt.circom);
+      if (opt.backend != "cpu") throw Error(fmt::format("--backend {}: this build has only the cpu backend", opt.backend));
+      return run_prove_circom_recorded(opt);
     }
     if (!opt.circom.wtns.empty() || !opt.circom.r1cs.empty() || !opt.circom.proof_out.empty())
       throw Error("--wtns/--r1cs/--proof/--public need --zkey (circom mode)");

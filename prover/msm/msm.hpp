@@ -19,7 +19,7 @@ namespace cuzk {
 
 class ThreadPool;
 
-// Window width used for n points (cost model: windows * (n + 2 * 2^(c-1)) additions).
+// Window width used for n points (cost model: windows * (n + 4 * 2^(c-1)), see msm.cpp).
 unsigned msm_window_bits(size_t n);
 
 // Scalars are fr_t in Montgomery form; points at infinity and zero scalars are allowed.

@@ -1,0 +1,50 @@
+// `cuzk-bench zkey-setup --r1cs circuit.r1cs --out circuit.zkey [--seed N]`: a snarkjs-format
+// Groth16 .zkey for a circom circuit from seeded toxic waste (interop::setup_zkey). For tests
+// and benchmarks only, NOT a trusted setup: whoever knows the seed can forge proofs. Both
+// `snarkjs groth16 prove` and `cuzk-bench prove --zkey` accept the file; scripts/bench-snarkjs.sh
+// uses it because a snarkjs powers-of-tau ceremony of 2^17 takes hours on two cores.
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+
+#include "harness/cli/commands.hpp"
+#include "prover/circom/circom.hpp"
+#include "prover/interop/snarkjs_json.hpp"
+#include "prover/interop/zkey.hpp"
+
+namespace cuzk::cli {
+namespace {
+
+struct ZkeySetupOptions {
+  std::string r1cs, out;
+  uint64_t seed = 1;
+};
+
+int run_zkey_setup(const ZkeySetupOptions& o) {
+  std::vector<uint8_t> bytes;
+  try {
+    circom::R1csFile r1cs = circom::read_r1cs(o.r1cs);
+    bytes = interop::setup_zkey(r1cs, o.seed);
+  } catch (const circom::FormatError& e) {
+    throw Error(e.what());
+  } catch (const interop::ZkeyError& e) {
+    throw Error(o.r1cs + ": " + e.what());
+  }
+  interop::write_file_atomic(o.out, std::string(bytes.begin(), bytes.end()));
+  fmt::print("wrote {} ({} bytes; test keys from seed {}, NOT a trusted setup)\n", o.out, bytes.size(), o.seed);
+  return kExitOk;
+}
+
+Registrar reg("zkey-setup", [](CLI::App& app) -> Runner {
+  auto* sub = app.add_subcommand(
+      "zkey-setup", "write a snarkjs-format Groth16 .zkey for a circom .r1cs from seeded toxic waste (test keys, NOT a trusted setup)");
+  auto o = std::make_shared<ZkeySetupOptions>();
+  sub->add_option("--r1cs", o->r1cs, "circom .r1cs (compiled with --prime bls12381)")->required();
+  sub->add_option("--out", o->out, "the .zkey to write")->required();
+  sub->add_option("--seed", o->seed, "toxic-waste seed (default 1)");
+  return [o] { return run_zkey_setup(*o); };
+});
+
+}  // namespace
+}  // namespace cuzk::cli
