@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "prover/util/thread_pool.hpp"
@@ -161,6 +162,24 @@ void try_eventset(const std::vector<int>& codes, std::vector<int>& rc_out) {
   PAPI_destroy_eventset(&es);
 }
 
+// A qualified native name ("perf::PAGE-FAULTS") whose component is disabled on this machine
+// (e.g. perf_event without permission or support) cannot be resolved, but it is not a typo:
+// report it as unavailable with PAPI's reason instead of rejecting it as unknown.
+std::optional<std::string> disabled_component_reason(const std::string& name) {
+  const auto colon = name.find("::");
+  if (colon == std::string::npos || colon == 0) return std::nullopt;
+  const std::string prefix = name.substr(0, colon);
+  for (int c = 0; c < PAPI_num_components(); ++c) {
+    const PAPI_component_info_t* info = PAPI_get_component_info(c);
+    if (!info || !info->disabled) continue;
+    // the component that owns the prefix: "perf::" belongs to "perf_event" (not "perf_event_uncore")
+    const std::string comp = info->name;
+    if (comp == prefix || comp == prefix + "_event")
+      return fmt::format("the PAPI component '{}' is disabled here: {}", info->name, info->disabled_reason);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<CounterStatus> probe_counters(const std::vector<std::string>& names) {
@@ -174,7 +193,8 @@ std::vector<CounterStatus> probe_counters(const std::vector<std::string>& names)
     } else {
       int code = 0;
       if (PAPI_event_name_to_code(const_cast<char*>(name.c_str()), &code) != PAPI_OK) {
-        s.reason = "not a PAPI event name known here (papi_avail and papi_native_avail list them)";
+        auto disabled = disabled_component_reason(name);
+        s.reason = disabled ? *disabled : "not a PAPI event name known here (papi_avail and papi_native_avail list them)";
       } else {
         std::vector<int> rc;
         try_eventset({code}, rc);
@@ -241,11 +261,20 @@ CounterSet::CounterSet(const std::vector<std::string>& names) {
     return;
   }
   std::vector<int> codes;
+  std::vector<size_t> resolved;  // indices of names with an event code
   std::vector<std::string> unknown;
-  for (const auto& n : names) {
+  for (size_t i = 0; i < names.size(); ++i) {
     int code = 0;
-    if (PAPI_event_name_to_code(const_cast<char*>(n.c_str()), &code) != PAPI_OK) unknown.push_back(n);
+    if (PAPI_event_name_to_code(const_cast<char*>(names[i].c_str()), &code) != PAPI_OK) {
+      if (auto disabled = disabled_component_reason(names[i])) {
+        status_[i].reason = *disabled;  // null in every record, with this reason
+        continue;
+      }
+      unknown.push_back(names[i]);
+      continue;
+    }
     codes.push_back(code);
+    resolved.push_back(i);
   }
   if (!unknown.empty()) {
     std::string list;
@@ -258,15 +287,16 @@ CounterSet::CounterSet(const std::vector<std::string>& names) {
   std::lock_guard<std::mutex> lk(papi_mutex());
   if (g_active) throw CounterError("another CounterSet is active in this process (one at a time)");
   std::vector<int> rc;
-  try_eventset(codes, rc);
+  if (!codes.empty()) try_eventset(codes, rc);
   impl_ = std::make_shared<Impl>();
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (rc[i] == PAPI_OK) {
+  for (size_t k = 0; k < resolved.size(); ++k) {
+    const size_t i = resolved[k];
+    if (rc[k] == PAPI_OK) {
       status_[i].available = true;
       counted_.push_back(i);
-      impl_->codes.push_back(codes[i]);
+      impl_->codes.push_back(codes[k]);
     } else {
-      status_[i].reason = reason_for(rc[i]);
+      status_[i].reason = reason_for(rc[k]);
     }
   }
   impl_->retired_sum.assign(impl_->codes.size(), 0);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "harness/clock.hpp"
+#include "harness/inject.hpp"
 #include "harness/nvtx.hpp"
 #include "prover/util/thread_pool.hpp"
 
@@ -61,6 +62,9 @@ void* Recorder::begin(const std::string& path) {
 }
 
 void Recorder::end(void* token) {
+  // Calibration-only injected slowdown ($CUZK_INJECT_SLOWDOWN, harness/inject.hpp): busy-waits
+  // here, before the end time is taken; a no-op (one branch) when the variable is unset.
+  inject::on_phase_end(static_cast<Open*>(token)->path, static_cast<Open*>(token)->t0);
   const uint64_t t1 = now_ns();
   std::unique_ptr<Open> o(static_cast<Open*>(token));
   CounterSet::Reading stop;

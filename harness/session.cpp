@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "harness/clock.hpp"
+#include "harness/process.hpp"
 
 namespace cuzk {
 
@@ -20,14 +21,9 @@ std::vector<std::string> own_command_line() {
 }
 
 std::string default_results_path(const std::string& prefix) {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
   ::mkdir("results", 0755);
   ::mkdir("results/local", 0755);
-  return fmt::format("results/local/{}-{}-{}.jsonl", prefix, stamp, ::getpid());
+  return fmt::format("results/local/{}-{}-{}.jsonl", prefix, utc_stamp(), ::getpid());
 }
 
 Session::Session(const SessionOptions& o) {

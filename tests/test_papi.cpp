@@ -42,9 +42,21 @@ std::string paranoid() {
   f >> v;
   return v;
 }
+// PAPI without its perf_event component (seen on the GPU machine: "Component containing event
+// is disabled") cannot count software events at all; the tests then say so and stop. Anywhere
+// the component is enabled they run and must pass.
+bool software_events_or_warn() {
+  auto probe = cuzk::probe_counters({"perf::PAGE-FAULTS"});
+  if (!probe[0].available && probe[0].reason.find("disabled here") != std::string::npos) {
+    WARN("SKIPPED: PAPI's perf_event component is unavailable here: " << probe[0].reason);
+    return false;
+  }
+  return true;
+}
 }  // namespace
 
 TEST_CASE("perf::PAGE-FAULTS counts the fresh pages a phase touches", "[papi]") {
+  if (!software_events_or_warn()) return;
   REQUIRE(sysconf(_SC_PAGESIZE) == long(kPage));
   auto probe = cuzk::probe_counters({"perf::PAGE-FAULTS"});
   INFO("perf::PAGE-FAULTS: " << probe[0].reason << " (perf_event_paranoid = " << paranoid() << ")");
@@ -76,6 +88,7 @@ TEST_CASE("perf::PAGE-FAULTS counts the fresh pages a phase touches", "[papi]") 
 }
 
 TEST_CASE("pool workers' page faults are counted once the pool is enlisted", "[papi]") {
+  if (!software_events_or_warn()) return;
   cuzk::ThreadPool pool(3);
   cuzk::CounterSet set({"perf::PAGE-FAULTS"});
   REQUIRE(set.counted().size() == 1);
@@ -100,6 +113,7 @@ TEST_CASE("pool workers' page faults are counted once the pool is enlisted", "[p
 }
 
 TEST_CASE("a recorded phase counts worker faults through the Recorder and says its scope", "[papi]") {
+  if (!software_events_or_warn()) return;
   cuzk::ThreadPool& pool = cuzk::ThreadPool::global();
   cuzk::RecorderOptions o;
   o.counters = {"perf::PAGE-FAULTS"};
@@ -142,6 +156,7 @@ TEST_CASE("an unknown event name is an error up front; probe reports it unavaila
 }
 
 TEST_CASE("a known event that cannot be counted here is null with the reason, never 0", "[papi]") {
+  if (!software_events_or_warn()) return;
   // PAPI_TOT_CYC exists as a name everywhere; on a VM without a PMU it cannot be counted.
   auto probe = cuzk::probe_counters({"PAPI_TOT_CYC"});
   cuzk::RecorderOptions o;

@@ -11,6 +11,7 @@
 #include "prover/groth16/setup.hpp"
 #include "prover/groth16/verifier.hpp"
 #include "prover/synth/synth.hpp"
+#include "subprocess.hpp"
 
 using namespace cuzk;
 using namespace cuzk::groth16;
@@ -120,4 +121,28 @@ TEST_CASE("damaged parameter files give clear errors") {
   SECTION("an unwritable destination leaves nothing behind") {
     REQUIRE_THROWS_AS(save_params(key(), f.path("no/such/dir/k.params")), ParamsError);
   }
+}
+
+TEST_CASE("cuzk-bench srs generate writes parameters that inspect validates; damage is exit 2") {
+  const char* bench = std::getenv("CUZK_BENCH");
+  if (!bench) {
+    WARN("CUZK_BENCH not set: skipping the CLI check");
+    return;
+  }
+  Files f;
+  const std::string p = f.path("cli.params");
+  auto gen = cuzk::testing::run_command(std::string(bench) + " srs generate --challenges 1 --depth 2 -o " + p);
+  INFO(gen.output);
+  REQUIRE(gen.status == 0);
+  auto ok = cuzk::testing::run_command(std::string(bench) + " srs inspect " + p + " --json");
+  REQUIRE(ok.status == 0);
+  REQUIRE(ok.output.find("\"num_constraints\"") != std::string::npos);
+  auto again = cuzk::testing::run_command(std::string(bench) + " srs generate --challenges 1 --depth 2 -o " + p);
+  REQUIRE(again.status == 2);  // refuses to replace without --force
+  auto b = slurp(p);
+  b.resize(b.size() / 2);
+  spit(p, b);
+  auto bad = cuzk::testing::run_command(std::string(bench) + " srs inspect " + p);
+  REQUIRE(bad.status == 2);
+  REQUIRE(bad.output.find("truncated") != std::string::npos);
 }

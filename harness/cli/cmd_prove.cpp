@@ -18,6 +18,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/prove_circom.hpp"
+#include "harness/porep_job.hpp"
 #include "harness/session.hpp"
 #include "prover/circuits/porep.hpp"
 #include "prover/groth16/params_file.hpp"
@@ -76,12 +77,6 @@ int run_prove_circom_recorded(const ProveOptions& o) {
   return rc;
 }
 
-std::string cached_params_path(const circuits::PorepParams& p, uint64_t seed) {
-  std::filesystem::create_directories("results/local/params");
-  return fmt::format("results/local/params/porep-c{}-l{}-p{}-d{}-seed{}.params", p.challenges, p.layers, p.parents,
-                     p.depth, seed);
-}
-
 int run_prove_porep(const ProveOptions& o) {
   if (o.backend != "cpu")
     throw Error(fmt::format("--backend {}: this build has only the cpu backend", o.backend));
@@ -93,64 +88,24 @@ int run_prove_porep(const ProveOptions& o) {
   if (std::string err = P.validate(); !err.empty()) throw Error(err);
   const auto shape = circuits::PorepCircuit::shape(P);
 
-  // Parameters: an explicit file must exist and match; the cache is generated on first use.
-  std::string params_path = o.params;
-  if (params_path.empty()) {
-    params_path = cached_params_path(P, o.params_seed);
-    if (!std::filesystem::exists(params_path)) {
-      fmt::print("generating parameters for {} ({} constraints; once, cached in {})\n", P.to_string(),
-                 shape.constraints, params_path);
-      std::fflush(stdout);
-      auto gen_circuit = circuits::PorepCircuit::generate(P, o.circuit_seed);
-      groth16::save_params(groth16::generate_keys(synth::record_matrices(gen_circuit), o.params_seed), params_path);
-    }
-  } else if (!std::filesystem::exists(params_path)) {
-    throw Error(fmt::format("--params {}: no such file (omit --params to generate and cache parameters)", params_path));
-  }
-
+  if (!o.params.empty() && !std::filesystem::exists(o.params))
+    throw Error(fmt::format("--params {}: no such file (omit --params to generate and cache parameters)", o.params));
   std::unique_ptr<Session> session = open_session(o);
-
-  // Witness generation (native hashing) is input preparation, outside the measured proof.
-  std::vector<circuits::PorepCircuit> circuits;
-  for (uint32_t i = 0; i < parts; ++i) circuits.push_back(circuits::PorepCircuit::generate(P, o.circuit_seed + i));
-
-  std::optional<groth16::ProvingKey> pk;  // resident after the first load
-  nlohmann::json params = {{"partitions", parts}, {"challenges", P.challenges}, {"layers", P.layers},
-                           {"parents", P.parents}, {"depth", P.depth},       {"constraints", shape.constraints},
-                           {"backend", o.backend}, {"rs_seed", o.seed ? nlohmann::json(*o.seed) : nlohmann::json("secure")}};
-  bool all_verified = true;
-  for (int rep = 0; rep < o.warmup + o.reps; ++rep) {
-    const bool warm = rep < o.warmup;
-    std::vector<groth16::Proof> proofs;
-    session->measure({"prove", "porep", params, "", warm ? rep : rep - o.warmup, warm}, [&] {
-      instr::Phase proof("proof");
-      {
-        instr::Phase srs("srs_load");
-        if (!pk) {
-          try {
-            pk = groth16::load_params(params_path);
-            groth16::check_params_shape(*pk, shape.inputs, shape.aux, shape.constraints, "the circuit " + P.to_string());
-          } catch (const groth16::ParamsError& e) {
-            throw Error(e.what());
-          }
-        }
-      }
-      auto assignments = synth::synthesize_partitions(circuits);
-      instr::Phase prove("prove");
-      for (uint32_t i = 0; i < parts; ++i) {
-        const auto& pa = assignments[i];
-        groth16::Witness w{pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()};
-        auto rs = o.seed ? groth16::Randomness::from_seed(*o.seed + i) : groth16::Randomness::secure();
-        proofs.push_back(groth16::prove_cpu(*pk, w, rs));
-      }
-    });
-    // Verification is the proof's check, not part of the timed proving job.
-    for (uint32_t i = 0; i < parts; ++i) {
-      if (!groth16::verify(pk->vk, proofs[i], circuits[i].public_inputs())) {
-        fmt::print(stderr, "cuzk-bench: error: the proof of partition {} (repetition {}) does not verify\n", i, rep);
-        all_verified = false;
-      }
-    }
+  PorepJob job;
+  job.circuit = P;
+  job.partitions = parts;
+  job.circuit_seed = o.circuit_seed;
+  job.params_seed = o.params_seed;
+  job.rs_seed = o.seed;
+  job.params_file = o.params;
+  job.warmup = o.warmup;
+  job.reps = o.reps;
+  job.backend = o.backend;
+  bool all_verified = false;
+  try {
+    all_verified = run_porep_job(*session, job);
+  } catch (const groth16::ParamsError& e) {
+    throw Error(e.what());
   }
   nlohmann::json summary = session->finish();
   fmt::print("proved {} x {} partition(s) of {} ({} constraints each), {} warm-up; {}\n", o.reps, parts, P.to_string(),

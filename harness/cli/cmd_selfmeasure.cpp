@@ -33,6 +33,7 @@
 #include "harness/counters.hpp"
 #include "harness/recorder.hpp"
 #include "harness/results.hpp"
+#include "harness/session.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/util/thread_pool.hpp"
 
@@ -138,91 +139,38 @@ void one_proof(const Options& o, ThreadPool& pool) {
   }
 }
 
-std::vector<std::string> own_command_line() {
-  std::vector<std::string> args;
-  std::ifstream f("/proc/self/cmdline", std::ios::binary);
-  std::string a;
-  while (std::getline(f, a, '\0')) args.push_back(a);
-  return args;
-}
-
-std::string default_out() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-  ::mkdir("results", 0755);
-  ::mkdir("results/local", 0755);
-  return fmt::format("results/local/selfmeasure-{}-{}.jsonl", stamp, ::getpid());
-}
-
-void print_table(const json& summary, const std::vector<CounterStatus>& counters) {
-  std::vector<std::string> shown;
-  for (const auto& c : counters)
-    if (c.available) shown.push_back(c.name);
-  std::string head = fmt::format("{:<26} {:>3} {:>10} {:>10} {:>10}", "phase", "n", "median ms", "min ms", "max ms");
-  for (const auto& n : shown) head += fmt::format(" {:>18}", n);
-  fmt::print("{}\n", head);
-  for (auto& [path, p] : summary["phases"].items()) {
-    std::string row = fmt::format("{:<26} {:>3} {:>10.3f} {:>10.3f} {:>10.3f}", path, p["n"].get<uint64_t>(),
-                                  p["median_wall_ns"].get<uint64_t>() / 1e6, p["min_wall_ns"].get<uint64_t>() / 1e6,
-                                  p["max_wall_ns"].get<uint64_t>() / 1e6);
-    for (const auto& n : shown) {
-      const json& v = p["median_counters"].value(n, json(nullptr));
-      row += v.is_null() ? fmt::format(" {:>18}", "null") : fmt::format(" {:>18}", v.get<int64_t>());
-    }
-    fmt::print("{}\n", row);
-  }
-  for (const auto& c : counters)
-    if (!c.available) fmt::print("counter {}: null ({})\n", c.name, c.reason);
-}
-
 int run_selfmeasure(const Options& o) {
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
   if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
   if (o.touch_mib < 1 || o.touch_mib > 4096) throw Error(fmt::format("--touch-mib must be 1..4096 (got {})", o.touch_mib));
 
   // Everything that can be wrong with the input fails here, before any work or output.
-  std::vector<std::string> names;
-  std::unique_ptr<Recorder> rec;
+  SessionOptions so;
+  so.suite = "selfmeasure";
+  so.out = o.out;
+  so.overwrite = o.force;
+  so.counters = o.counters;
+  so.default_counters = kDefaultCounters;
+  so.spans = o.spans;
+  std::unique_ptr<Session> session;
   try {
-    names = counters_from(o.counters, kDefaultCounters);
-    RecorderOptions ro;
-    ro.counters = names;
-    ro.spans = o.spans;
-    rec = std::make_unique<Recorder>(ro);
+    session = std::make_unique<Session>(so);
   } catch (const CounterError& e) {
     throw Error(e.what());
-  }
-  const std::string out = o.out.empty() ? default_out() : o.out;
-  std::unique_ptr<ResultsWriter> w;
-  try {
-    w = std::make_unique<ResultsWriter>(out, o.force ? ResultsWriter::Mode::kOverwrite : ResultsWriter::Mode::kCreateNew);
   } catch (const ResultsError& e) {
     throw Error(e.what());
   }
-
-  const uint64_t t0 = now_ns();
   ThreadPool& pool = ThreadPool::global();
-  w->write(make_header({"selfmeasure", own_command_line(), rec->counter_status()}));
   json params = {{"touch_mib", o.touch_mib}, {"synth_iters", o.synth_iters}, {"threads", pool.size()}};
-  rec->install();
-  std::vector<json> samples;
   for (int i = 0; i < o.warmup + o.reps; ++i) {
-    rec->take_sample();  // discard anything between samples
-    one_proof(o, pool);
-    Sample s = rec->take_sample();
     const bool warm = i < o.warmup;
-    json line = make_sample({"selfmeasure", "synthetic", params, "", warm ? i : i - o.warmup, warm}, s, o.spans);
-    w->write(line);
-    samples.push_back(std::move(line));
+    session->measure({"selfmeasure", "synthetic", params, "", warm ? i : i - o.warmup, warm},
+                     [&] { one_proof(o, pool); });
   }
-  rec->uninstall();
-  json summary = make_summary(samples, now_ns() - t0);
-  w->write(summary);
-  fmt::print("selfmeasure: {} repetition(s) + {} warm-up, {} pool threads -> {}\n", o.reps, o.warmup, pool.size(), out);
-  print_table(summary, rec->counter_status());
+  json summary = session->finish();
+  fmt::print("selfmeasure: {} repetition(s) + {} warm-up, {} pool threads -> {}\n", o.reps, o.warmup, pool.size(),
+             session->path());
+  print_summary_table(summary, session->counter_status());
   return kExitOk;
 }
 

@@ -1,0 +1,289 @@
+// `cuzk-bench ab --a PRESET --b PRESET --suite NAME [--rounds N] [--warmup N] [--out-dir DIR]
+//                 [--no-build] [--bin-a PATH --bin-b PATH] [--source-dir DIR] [--quick] [--case NAME]`
+//
+// Builds two variants (each in build/<preset>, target cuzk-bench), refuses any binary whose
+// embedded provenance does not match the request (preset, flags) or the current sources
+// (stale), runs the suite interleaved A, B, A, B, ... as separate processes, merges the rounds
+// into a.jsonl and b.jsonl, and prints the comparison. docs/ab.md.
+#include <fmt/core.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "harness/cli/commands.hpp"
+#include "harness/process.hpp"
+#include "harness/compare.hpp"
+#include "harness/provenance.hpp"
+#include "harness/results.hpp"
+#include "harness/suite.hpp"
+
+namespace cuzk::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct AbOptions {
+  std::string a, b, suite;
+  std::string a_name, b_name;  // labels (default: the preset names, or "a" / "b")
+  int rounds = 5, warmup = 1;
+  std::string out_dir;
+  bool no_build = false;
+  std::string bin_a, bin_b;
+  std::string source_dir;
+  std::string source_dir_b;  // B checked against another tree (gate-merge.sh: two revisions)
+  bool quick = false;
+  std::vector<std::string> cases;
+  bool allow_machine_mismatch = false;
+};
+
+
+// The cacheVariables of a configure preset, following "inherits" (later parents first,
+// the preset's own values last so they win).
+void collect_vars(const json& presets, const std::string& name, std::map<std::string, std::string>& vars,
+                  std::string& binary_dir, int depth = 0) {
+  if (depth > 16) throw Error(fmt::format("CMakePresets.json: preset '{}': inheritance too deep", name));
+  for (auto& p : presets) {
+    if (p.value("name", "") != name) continue;
+    if (p.contains("inherits")) {
+      std::vector<std::string> parents;
+      if (p["inherits"].is_string()) parents.push_back(p["inherits"]);
+      else for (auto& x : p["inherits"]) parents.push_back(x);
+      for (auto it = parents.rbegin(); it != parents.rend(); ++it) collect_vars(presets, *it, vars, binary_dir, depth + 1);
+    }
+    if (p.contains("binaryDir")) binary_dir = p["binaryDir"];
+    if (p.contains("cacheVariables"))
+      for (auto& [k, v] : p["cacheVariables"].items())
+        vars[k] = v.is_string() ? v.get<std::string>() : v.is_object() ? v.value("value", "") : v.dump();
+    return;
+  }
+  throw Error(fmt::format("CMakePresets.json has no configure preset named '{}'", name));
+}
+
+struct PresetInfo {
+  std::map<std::string, std::string> vars;
+  std::string binary_dir;
+};
+
+PresetInfo read_preset(const std::string& source_dir, const std::string& name) {
+  const std::string path = source_dir + "/CMakePresets.json";
+  std::ifstream f(path);
+  if (!f) throw Error(fmt::format("{}: cannot read", path));
+  json j;
+  try {
+    j = json::parse(f);
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  PresetInfo pi;
+  collect_vars(j.value("configurePresets", json::array()), name, pi.vars, pi.binary_dir);
+  if (pi.binary_dir.empty()) pi.binary_dir = "${sourceDir}/build/" + name;
+  auto pos = pi.binary_dir.find("${sourceDir}");
+  if (pos != std::string::npos) pi.binary_dir.replace(pos, 12, source_dir);
+  pos = pi.binary_dir.find("${presetName}");
+  if (pos != std::string::npos) pi.binary_dir.replace(pos, 13, name);
+  return pi;
+}
+
+// The source hash of a tree, computed by the same script that embeds it in binaries.
+std::string tree_hash(const std::string& source_dir) {
+  const std::string script = source_dir + "/cmake/provenance_gen.cmake";
+  if (!fs::exists(script)) throw Error(fmt::format("{}: missing (is --source-dir a cuzk tree?)", script));
+  auto r = run_capture("cmake -DSRC_DIR=" + shell_quote(source_dir) + " -DPRINT_HASH=1 -P " + shell_quote(script));
+  while (!r.out.empty() && (r.out.back() == '\n' || r.out.back() == '\r' || r.out.back() == ' ')) r.out.pop_back();
+  if (r.code != 0 || r.out.size() != 64)
+    throw Error(fmt::format("cannot compute the source hash of {} (cmake exited {})", source_dir, r.code));
+  return r.out;
+}
+
+json binary_provenance(const std::string& bin) {
+  if (!fs::exists(bin)) throw Error(fmt::format("{}: no such binary (build it, or drop --no-build)", bin));
+  auto r = run_capture(shell_quote(bin) + " info --json", true);
+  if (r.code != 0) throw Error(fmt::format("{} info --json failed (exit {})", bin, r.code));
+  try {
+    return json::parse(r.out).at("provenance");
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("{} info --json: unreadable provenance ({})", bin, e.what()));
+  }
+}
+
+// Refuses a binary whose provenance does not match the preset asked for or the tree.
+void check_binary(const std::string& label, const std::string& bin, const std::string& preset,
+                  const std::optional<PresetInfo>& pi, const std::string& hash, bool given) {
+  json p = binary_provenance(bin);
+  const std::string built = p.value("source_hash", "");
+  if (built != hash)
+    throw Error(fmt::format("{} is stale: built from sources {}, the tree is now {}; {}", bin, built, hash,
+                            given ? "rebuild it" : "rebuild or drop --no-build"));
+  if (!pi) return;
+  const std::string bp = p.value("preset", "");
+  auto want = pi->vars.find("CUZK_PRESET_NAME");
+  if (want != pi->vars.end() && bp != want->second)
+    throw Error(fmt::format("{} ({}) was built by preset '{}', not '{}' as asked", bin, label, bp, want->second));
+  json flags = p.value("flags", json::object());
+  for (auto& [k, v] : flags.items()) {
+    auto it = pi->vars.find(k);
+    if (it == pi->vars.end() || !v.is_string()) continue;
+    if (k == "CUZK_CUDA" || k == "CUZK_PAPI") continue;  // AUTO resolves per machine
+    if (v.get<std::string>() != it->second)
+      throw Error(fmt::format("{} ({}) has {}={}, but preset '{}' sets {}={}", bin, label, k, v.get<std::string>(),
+                              preset, k, it->second));
+  }
+}
+
+
+// Merges the round files of one variant into a valid results file.
+void merge_rounds(const std::vector<std::string>& files, int warmup_rounds, const std::string& out) {
+  std::vector<json> samples;
+  json header;
+  uint64_t elapsed = 0;
+  for (size_t r = 0; r < files.size(); ++r) {
+    ResultsFile rf = read_results(files[r]);
+    if (r == 0) header = rf.header.value;
+    const bool warm = int(r) < warmup_rounds;
+    for (auto& s : rf.samples) {
+      json v = s.value;
+      if (v.value("warmup", false)) continue;  // a round runs --warmup 0; nothing to keep
+      v["warmup"] = warm;
+      v["repetition"] = warm ? int(r) : int(r) - warmup_rounds;
+      samples.push_back(v);
+    }
+    if (rf.summary) elapsed += rf.summary->value.value("elapsed_ns", uint64_t(0));
+  }
+  ResultsWriter w(out, ResultsWriter::Mode::kOverwrite);
+  w.write(header);
+  for (auto& s : samples) w.write(s);
+  w.write(make_summary(samples, elapsed));
+}
+
+int run_ab(const AbOptions& o) {
+  if (o.rounds < 1) throw Error(fmt::format("--rounds must be at least 1 (got {})", o.rounds));
+  if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
+  if (o.bin_a.empty() != o.bin_b.empty()) throw Error("--bin-a and --bin-b go together");
+  const bool given = !o.bin_a.empty();
+  if (!given && (o.a.empty() || o.b.empty())) throw Error("name both variants: --a PRESET --b PRESET (or --bin-a/--bin-b)");
+  const std::string src =
+      fs::weakly_canonical(o.source_dir.empty() ? std::string(build_provenance().source_dir) : o.source_dir).string();
+  const std::string name_a = !o.a_name.empty() ? o.a_name : o.a.empty() ? "a" : o.a;
+  const std::string name_b = !o.b_name.empty() ? o.b_name : o.b.empty() ? "b" : o.b;
+
+  // The suite is validated here, before any build or run.
+  std::string suite_path;
+  suite::Suite s;
+  try {
+    suite_path = fs::absolute(suite::resolve_suite(o.suite)).string();
+    s = suite::load_suite_file(suite_path);
+  } catch (const suite::SuiteError& e) {
+    throw Error(e.what());
+  }
+
+  std::optional<PresetInfo> pa, pb;
+  if (!o.a.empty()) pa = read_preset(src, o.a);
+  if (!o.b.empty()) pb = read_preset(src, o.b);
+  std::string bin_a = o.bin_a, bin_b = o.bin_b;
+  if (!given) {
+    bin_a = pa->binary_dir + "/harness/cuzk-bench";
+    bin_b = pb->binary_dir + "/harness/cuzk-bench";
+    if (!o.no_build) {
+      for (auto& [preset, pi] : {std::pair{o.a, &*pa}, std::pair{o.b, &*pb}}) {
+        fmt::print(stderr, "[ab] building {} in {}\n", preset, pi->binary_dir);
+        std::string cfg = "cd " + shell_quote(src) + " && cmake --preset " + shell_quote(preset) + " >&2";
+        if (int rc = run_status(cfg); rc != 0) throw Error(fmt::format("cmake --preset {} failed (exit {})", preset, rc), kExitFailure);
+        std::string bld = "cmake --build " + shell_quote(pi->binary_dir) + " --target cuzk-bench >&2";
+        if (int rc = run_status(bld); rc != 0) throw Error(fmt::format("building {} failed (exit {})", preset, rc), kExitFailure);
+      }
+    }
+  }
+  const std::string hash = tree_hash(src);
+  const std::string src_b = o.source_dir_b.empty() ? src : fs::weakly_canonical(o.source_dir_b).string();
+  const std::string hash_b = src_b == src ? hash : tree_hash(src_b);
+  check_binary(name_a, bin_a, o.a, pa, hash, given);
+  check_binary(name_b, bin_b, o.b, pb, hash_b, given);
+  if (hash == hash_b)
+    fmt::print(stderr, "[ab] provenance checked: both binaries built from sources {}\n", hash.substr(0, 16));
+  else
+    fmt::print(stderr, "[ab] provenance checked: A built from {} ({}), B from {} ({})\n", hash.substr(0, 16), src,
+               hash_b.substr(0, 16), src_b);
+
+  const std::string dir =
+      o.out_dir.empty() ? fmt::format("results/local/{}-{}-vs-{}", utc_stamp(), name_a, name_b) : o.out_dir;
+  fs::create_directories(dir + "/rounds");
+  std::string extra;
+  if (o.quick) extra += " --quick";
+  for (auto& c : o.cases) extra += " --case " + shell_quote(c);
+  std::vector<std::string> files_a, files_b;
+  const int total = o.warmup + o.rounds;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < total; ++r) {
+    for (int v = 0; v < 2; ++v) {
+      const std::string& bin = v == 0 ? bin_a : bin_b;
+      const std::string out = fmt::format("{}/rounds/{}-{}.jsonl", dir, v == 0 ? "a" : "b", r);
+      const double e = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      fmt::print(stderr, "[ab] round {}/{}{} variant {} ({}) elapsed {:.1f}s\n", r + 1, total,
+                 r < o.warmup ? " (warm-up)" : "", v == 0 ? "A" : "B", v == 0 ? name_a : name_b, e);
+      std::string cmd = shell_quote(bin) + " run --suite " + shell_quote(suite_path) +
+                        " --reps 1 --warmup 0 --force --out " + shell_quote(out) + extra + " >/dev/null";
+      if (int rc = run_status(cmd); rc != 0)
+        throw Error(fmt::format("round {} of {} failed (exit {}): {}", r, v == 0 ? name_a : name_b, rc, cmd), kExitFailure);
+      (v == 0 ? files_a : files_b).push_back(out);
+    }
+  }
+  const std::string a_path = dir + "/a.jsonl", b_path = dir + "/b.jsonl";
+  try {
+    merge_rounds(files_a, o.warmup, a_path);
+    merge_rounds(files_b, o.warmup, b_path);
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("merging rounds: {}", e.what()), kExitInternal);
+  }
+  json meta = {{"a", {{"name", name_a}, {"binary", bin_a}}}, {"b", {{"name", name_b}, {"binary", bin_b}}},
+               {"suite", s.name}, {"suite_file", suite_path}, {"rounds", o.rounds}, {"warmup_rounds", o.warmup},
+               {"quick", o.quick}, {"source_hash", hash}, {"source_dir", src}, {"source_hash_b", hash_b}, {"source_dir_b", src_b}};
+  std::ofstream(dir + "/ab.json") << meta.dump(2) << "\n";
+
+  CompareOptions co;
+  co.allow_machine_mismatch = o.allow_machine_mismatch;
+  Comparison cmp;
+  try {
+    cmp = compare_files(a_path, b_path, co);
+  } catch (const CompareError& e) {
+    throw Error(e.what());
+  }
+  std::ofstream(dir + "/comparison.md") << format_markdown(cmp);
+  std::ofstream(dir + "/comparison.json") << to_json(cmp).dump(2) << "\n";
+  fmt::print("A = {} ({}), B = {} ({}), suite {}, {} round(s) + {} warm-up\n", name_a, bin_a, name_b, bin_b, s.name,
+             o.rounds, o.warmup);
+  fmt::print("{}", format_table(cmp));
+  fmt::print("results: {}\n", dir);
+  return kExitOk;
+}
+
+Registrar reg("ab", [](CLI::App& app) -> Runner {
+  auto* sub = app.add_subcommand("ab", "build two presets, check provenance, run a suite interleaved, compare");
+  auto o = std::make_shared<AbOptions>();
+  sub->add_option("--a", o->a, "preset of variant A (CMakePresets.json)");
+  sub->add_option("--b", o->b, "preset of variant B");
+  sub->add_option("--suite", o->suite, "suite name or file")->required();
+  sub->add_option("--a-name", o->a_name, "label of A (default: its preset, or \"a\")");
+  sub->add_option("--b-name", o->b_name, "label of B (default: its preset, or \"b\")");
+  sub->add_option("--rounds", o->rounds, "measured rounds (each: one run of A, then one of B)")->capture_default_str();
+  sub->add_option("--warmup", o->warmup, "warm-up rounds (recorded with warmup=true)")->capture_default_str();
+  sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-<a>-vs-<b>)");
+  sub->add_flag("--no-build", o->no_build, "use build/<preset>/harness/cuzk-bench as built (still provenance-checked)");
+  sub->add_option("--bin-a", o->bin_a, "prebuilt binary of A (instead of building; still provenance-checked)");
+  sub->add_option("--bin-b", o->bin_b, "prebuilt binary of B");
+  sub->add_option("--source-dir", o->source_dir, "source tree to build and check against (default: this binary's)");
+  sub->add_option("--source-dir-b", o->source_dir_b, "check B against this tree instead (two revisions; see gate-merge.sh)");
+  sub->add_flag("--quick", o->quick, "pass --quick to each run");
+  sub->add_option("--case", o->cases, "run only this case (repeatable)");
+  sub->add_flag("--allow-machine-mismatch", o->allow_machine_mismatch, "compare even if machines differ");
+  return [=] { return run_ab(*o); };
+});
+
+}  // namespace
+}  // namespace cuzk::cli

@@ -1,0 +1,109 @@
+// `cuzk-bench calibrate`: false-alarm rate and minimum detectable slowdown of `compare` on this
+// machine, from A/A and injected-slowdown comparisons (harness/calibrate.hpp,
+// docs/calibration.md).
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/calibrate.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/inject.hpp"
+
+namespace cuzk::cli {
+namespace {
+
+std::vector<double> parse_list(const std::string& s) {
+  std::vector<double> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    while (!item.empty() && (item.back() == '%' || item.back() == ' ')) item.pop_back();
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size())
+      throw Error(fmt::format("--slowdowns: \"{}\" is not a number (expected e.g. 1,2,3,5,10)", item));
+    out.push_back(v);
+  }
+  if (out.empty()) throw Error("--slowdowns: empty list");
+  return out;
+}
+
+double parse_pct(const std::string& s, const char* flag) {
+  std::string t = s;
+  while (!t.empty() && (t.back() == '%' || t.back() == ' ')) t.pop_back();
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t.empty() || used != t.size() || !(v > 0)) throw Error(fmt::format("{}: \"{}\" is not a positive percentage", flag, s));
+  return v;
+}
+
+Registrar reg("calibrate", [](CLI::App& app) -> Runner {
+  auto* sub = app.add_subcommand(
+      "calibrate", "measure the false-alarm rate and the smallest detectable slowdown of compare on this machine");
+  auto o = std::make_shared<calibrate::Options>();
+  auto slowdowns = std::make_shared<std::string>("1,2,3,5,10");
+  auto target = std::make_shared<std::string>("3%");
+  auto threshold = std::make_shared<std::string>();
+  auto power = std::make_shared<double>(90);
+  sub->add_option("--workload", o->workload, "selfmeasure (fast, synthetic) or prove (the PoRep-shaped sector)")
+      ->capture_default_str();
+  sub->add_option("--trials", o->trials, "trials per row (A/A and each slowdown)")->capture_default_str();
+  sub->add_option("--runs", o->runs, "runs per side of each comparison")->capture_default_str();
+  sub->add_option("--phase", o->phase, "phase whose verdict is calibrated (and where slowdowns are injected)")
+      ->capture_default_str();
+  sub->add_option("--slowdowns", *slowdowns, "injected slowdowns, percent, comma-separated")->capture_default_str();
+  sub->add_option("--target-effect", *target, "effect (percent) for the runs-needed estimate")->capture_default_str();
+  sub->add_option("--power", *power, "detection power, percent")->capture_default_str();
+  sub->add_option("--pool-a", o->pool_a, "plain runs in the pool (default 4 x --runs)");
+  sub->add_option("--pool-b", o->pool_b, "runs per slowdown level (default 2 x --runs)");
+  sub->add_option("--seed", o->seed, "seed of the run order and of the trial draws")->capture_default_str();
+  sub->add_option("--noise-threshold", *threshold, "compare's noise threshold, percent (default: compare's)");
+  sub->add_option("--bench", o->bench, "cuzk-bench binary to run (default: this one)");
+  sub->add_option("--workload-arg", o->workload_args, "extra argument for the workload subcommand (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--out-dir", o->out_dir, "output folder (default results/local/calibrate-<UTC time>)");
+  return [=] {
+    calibrate::Options opt = *o;
+    opt.slowdowns = parse_list(*slowdowns);
+    opt.target_effect = parse_pct(*target, "--target-effect");
+    opt.power = *power / 100;
+    if (!threshold->empty()) opt.compare.noise_threshold = parse_pct(*threshold, "--noise-threshold") / 100;
+    if (inject::active())
+      throw Error(fmt::format("{} is set in calibrate's own environment: unset it (calibrate injects by itself)",
+                              inject::kEnvVar));
+    opt.log = [](const std::string& s) {
+      std::fprintf(stderr, "%s\n", s.c_str());
+      std::fflush(stderr);
+    };
+    calibrate::Result r;
+    try {
+      r = calibrate::run(opt);
+    } catch (const std::invalid_argument& e) {
+      throw Error(e.what());
+    } catch (const CompareError& e) {
+      throw Error(e.what());
+    }
+    fmt::print("{}", calibrate::format_table(r));
+    fmt::print("written: {}/calibration.json, {}/calibration.md (pool runs in {}/pool)\n", r.out_dir, r.out_dir,
+               r.out_dir);
+    return kExitOk;
+  };
+});
+
+}  // namespace
+}  // namespace cuzk::cli

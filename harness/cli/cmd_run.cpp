@@ -1,0 +1,177 @@
+// `cuzk-bench run --suite NAME|FILE [--quick] [--reps N] [--warmup N] [--backend cpu|cuda]
+//                  [--out FILE] [--force] [--case NAME]...`
+//
+// Runs every case of a suite (docs/suites.md) in this process and writes ONE results file
+// (default results/local/<suite>-<UTC time>-<pid>.jsonl). The suite file is parsed and
+// validated completely before anything runs; progress goes to stderr.
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include <chrono>
+#include <memory>
+#include <set>
+
+#include "harness/cli/commands.hpp"
+#include "harness/session.hpp"
+#include "harness/suite.hpp"
+
+namespace cuzk::cli {
+namespace {
+
+struct RunOptions {
+  std::string suite;
+  bool quick = false;
+  int reps = -1, warmup = -1;  // -1: from the suite
+  std::string backend = "cpu";
+  std::string out;
+  bool force = false;
+  std::vector<std::string> cases;
+  std::optional<std::string> counters;
+  bool list = false;
+};
+
+std::string fmt_secs(double s) {
+  if (s < 60) return fmt::format("{:.1f}s", s);
+  return fmt::format("{}m{:02d}s", int(s) / 60, int(s) % 60);
+}
+
+int run_suite(const RunOptions& o) {
+  if (o.backend != "cpu") throw Error(fmt::format("--backend {}: this build has only the cpu backend", o.backend));
+  if (o.reps == 0 || o.reps < -1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
+  if (o.warmup < -1) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
+
+  // Everything about the request is checked before anything runs.
+  suite::Suite s;
+  try {
+    s = suite::load_suite_file(suite::resolve_suite(o.suite));
+  } catch (const suite::SuiteError& e) {
+    throw Error(e.what());
+  }
+  struct Planned {
+    const suite::Case* c;
+    nlohmann::json params;
+    int reps, warmup;
+  };
+  std::vector<Planned> plan;
+  std::set<std::string> wanted(o.cases.begin(), o.cases.end());
+  for (auto& name : wanted) {
+    bool found = false;
+    for (auto& c : s.cases) found |= c.name == name;
+    if (!found) {
+      std::string known;
+      for (auto& c : s.cases) known += (known.empty() ? "" : ", ") + c.name;
+      throw Error(fmt::format("--case {}: suite '{}' has no such case (its cases: {})", name, s.name, known));
+    }
+  }
+  for (auto& c : s.cases) {
+    if (!wanted.empty() && !wanted.count(c.name)) continue;
+    if (o.quick && !c.in_quick && wanted.empty()) continue;
+    if (!c.backends.empty() && std::find(c.backends.begin(), c.backends.end(), o.backend) == c.backends.end()) {
+      if (!wanted.empty())
+        throw Error(fmt::format("--case {}: this case is for backend(s) {}, not --backend {}", c.name,
+                                fmt::format("{}", fmt::join(c.backends, ", ")), o.backend));
+      fmt::print(stderr, "[{}] skipping case {}: for --backend {} only\n", s.name, c.name, fmt::format("{}", fmt::join(c.backends, ", ")));
+      continue;
+    }
+    plan.push_back({&c, suite::effective_params(c, o.quick), o.reps > 0 ? o.reps : suite::effective_reps(s, c, o.quick),
+                    o.warmup >= 0 ? o.warmup : suite::effective_warmup(s, c, o.quick)});
+  }
+  if (plan.empty()) throw Error(fmt::format("suite '{}': no case to run{}", s.name, o.quick ? " under --quick" : ""));
+  if (o.list) {
+    fmt::print("suite {} ({}): {}\n", s.name, s.path, s.description);
+    for (auto& p : plan)
+      fmt::print("  {:<16} {:<8} reps {} warmup {}  {}\n", p.c->name, p.c->kind, p.reps, p.warmup, p.params.dump());
+    return kExitOk;
+  }
+
+  SessionOptions so;
+  so.suite = s.name;
+  so.out = o.out.empty() ? default_results_path(s.name) : o.out;
+  so.overwrite = o.force;
+  so.counters = o.counters;
+  so.default_counters = {"perf::PAGE-FAULTS", "perf::TASK-CLOCK"};
+  std::unique_ptr<Session> session;
+  try {
+    session = std::make_unique<Session>(so);
+  } catch (const std::exception& e) {
+    throw Error(e.what());
+  }
+
+  int total_reps = 0;
+  for (auto& p : plan) total_reps += p.reps + p.warmup;
+  fmt::print(stderr, "[{}] {} case(s), {} repetition(s){}; results: {}\n", s.name, plan.size(), total_reps,
+             o.quick ? " (quick)" : "", session->path());
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  int done = 0;
+  bool ok = true;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const auto& p = plan[i];
+    const suite::KindSpec& kind = suite::kind_specs().at(p.c->kind);
+    suite::RunContext ctx;
+    ctx.session = session.get();
+    ctx.suite = s.name;
+    ctx.case_name = p.c->name;
+    ctx.params = p.params;
+    ctx.reps = p.reps;
+    ctx.warmup = p.warmup;
+    ctx.backend = o.backend;
+    int case_start = done;
+    ctx.on_rep = [&, i, case_start](int rep, bool warm) {
+      done = case_start + rep;
+      if (rep >= p.reps + p.warmup) return;
+      const double e = elapsed();
+      std::string est = done > 0 ? ", about " + fmt_secs(e / done * (total_reps - done)) + " left" : "";
+      fmt::print(stderr, "[{}] case {}/{} {}: {} {}/{} (elapsed {}{})\n", s.name, i + 1, plan.size(), p.c->name,
+                 warm ? "warm-up" : "repetition", warm ? rep + 1 : rep - p.warmup + 1, warm ? p.warmup : p.reps,
+                 fmt_secs(e), est);
+    };
+    try {
+      ok &= kind.run(ctx);
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("case '{}': {}", p.c->name, e.what()), kExitFailure);
+    }
+    done = case_start + p.reps + p.warmup;
+  }
+  nlohmann::json summary = session->finish();
+  fmt::print(stderr, "[{}] done in {}\n", s.name, fmt_secs(elapsed()));
+  (void)summary;  // the file's summary line pools every case; the terminal shows one table per case
+  for (auto& p : plan) {
+    std::vector<nlohmann::json> mine;
+    for (auto& smp : session->samples())
+      if (smp.value("case", "") == p.c->name) mine.push_back(smp);
+    fmt::print("case {} ({} repetition(s), {} warm-up): {}\n", p.c->name, p.reps, p.warmup, p.params.dump());
+    print_summary_table(make_summary(mine, 0), session->counter_status());
+  }
+  fmt::print("results: {}\n", session->path());
+  if (!ok) fmt::print(stderr, "cuzk-bench: error: some proofs failed to verify\n");
+  return ok ? kExitOk : kExitFailure;
+}
+
+Registrar reg("run", [](CLI::App& app) -> Runner {
+  auto* sub = app.add_subcommand("run", "run a suite (suites/NAME.toml or a file) and write one results file");
+  auto o = std::make_shared<RunOptions>();
+  auto counters = std::make_shared<std::string>();
+  sub->add_option("--suite", o->suite, "suite name (suites/NAME.toml) or suite file")->required();
+  sub->add_flag("--quick", o->quick, "apply each case's quick overrides and the suite's quick reps/warm-up");
+  sub->add_option("--reps", o->reps, "measured repetitions per case (default: from the suite)");
+  sub->add_option("--warmup", o->warmup, "warm-up repetitions per case (default: from the suite)");
+  sub->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
+  sub->add_option("--out", o->out, "results file (default results/local/<suite>-<UTC time>-<pid>.jsonl)");
+  sub->add_flag("--force", o->force, "overwrite --out if it exists");
+  sub->add_option("--case", o->cases, "run only this case (repeatable)");
+  sub->add_flag("--list", o->list, "validate the suite and print the cases that would run, with their parameters; run nothing");
+  auto* copt = sub->add_option("--counters", *counters, "comma-separated PAPI events (default $CUZK_COUNTERS or page faults, task clock)");
+  return [=] {
+    RunOptions opt = *o;
+    if (copt->count() > 0) opt.counters = *counters;
+    return run_suite(opt);
+  };
+});
+
+}  // namespace
+}  // namespace cuzk::cli

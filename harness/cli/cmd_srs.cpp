@@ -1,0 +1,109 @@
+// `cuzk-bench srs generate|inspect`: Groth16 parameters for the PoRep-shaped circuit.
+//
+//   cuzk-bench srs generate [--challenges N --layers N --parents N --depth N] [--seed N] -o FILE
+//   cuzk-bench srs inspect FILE [--json]
+// Generated parameters come from seeded toxic waste (deterministic, for benchmarks; the seed
+// is stored in the file). Not a trusted setup.
+#include <fmt/core.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "harness/cli/commands.hpp"
+#include "prover/circuits/porep.hpp"
+#include "prover/groth16/params_file.hpp"
+#include "prover/groth16/setup.hpp"
+#include "prover/synth/synth.hpp"
+
+namespace cuzk::cli {
+namespace {
+
+struct SrsOptions {
+  int64_t challenges = 2, layers = 0, parents = 0, depth = 8;
+  uint64_t seed = 1;
+  uint64_t circuit_seed = 42;
+  std::string out, in;
+  bool force = false, json = false;
+};
+
+uint32_t checked(const char* flag, int64_t v, int64_t lo) {
+  if (v < lo || v > int64_t(UINT32_MAX)) throw Error(fmt::format("{} {} is out of range (at least {})", flag, v, lo));
+  return uint32_t(v);
+}
+
+int run_generate(const SrsOptions& o) {
+  circuits::PorepParams P{checked("--challenges", o.challenges, 1), checked("--layers", o.layers, 0),
+                          checked("--parents", o.parents, 0), checked("--depth", o.depth, 1)};
+  if (std::string err = P.validate(); !err.empty()) throw Error(err);
+  if (o.out.empty()) throw Error("srs generate needs -o FILE");
+  if (std::filesystem::exists(o.out) && !o.force) throw Error(fmt::format("{} exists (pass --force to replace it)", o.out));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto circuit = circuits::PorepCircuit::generate(P, o.circuit_seed);
+  auto pk = groth16::generate_keys(synth::record_matrices(circuit), o.seed);
+  try {
+    groth16::save_params(pk, o.out);
+  } catch (const groth16::ParamsError& e) {
+    throw Error(e.what());
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  fmt::print("wrote {} for {} ({} constraints, domain {}, seed {}) in {:.2f} s\n", o.out, P.to_string(),
+             pk.num_constraints, pk.domain_size, o.seed, s);
+  return kExitOk;
+}
+
+int run_inspect(const SrsOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  groth16::ProvingKey pk;
+  try {
+    pk = groth16::load_params(o.in);
+  } catch (const groth16::ParamsError& e) {
+    throw Error(e.what());
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json j = {{"file", o.in},
+                      {"version", groth16::kParamsVersion},
+                      {"convention", pk.convention == groth16::HConvention::kBellman ? "bellman" : "snarkjs"},
+                      {"num_inputs", pk.num_inputs},
+                      {"num_aux", pk.num_aux},
+                      {"num_constraints", pk.num_constraints},
+                      {"domain_size", pk.domain_size},
+                      {"seed", pk.seed},
+                      {"points", {{"ic", pk.vk.ic.size()}, {"a", pk.a_query.size()}, {"b_g1", pk.b_g1_query.size()},
+                                  {"b_g2", pk.b_g2_query.size()}, {"h", pk.h_query.size()}, {"l", pk.l_query.size()}}},
+                      {"load_ms", ms}};
+  if (o.json) {
+    fmt::print("{}\n", j.dump(2));
+    return kExitOk;
+  }
+  fmt::print("{}: cuzk parameters v{}, {} convention, checksums ok\n", o.in, groth16::kParamsVersion,
+             j["convention"].get<std::string>());
+  fmt::print("  circuit   {} inputs (with one), {} aux, {} constraints, domain {}\n", pk.num_inputs, pk.num_aux,
+             pk.num_constraints, pk.domain_size);
+  fmt::print("  points    ic {}, a {}, b_g1 {}, b_g2 {}, h {}, l {}\n", pk.vk.ic.size(), pk.a_query.size(),
+             pk.b_g1_query.size(), pk.b_g2_query.size(), pk.h_query.size(), pk.l_query.size());
+  fmt::print("  seed      {}\n  load      {:.2f} ms (mmap + checksum)\n", pk.seed, ms);
+  return kExitOk;
+}
+
+Registrar reg("srs", [](CLI::App& app) -> Runner {
+  auto* sub = app.add_subcommand("srs", "generate or inspect Groth16 parameter files");
+  sub->require_subcommand(1);
+  auto o = std::make_shared<SrsOptions>();
+  auto* gen = sub->add_subcommand("generate", "parameters for the PoRep-shaped circuit from a seed (not a trusted setup)");
+  gen->add_option("--challenges", o->challenges, "challenges per partition")->capture_default_str();
+  gen->add_option("--layers", o->layers, "labeling layers")->capture_default_str();
+  gen->add_option("--parents", o->parents, "parents per label")->capture_default_str();
+  gen->add_option("--depth", o->depth, "tree depth")->capture_default_str();
+  gen->add_option("--seed", o->seed, "toxic-waste seed")->capture_default_str();
+  gen->add_option("-o,--out", o->out, "parameter file to write")->required();
+  gen->add_flag("--force", o->force, "replace an existing file");
+  auto* ins = sub->add_subcommand("inspect", "validate a parameter file and print its shape");
+  ins->add_option("file", o->in, "parameter file")->required();
+  ins->add_flag("--json", o->json, "machine-readable output");
+  return [=] { return gen->parsed() ? run_generate(*o) : run_inspect(*o); };
+});
+
+}  // namespace
+}  // namespace cuzk::cli

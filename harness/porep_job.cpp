@@ -1,0 +1,92 @@
+#include "harness/porep_job.hpp"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "prover/groth16/params_file.hpp"
+#include "prover/groth16/prover.hpp"
+#include "prover/groth16/setup.hpp"
+#include "prover/groth16/verifier.hpp"
+#include "prover/instr/phase.hpp"
+#include "prover/synth/synth.hpp"
+
+namespace cuzk {
+
+std::string porep_params_cache_path(const circuits::PorepParams& p, uint64_t seed) {
+  std::filesystem::create_directories("results/local/params");
+  return fmt::format("results/local/params/porep-c{}-l{}-p{}-d{}-seed{}.params", p.challenges, p.layers, p.parents,
+                     p.depth, seed);
+}
+
+nlohmann::json porep_job_parameters(const PorepJob& job) {
+  const auto& P = job.circuit;
+  return {{"partitions", job.partitions},
+          {"challenges", P.challenges},
+          {"layers", P.layers},
+          {"parents", P.parents},
+          {"depth", P.depth},
+          {"constraints", circuits::PorepCircuit::shape(P).constraints},
+          {"backend", job.backend},
+          {"rs_seed", job.rs_seed ? nlohmann::json(*job.rs_seed) : nlohmann::json("secure")},
+          {"circuit_seed", job.circuit_seed},
+          {"params_seed", job.params_seed}};
+}
+
+bool run_porep_job(Session& session, const PorepJob& job) {
+  const auto& P = job.circuit;
+  const auto shape = circuits::PorepCircuit::shape(P);
+  std::string params_path = job.params_file;
+  if (params_path.empty()) {
+    params_path = porep_params_cache_path(P, job.params_seed);
+    if (!std::filesystem::exists(params_path)) {
+      fmt::print(stderr, "[{}] {}: generating parameters for {} ({} constraints; once, cached in {})\n", job.suite,
+                 job.case_name, P.to_string(), shape.constraints, params_path);
+      auto gen = circuits::PorepCircuit::generate(P, job.circuit_seed);
+      groth16::save_params(groth16::generate_keys(synth::record_matrices(gen), job.params_seed), params_path);
+    }
+  }
+  // Witness generation (native hashing) is input preparation, outside the measured proof.
+  std::vector<circuits::PorepCircuit> circuits;
+  for (uint32_t i = 0; i < job.partitions; ++i) circuits.push_back(circuits::PorepCircuit::generate(P, job.circuit_seed + i));
+
+  const nlohmann::json recorded = porep_job_parameters(job);
+  std::optional<groth16::ProvingKey> pk;  // resident after the first load
+  bool all_verified = true;
+  for (int rep = 0; rep < job.warmup + job.reps; ++rep) {
+    const bool warm = rep < job.warmup;
+    if (job.on_rep) job.on_rep(rep, warm);
+    std::vector<groth16::Proof> proofs;
+    session.measure({job.suite, job.case_name, recorded, "", warm ? rep : rep - job.warmup, warm}, [&] {
+      instr::Phase proof("proof");
+      {
+        instr::Phase srs("srs_load");
+        if (!pk) {
+          pk = groth16::load_params(params_path);
+          groth16::check_params_shape(*pk, shape.inputs, shape.aux, shape.constraints, "the circuit " + P.to_string());
+        }
+      }
+      auto assignments = synth::synthesize_partitions(circuits);
+      instr::Phase prove("prove");
+      for (uint32_t i = 0; i < job.partitions; ++i) {
+        const auto& pa = assignments[i];
+        groth16::Witness w{pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()};
+        auto rs = job.rs_seed ? groth16::Randomness::from_seed(*job.rs_seed + i) : groth16::Randomness::secure();
+        proofs.push_back(groth16::prove_cpu(*pk, w, rs));
+      }
+    });
+    // Verification checks the proofs; it is not part of the timed proving job.
+    for (uint32_t i = 0; i < job.partitions; ++i) {
+      if (!groth16::verify(pk->vk, proofs[i], circuits[i].public_inputs())) {
+        fmt::print(stderr, "cuzk-bench: error: {}: the proof of partition {} (repetition {}) does not verify\n",
+                   job.case_name, i, rep);
+        all_verified = false;
+      }
+    }
+  }
+  if (job.on_rep) job.on_rep(job.warmup + job.reps, false);
+  return all_verified;
+}
+
+}  // namespace cuzk

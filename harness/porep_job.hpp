@@ -1,0 +1,42 @@
+// One PoRep-shaped proving job as `cuzk-bench prove` and the suites' "porep" kind run it:
+// parameters (a given file, or generated once from a seed and cached), witness generation
+// (outside the measured proof), then per repetition one recorded sample with the phases
+//   proof, proof/srs_load (the load in the first repetition, 0 once resident), proof/synth
+//   (+ partition_<i>), proof/prove (+ ntt_h, msm_*, assemble per partition)
+// and a verification of every proof after the sample (not timed).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "harness/session.hpp"
+#include "prover/circuits/porep.hpp"
+
+namespace cuzk {
+
+struct PorepJob {
+  circuits::PorepParams circuit;
+  uint32_t partitions = 1;
+  uint64_t circuit_seed = 42;        // witness generation; partition i uses circuit_seed + i
+  uint64_t params_seed = 1;          // toxic waste of generated parameters
+  std::optional<uint64_t> rs_seed;   // r, s for partition i from rs_seed + i; absent: getrandom
+  std::string params_file;           // "" -> results/local/params cache
+  std::string suite = "prove", case_name = "porep";
+  int warmup = 0, reps = 1;
+  std::string backend = "cpu";
+  std::function<void(int rep, bool warm)> on_rep;  // progress: before each repetition and once after
+};
+
+// The cache path of generated parameters (results/local/params/, relative to the working dir).
+std::string porep_params_cache_path(const circuits::PorepParams& p, uint64_t seed);
+
+// The parameters recorded in every sample of the job.
+nlohmann::json porep_job_parameters(const PorepJob& job);
+
+// Runs the job's repetitions into `session`. Returns false when a proof did not verify (each
+// failure is reported on stderr). Throws groth16::ParamsError for unusable parameters.
+bool run_porep_job(Session& session, const PorepJob& job);
+
+}  // namespace cuzk

@@ -1,0 +1,99 @@
+// Suites: declarative TOML files in suites/ that name cases to measure (docs/suites.md).
+//
+// A suite file is parsed and validated completely (every case, with and without its quick
+// overrides) before anything runs; every problem is a SuiteError whose message starts with
+// "file:line:column:" where toml++ knows the position, and names the key at fault.
+//
+// Case kinds are a registry (kind_specs()): "porep" today; "pipeline" and "micro" are added
+// by giving a KindSpec with its parameters and its runner.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cuzk {
+class Session;
+}
+
+namespace cuzk::suite {
+
+class SuiteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One parameter a kind accepts: an integer in [min, max] with a default.
+struct ParamSpec {
+  std::string name;
+  int64_t min = 0;
+  int64_t max = INT64_MAX;
+  int64_t def = 0;
+  std::string help;
+};
+
+// What a runner gets: the session to record into, the case, its effective parameters.
+struct RunContext {
+  Session* session = nullptr;
+  std::string suite;
+  std::string case_name;
+  nlohmann::json params;   // effective parameters (defaults filled in, quick applied)
+  int reps = 1, warmup = 0;
+  std::string backend = "cpu";
+  // Called before each repetition (index 0 .. warmup+reps-1) and once after the last.
+  std::function<void(int rep, bool warm)> on_rep;
+};
+
+struct KindSpec {
+  std::string name;
+  std::string description;
+  std::vector<ParamSpec> params;
+  // Cross-parameter check of effective parameters; "" when valid.
+  std::function<std::string(const nlohmann::json& params)> validate;
+  // Runs every repetition of one case; returns false when a result failed its check
+  // (e.g. a proof did not verify).
+  std::function<bool(RunContext& ctx)> run;
+};
+
+// The registered kinds, by name.
+const std::map<std::string, KindSpec>& kind_specs();
+
+struct Case {
+  std::string name;
+  std::string kind;
+  std::string description;
+  nlohmann::json params = nlohmann::json::object();  // as written (validated)
+  nlohmann::json quick = nlohmann::json::object();   // parameter overrides under --quick
+  std::optional<int> reps, warmup, quick_reps, quick_warmup;
+  bool in_quick = true;  // false: skipped under --quick
+  std::vector<std::string> backends;  // backends the case is for ("cpu", "cuda"); empty: any
+  std::string where;     // "file:line:col" of the case table
+};
+
+struct Suite {
+  std::string name;
+  std::string description;
+  std::string path;  // the file it came from
+  int reps = 3, warmup = 1;
+  int quick_reps = 1, quick_warmup = 0;
+  std::vector<Case> cases;
+};
+
+// Parses and validates; throws SuiteError("<source>:<line>:<col>: ...").
+Suite parse_suite_text(const std::string& text, const std::string& source);
+Suite load_suite_file(const std::string& path);
+
+// NAME -> <dir>/NAME.toml for dir in: ./suites, $CUZK_SUITES_DIR, <source tree>/suites;
+// a value containing '/' or ending in ".toml" is a file path. Throws SuiteError when not found.
+std::string resolve_suite(const std::string& name_or_file);
+
+// Effective parameters of a case: kind defaults, then the case, then (quick) its overrides.
+nlohmann::json effective_params(const Case& c, bool quick);
+int effective_reps(const Suite& s, const Case& c, bool quick);
+int effective_warmup(const Suite& s, const Case& c, bool quick);
+
+}  // namespace cuzk::suite

@@ -1,0 +1,75 @@
+// `cuzk-bench calibrate` (harness/calibrate.hpp): the runs-needed formula, and a small end-to-end
+// run on the cheap selfmeasure workload that writes its table and files.
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "harness/calibrate.hpp"
+#include "test_util.hpp"
+
+using nlohmann::json;
+
+TEST_CASE("calibrate: normal quantile and runs needed", "[calibrate]") {
+  using cuzk::calibrate::normal_quantile;
+  using cuzk::calibrate::runs_needed;
+  CHECK(std::abs(normal_quantile(0.975) - 1.959964) < 1e-5);
+  CHECK(std::abs(normal_quantile(0.9) - 1.281552) < 1e-5);
+  CHECK(std::abs(normal_quantile(0.5)) < 1e-9);
+  // n1 = (pi/3) 2 (1.959964 + 1.281552)^2 0.02^2 / 0.05^2 = 3.52; n2 = (pi/2) 2 1.281552^2 0.0004/0.0025 = 0.83
+  CHECK(runs_needed(0.05, 0.02, 0.05, 0.9, 0.0) == 4);
+  // threshold 3%: n2 = (pi/2) 2 1.642375 0.0004 / 0.0004 = 5.16 -> 6
+  CHECK(runs_needed(0.05, 0.02, 0.05, 0.9, 0.03) == 6);
+  CHECK(runs_needed(0.03, 0.02, 0.05, 0.9, 0.03) == -1);
+  CHECK(runs_needed(0.10, 0.001, 0.05, 0.9, 0.0) == 2);
+}
+
+TEST_CASE("calibrate: small selfmeasure run writes its table and files", "[calibrate]") {
+  cuzk::test::TempDir d;
+  auto r = cuzk::test::run_bench(
+      "calibrate --workload selfmeasure --trials 3 --runs 4 --pool-a 8 --pool-b 4 --slowdowns 60 "
+      "--target-effect 10 --out-dir cal --workload-arg=--warmup --workload-arg=0 --workload-arg=--touch-mib "
+      "--workload-arg=1 --workload-arg=--no-spans",
+      d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("slowdown") != std::string::npos);
+  CHECK(r.out.find("0 (A/A)") != std::string::npos);
+  CHECK(r.out.find("+60%") != std::string::npos);
+  CHECK(r.out.find("false alarms") != std::string::npos);
+  CHECK(r.out.find("runs per side needed") != std::string::npos);
+  REQUIRE(cuzk::test::exists(d.file("cal/calibration.json")));
+  REQUIRE(cuzk::test::exists(d.file("cal/calibration.md")));
+  json j = json::parse(cuzk::test::slurp(d.file("cal/calibration.json")));
+  REQUIRE(j["levels"].size() == 2);
+  CHECK(j["levels"][0]["slowdown_pct"] == 0);
+  CHECK(j["levels"][0]["trials"] == 3);
+  CHECK(j["levels"][1]["slowdown_pct"] == 60);
+  // A +60% end-to-end slowdown with 4 runs a side: fully separated, p = 2/70 < 0.05.
+  CHECK(j["levels"][1]["slower"].get<int>() >= 2);
+  CHECK(j["levels"][1]["median_ratio"].get<double>() > 1.3);
+  CHECK(j["injection"]["spec_per_level"][0] == "proof=60%");
+  const std::string md = cuzk::test::slurp(d.file("cal/calibration.md"));
+  CHECK(md.find("| +60% |") != std::string::npos);
+  // The pool keeps every run's results file: 8 plain + 4 injected.
+  int files = 0;
+  for (int i = 0; i < 8; ++i) files += cuzk::test::exists(d.file("cal/pool/a-00" + std::to_string(i) + ".jsonl"));
+  CHECK(files == 8);
+  REQUIRE(cuzk::test::exists(d.file("cal/pool/index.json")));
+  json idx = json::parse(cuzk::test::slurp(d.file("cal/pool/index.json")));
+  REQUIRE(idx["runs"].size() == 12);
+  CHECK(idx["runs"][0]["injection"].is_null());
+  CHECK(idx["runs"][8]["injection"] == "proof=60%");
+  CHECK(cuzk::test::exists(d.file("cal/pool/" + idx["runs"][8]["file"].get<std::string>())));
+}
+
+TEST_CASE("calibrate: bad input is exit status 2", "[calibrate]") {
+  cuzk::test::TempDir d;
+  for (const char* args : {"calibrate --trials 0", "calibrate --slowdowns 1,x", "calibrate --workload nope",
+                           "calibrate --runs 5 --pool-a 6", "calibrate --target-effect -1",
+                           "calibrate --trials 1 --runs 2 --phase proof/nope --out-dir c2 --workload-arg=--warmup "
+                           "--workload-arg=0 --workload-arg=--touch-mib --workload-arg=1"}) {
+    auto r = cuzk::test::run_bench(args, d.path());
+    INFO(args << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("error") != std::string::npos);
+  }
+}

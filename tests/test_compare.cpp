@@ -1,0 +1,228 @@
+// compare (harness/compare.hpp, `cuzk-bench compare`) on synthetic results with known
+// distributions (tests/support/synth_results.hpp) and on Google Benchmark JSON.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "catch.hpp"
+#include "harness/compare.hpp"
+#include "subprocess.hpp"
+#include "synth_results.hpp"
+#include "test_util.hpp"
+
+using cuzk::test::SynthSpec;
+using cuzk::test::TempDir;
+
+namespace {
+
+const cuzk::PhaseComparison* row(const cuzk::Comparison& c, const std::string& phase, const std::string& metric = "wall_ns") {
+  for (const auto& r : c.rows)
+    if (r.phase == phase && r.metric == metric) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("A/A comparison: no phase reported faster or slower") {
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 101;
+  b.seed = 202;
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  REQUIRE(c.rows.size() == 5);  // 4 wall rows + the GPU row of msm_h
+  for (const auto& r : c.rows) {
+    INFO(r.phase << " " << r.metric << " ratio " << r.ratio << " p " << r.p_value << " " << r.verdict);
+    CHECK(r.n_a == 10);
+    CHECK(r.n_b == 10);
+    CHECK(r.exact_test);
+    CHECK((r.verdict == "unchanged" || r.verdict == "too noisy"));
+    CHECK(r.ci_low <= r.ratio);
+    CHECK(r.ci_high >= r.ratio);
+  }
+  REQUIRE(row(c, "proof/prove/msm_h", "gpu_ns"));
+  CHECK(row(c, "proof/prove/msm_h", "gpu_ns")->median_a > 0);
+  CHECK(row(c, "proof/synth", "gpu_ns") == nullptr);  // gpu_ns null: no GPU row
+  // Warm-ups (1.5x slower) are excluded by default.
+  CHECK(row(c, "proof")->median_a == Approx(100e6).epsilon(0.02));
+}
+
+TEST_CASE("a 20% slowdown of one phase is reported for that phase only") {
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 101;
+  b.seed = 202;
+  b.slowdown["proof/synth"] = 1.2;
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  for (const auto& r : c.rows) {
+    INFO(r.phase << " " << r.metric << " ratio " << r.ratio << " p " << r.p_value << " " << r.verdict);
+    if (r.phase == "proof/synth" && r.metric == "wall_ns") {
+      CHECK(r.verdict == "slower");
+      CHECK(r.ratio == Approx(1.2).epsilon(0.02));
+      CHECK(r.ci_low > 1.1);
+      CHECK(r.p_value < 1e-4);
+    } else {
+      CHECK(r.verdict != "slower");
+      CHECK(r.verdict != "faster");
+    }
+  }
+  // The reverse direction is "faster".
+  auto rev = cuzk::compare_files(d.file("b.jsonl"), d.file("a.jsonl"), {});
+  CHECK(row(rev, "proof/synth")->verdict == "faster");
+  // A larger threshold than the change makes it "unchanged" (significant but small).
+  cuzk::CompareOptions o;
+  o.phase_thresholds["proof/synth"] = 0.25;
+  CHECK(row(cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), o), "proof/synth")->verdict == "unchanged");
+}
+
+TEST_CASE("verdict rule") {
+  // significant and beyond the threshold
+  CHECK(cuzk::compare_verdict(0.001, 1.10, 1.05, 1.15, 0.05, 0.03) == "slower");
+  CHECK(cuzk::compare_verdict(0.001, 0.90, 0.85, 0.95, 0.05, 0.03) == "faster");
+  // significant, within the threshold
+  CHECK(cuzk::compare_verdict(0.001, 1.01, 1.005, 1.015, 0.05, 0.03) == "unchanged");
+  // not significant, CI inside the band
+  CHECK(cuzk::compare_verdict(0.4, 1.005, 0.99, 1.02, 0.05, 0.03) == "unchanged");
+  // not significant, CI reaching beyond the band: cannot tell
+  CHECK(cuzk::compare_verdict(0.3, 1.04, 0.95, 1.12, 0.05, 0.03) == "too noisy");
+  CHECK(cuzk::compare_verdict(0.3, 1.00, 0.99, 1.04, 0.05, 0.03) == "too noisy");
+}
+
+TEST_CASE("few samples: warning, and no verdict of change") {
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 1;
+  b.seed = 2;
+  a.reps = b.reps = 3;
+  b.slowdown["proof/synth"] = 1.2;
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  auto* r = row(c, "proof/synth");
+  REQUIRE(r);
+  CHECK(r->verdict != "slower");  // 3 vs 3: smallest possible p is 0.1
+  CHECK(r->p_value == Approx(0.1));
+  bool warned = false;
+  for (const auto& w : r->warnings) warned = warned || w.find("too few samples") != std::string::npos;
+  CHECK(warned);
+  CHECK(cuzk::format_table(c).find("too few samples") != std::string::npos);
+}
+
+TEST_CASE("counter deltas beside time deltas") {
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 5;
+  b.seed = 6;
+  b.page_fault_factor = 3;
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  auto* r = row(c, "proof/synth");
+  REQUIRE(r);
+  REQUIRE(r->counters.size() == 2);
+  for (const auto& cd : r->counters) {
+    INFO(cd.name << " " << cd.note);
+    if (cd.name == "perf::PAGE-FAULTS") {
+      REQUIRE(cd.ratio);
+      CHECK(*cd.ratio == Approx(3).epsilon(0.01));
+      CHECK(cd.note == "x3");
+    } else {
+      CHECK(cd.name == "PAPI_TOT_CYC");
+      CHECK_FALSE(cd.ratio);
+      CHECK(cd.note.find("n/a") != std::string::npos);
+      CHECK(cd.note.find("event does not exist") != std::string::npos);
+    }
+  }
+  std::string t = cuzk::format_table(c);
+  CHECK(t.find("perf::PAGE-FAULTS x3") != std::string::npos);
+}
+
+TEST_CASE("machine mismatch is refused unless allowed") {
+  TempDir d;
+  SynthSpec a, b;
+  b.seed = 2;
+  b.edit_header = [](nlohmann::json& h) { h["machine"]["cpu_model"] = "Imaginary CPU 9000"; };
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  std::string msg;
+  try {
+    cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  } catch (const cuzk::CompareError& e) {
+    msg = e.what();
+  }
+  INFO(msg);
+  CHECK(msg.find("different machines") != std::string::npos);
+  CHECK(msg.find("Imaginary CPU 9000") != std::string::npos);
+  cuzk::CompareOptions o;
+  o.allow_machine_mismatch = true;
+  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), o);
+  CHECK(!c.warnings.empty());
+}
+
+TEST_CASE("cases are matched by suite, case and parameters") {
+  TempDir d;
+  SynthSpec a, b;
+  b.seed = 2;
+  b.parameters = {{"size", 16}};
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  CHECK(c.rows.empty());
+  CHECK(c.cases_only_a.size() == 1);
+  CHECK(c.cases_only_b.size() == 1);
+}
+
+TEST_CASE("Google Benchmark JSON: iterations per benchmark name") {
+  TempDir d;
+  cuzk::test::spit(d.file("a.json"), cuzk::test::synth_gbench_json(1, 1.0));
+  cuzk::test::spit(d.file("b.json"), cuzk::test::synth_gbench_json(2, 1.25));
+  auto c = cuzk::compare_files(d.file("a.json"), d.file("b.json"), {});
+  REQUIRE(c.rows.size() == 2);
+  auto* fr = row(c, "BM_fr_mul");
+  auto* g1 = row(c, "BM_g1_add/8");
+  REQUIRE(fr);
+  REQUIRE(g1);
+  CHECK(fr->n_a == 8);  // aggregates ignored
+  CHECK(fr->median_a == Approx(25000).epsilon(0.03));  // us -> ns
+  CHECK(fr->verdict != "slower");
+  CHECK(g1->verdict == "slower");
+  cuzk::test::spit(d.file("c.json"), cuzk::test::synth_gbench_json(3, 1.0, "otherhost"));
+  CHECK_THROWS_AS(cuzk::compare_files(d.file("a.json"), d.file("c.json"), {}), cuzk::CompareError);
+  CHECK_THROWS_AS(cuzk::compare_files(d.file("a.json"), d.file("nonexistent.json"), {}), cuzk::CompareError);
+}
+
+TEST_CASE("cuzk-bench compare: table, markdown, json, exit codes") {
+  TempDir d;
+  SynthSpec a, b, m;
+  a.seed = 101;
+  b.seed = 202;
+  b.slowdown["proof/synth"] = 1.2;
+  m.seed = 3;
+  m.edit_header = [](nlohmann::json& h) { h["machine"]["cpu_model"] = "Imaginary CPU 9000"; };
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  cuzk::test::write_synth(d.file("m.jsonl"), m);
+  auto t = cuzk::test::run_bench("compare a.jsonl b.jsonl", d.path());
+  INFO(t.out << t.err);
+  CHECK(t.code == 0);
+  CHECK(t.out.find("slower +") != std::string::npos);
+  CHECK(t.out.find("B/A [95% CI]") != std::string::npos);
+  auto md = cuzk::test::run_bench("compare a.jsonl b.jsonl --markdown", d.path());
+  CHECK(md.code == 0);
+  CHECK(md.out.find("| --- |") != std::string::npos);
+  auto js = cuzk::test::run_bench("compare a.jsonl b.jsonl --json --alpha 0.01 --threshold 0.05", d.path());
+  CHECK(js.code == 0);
+  auto j = nlohmann::json::parse(js.out);
+  CHECK(j["rows"].size() == 5);
+  int slower = 0;
+  for (const auto& r : j["rows"]) slower += r["verdict"] == "slower";
+  CHECK(slower == 1);
+  auto mm = cuzk::test::run_bench("compare a.jsonl m.jsonl", d.path());
+  INFO(mm.err);
+  CHECK(mm.code == 2);
+  CHECK(mm.err.find("Imaginary CPU 9000") != std::string::npos);
+  CHECK(cuzk::test::run_bench("compare a.jsonl m.jsonl --allow-machine-mismatch", d.path()).code == 0);
+  CHECK(cuzk::test::run_bench("compare a.jsonl missing.jsonl", d.path()).code == 2);
+}

@@ -1,0 +1,104 @@
+// Calibration-only injected slowdowns (harness/inject.hpp): spec parsing, and that an injected
+// phase gets longer by about the given percentage while its siblings do not.
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "harness/clock.hpp"
+#include "harness/inject.hpp"
+#include "harness/results.hpp"
+#include "test_util.hpp"
+
+using cuzk::inject::InjectError;
+using cuzk::inject::parse_spec;
+using nlohmann::json;
+
+TEST_CASE("inject: valid specs parse", "[inject]") {
+  auto one = parse_spec("proof/prove/msm_h=20%");
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].phase == "proof/prove/msm_h");
+  CHECK(one[0].pct == 20);
+  auto two = parse_spec(" proof = 3 , proof/synth=12.5% ");
+  REQUIRE(two.size() == 2);
+  CHECK(two[0].phase == "proof");
+  CHECK(two[0].pct == 3);
+  CHECK(two[1].phase == "proof/synth");
+  CHECK(two[1].pct == 12.5);
+  CHECK(parse_spec("").empty());
+  CHECK(cuzk::inject::format_spec(two) == "proof=3%,proof/synth=12.5%");
+}
+
+TEST_CASE("inject: malformed specs are errors", "[inject]") {
+  for (const char* bad : {"proof", "proof=", "proof=abc", "proof=-5%", "proof=0", "=5%", "proof=5%%", "proof=5,",
+                          "proof=5,proof=6", "/proof=5", "proof=2000", "proof=5x"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(parse_spec(bad), InjectError);
+  }
+  try {
+    parse_spec("proof/prove=abc");
+    FAIL("no throw");
+  } catch (const InjectError& e) {
+    CHECK(std::string(e.what()).find("proof/prove=abc") != std::string::npos);
+  }
+}
+
+TEST_CASE("inject: not active without the variable; spin_until waits", "[inject]") {
+  // ctest does not set CUZK_INJECT_SLOWDOWN for this binary.
+  REQUIRE_FALSE(cuzk::inject::active());
+  CHECK(cuzk::inject::on_phase_end("proof", cuzk::now_ns()) == 0);
+  const uint64_t t0 = cuzk::now_ns();
+  cuzk::inject::spin_until(t0 + 2'000'000);
+  CHECK(cuzk::now_ns() - t0 >= 2'000'000);
+}
+
+namespace {
+std::map<std::string, std::vector<double>> phase_ms(const std::string& path) {
+  std::map<std::string, std::vector<double>> out;
+  for (const auto& s : cuzk::read_results(path).samples) {
+    if (s.value.value("warmup", false)) continue;
+    for (auto& [p, rec] : s.value["phases"].items()) out[p].push_back(rec["wall_ns"].get<double>() / 1e6);
+  }
+  return out;
+}
+// The minimum over samples: load from other processes only adds time, so the minimum of a
+// sleep-based phase is stable across processes where the median is not.
+double lo(const std::vector<double>& v) { return v.empty() ? 0 : *std::min_element(v.begin(), v.end()); }
+}  // namespace
+
+TEST_CASE("inject: lengthens exactly the named phase by about the percentage", "[inject]") {
+  cuzk::test::TempDir d;
+  const std::string common = "selfmeasure --reps 6 --warmup 1 --counters '' --no-spans --touch-mib 1 --out ";
+  auto plain = cuzk::test::run_bench(common + "plain.jsonl", d.path(), "env -u CUZK_INJECT_SLOWDOWN");
+  REQUIRE(plain.code == 0);
+  // proof/prove/ntt_h sleeps 10 ms: +50% -> at least 15 ms in every sample.
+  auto inj = cuzk::test::run_bench(common + "inj.jsonl", d.path(), "CUZK_INJECT_SLOWDOWN='proof/prove/ntt_h=50%'");
+  INFO(inj.out << inj.err);
+  REQUIRE(inj.code == 0);
+  CHECK(inj.err.find("CUZK_INJECT_SLOWDOWN=proof/prove/ntt_h=50% is active") != std::string::npos);
+  auto p = phase_ms(d.file("plain.jsonl")), q = phase_ms(d.file("inj.jsonl"));
+  REQUIRE(q["proof/prove/ntt_h"].size() == 6);
+  // Every injected sample: at least 1.5 x the 10 ms sleep (the wait is 50% of the measured
+  // duration, and a sleep never returns early).
+  for (double v : q["proof/prove/ntt_h"]) CHECK(v >= 15.0);
+  const double ratio = lo(q["proof/prove/ntt_h"]) / lo(p["proof/prove/ntt_h"]);
+  INFO("ntt_h ratio of minima " << ratio);
+  // 1.5 expected (a 20 ms phase would be 30 ms); allow scheduler noise on 2 busy cores.
+  CHECK(ratio > 1.35);
+  CHECK(ratio < 1.9);
+  // Siblings: unchanged (sleeps of 1-4 ms; allow scheduler jitter).
+  for (const char* sib : {"proof/prove/msm_h", "proof/prove/msm_l", "proof/prove/assemble", "proof/srs_load"}) {
+    // A 50% injection there would add 0.5-2 ms to the minimum.
+    INFO(sib << ": plain min " << lo(p[sib]) << " ms, injected min " << lo(q[sib]) << " ms");
+    CHECK(std::abs(lo(q[sib]) - lo(p[sib])) < 0.2 * lo(p[sib]) + 0.3);
+  }
+}
+
+TEST_CASE("inject: a malformed variable stops cuzk-bench with exit status 2", "[inject]") {
+  cuzk::test::TempDir d;
+  auto r = cuzk::test::run_bench("selfmeasure --reps 1 --warmup 0 --counters '' --out x.jsonl", d.path(),
+                                 "CUZK_INJECT_SLOWDOWN='proof/prove/msm_h=abc'");
+  INFO(r.out << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("CUZK_INJECT_SLOWDOWN") != std::string::npos);
+  CHECK(r.err.find("not a number") != std::string::npos);
+  CHECK_FALSE(cuzk::test::exists(d.file("x.jsonl")));
+}

@@ -1,0 +1,212 @@
+// Statistics of compare/gate (harness/stats.hpp) against independently computed values:
+// scipy/numpy from Debian's python3-scipy at test time (/usr/bin/python3), and small
+// hand-worked examples.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "harness/stats.hpp"
+#include "subprocess.hpp"
+#include "test_util.hpp"
+
+using cuzk::test::TempDir;
+
+namespace {
+
+bool have_scipy() {
+  static int ok = -1;
+  if (ok < 0) ok = cuzk::testing::run_command("/usr/bin/python3 -c 'import scipy.stats, numpy' 2>&1").status == 0;
+  return ok == 1;
+}
+
+// Runs `script` with /usr/bin/python3; the script reads JSON from the file named by argv[1]
+// and prints one JSON value.
+nlohmann::json python(const std::string& script, const nlohmann::json& input) {
+  TempDir d;
+  cuzk::test::spit(d.file("s.py"), script);
+  cuzk::test::spit(d.file("in.json"), input.dump());
+  auto r = cuzk::testing::run_command("/usr/bin/python3 '" + d.file("s.py") + "' '" + d.file("in.json") + "' 2>&1");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.output);
+}
+
+std::vector<double> lognormal(std::mt19937_64& rng, size_t n, double mu, double sigma, double round_to = 0) {
+  std::normal_distribution<double> nd(0, sigma);
+  std::vector<double> v;
+  for (size_t i = 0; i < n; ++i) {
+    double x = mu * std::exp(nd(rng));
+    if (round_to > 0) x = std::round(x / round_to) * round_to;
+    v.push_back(x);
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("order statistics: hand-worked examples") {
+  // Median of an even count is the mean of the middle two.
+  CHECK(cuzk::median({4, 1, 3, 2}) == Approx(2.5));
+  CHECK(cuzk::median({5, 1, 3}) == Approx(3));
+  // Wikipedia, "Median absolute deviation": {1, 1, 2, 2, 4, 6, 9} has median 2, absolute
+  // deviations {1, 1, 0, 0, 2, 4, 7}, MAD = 1.
+  CHECK(cuzk::mad({1, 1, 2, 2, 4, 6, 9}) == Approx(1));
+  // Type-7 quantiles of 1..5: Q1 = 2, Q3 = 4, IQR = 2; of 1..4: Q1 = 1.75, Q3 = 3.25.
+  CHECK(cuzk::iqr({5, 4, 3, 2, 1}) == Approx(2));
+  CHECK(cuzk::iqr({1, 2, 3, 4}) == Approx(1.5));
+  CHECK(std::isnan(cuzk::median({})));
+}
+
+TEST_CASE("Mann-Whitney U: hand-worked exact examples") {
+  // a entirely below b, sizes 3 and 3: U_a = 0; of the C(6,3) = 20 equally likely rank
+  // arrangements only one has U = 0 (and one U = 9), so the two-sided p = 2/20 = 0.1.
+  auto r = cuzk::mann_whitney_u({1, 2, 3}, {4, 5, 6});
+  CHECK(r.exact);
+  CHECK(r.u_a == 0);
+  CHECK(r.p_value == Approx(0.1));
+  // Sizes 2 and 3 fully separated: 2 / C(5,2) = 0.2.
+  CHECK(cuzk::mann_whitney_u_p({10, 11}, {1, 2, 3}) == Approx(0.2));
+  // Sizes 5 and 5 fully separated: 2 / C(10,5) = 2/252.
+  CHECK(cuzk::mann_whitney_u_p({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}) == Approx(2.0 / 252));
+  // a = {1, 4}, b = {2, 3}: U_a = 2 = mn/2, the centre: p = 1.
+  CHECK(cuzk::mann_whitney_u_p({1, 4}, {2, 3}) == Approx(1.0));
+  // Interleaved {1,3,5} vs {2,4,6}: U_a = 3, P(U <= 3) = (1+1+2+3)/20 = 7/20, p = 0.7.
+  CHECK(cuzk::mann_whitney_u_p({1, 3, 5}, {2, 4, 6}) == Approx(0.7));
+  // Empty side: no evidence.
+  CHECK(cuzk::mann_whitney_u_p({}, {1, 2}) == 1.0);
+}
+
+TEST_CASE("Mann-Whitney U: branch selection") {
+  std::vector<double> a20, b20, a21;
+  for (int i = 0; i < 20; ++i) a20.push_back(i * 2.0), b20.push_back(i * 2.0 + 1);
+  a21 = a20;
+  a21.push_back(100.5);
+  CHECK(cuzk::mann_whitney_u(a20, b20).exact);    // 20 and 20, no ties: exact
+  CHECK_FALSE(cuzk::mann_whitney_u(a21, b20).exact);  // 21: normal
+  auto tied = b20;
+  tied[0] = a20[3];
+  CHECK_FALSE(cuzk::mann_whitney_u(a20, tied).exact);  // a tie: normal with tie correction
+}
+
+TEST_CASE("Mann-Whitney U against scipy.stats.mannwhitneyu") {
+  if (!have_scipy()) {
+    WARN("SKIPPED: /usr/bin/python3 lacks scipy (install python3-scipy: scripts/setup.sh)");
+    return;
+  }
+  std::mt19937_64 rng(20261129);
+  struct Case {
+    size_t m, n;
+    double shift, round_to;
+  };
+  // exact branch (small, continuous), boundary 20x20, normal branch (large or tied).
+  std::vector<Case> cases = {{4, 6, 1.0, 0},   {8, 9, 1.02, 0},  {10, 10, 1.01, 0}, {20, 20, 1.01, 0},
+                             {20, 20, 1.0, 0}, {21, 15, 1.02, 0}, {12, 10, 1.01, 1}, {50, 60, 1.005, 0.5},
+                             {30, 30, 1.0, 2},  {7, 5, 1.05, 3}};
+  nlohmann::json in = nlohmann::json::array();
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> data;
+  std::vector<cuzk::MannWhitneyResult> ours;
+  for (const auto& c : cases) {
+    auto a = lognormal(rng, c.m, 100, 0.02, c.round_to);
+    auto b = lognormal(rng, c.n, 100 * c.shift, 0.02, c.round_to);
+    auto r = cuzk::mann_whitney_u(a, b);
+    ours.push_back(r);
+    in.push_back({{"a", a}, {"b", b}, {"method", r.exact ? "exact" : "asymptotic"}});
+    data.emplace_back(a, b);
+  }
+  auto out = python(R"(
+import json, sys
+from scipy.stats import mannwhitneyu
+cases = json.load(open(sys.argv[1]))
+res = []
+for c in cases:
+    r = mannwhitneyu(c["a"], c["b"], alternative="two-sided", method=c["method"], use_continuity=True)
+    # forced branches too: the exact distribution and the asymptotic one on the same data
+    ra = mannwhitneyu(c["a"], c["b"], alternative="two-sided", method="asymptotic", use_continuity=True)
+    res.append({"u": float(r.statistic), "p": float(r.pvalue), "p_normal": float(ra.pvalue)})
+print(json.dumps(res))
+)",
+                    in);
+  REQUIRE(out.size() == cases.size());
+  int exact_seen = 0, normal_seen = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    INFO("case " << i << " m=" << cases[i].m << " n=" << cases[i].n << " exact=" << ours[i].exact);
+    CHECK(ours[i].u_a == Approx(out[i]["u"].get<double>()));
+    CHECK(ours[i].p_value == Approx(out[i]["p"].get<double>()).epsilon(1e-9).margin(1e-15));
+    CHECK(cuzk::mann_whitney_u_p_normal(data[i].first, data[i].second) ==
+          Approx(out[i]["p_normal"].get<double>()).epsilon(1e-9).margin(1e-15));
+    (ours[i].exact ? exact_seen : normal_seen)++;
+  }
+  CHECK(exact_seen >= 4);
+  CHECK(normal_seen >= 4);
+}
+
+TEST_CASE("quantiles against numpy.percentile") {
+  if (!have_scipy()) {
+    WARN("SKIPPED: /usr/bin/python3 lacks numpy/scipy");
+    return;
+  }
+  std::mt19937_64 rng(7);
+  auto v = lognormal(rng, 37, 1000, 0.3);
+  auto out = python(R"(
+import json, sys, numpy as np
+v = np.array(json.load(open(sys.argv[1])))
+q = [float(np.percentile(v, p)) for p in (0, 10, 25, 50, 75, 97.5, 100)]
+mad = float(np.median(np.abs(v - np.median(v))))
+print(json.dumps({"q": q, "mad": mad}))
+)",
+                    v);
+  std::vector<double> ps = {0, 0.10, 0.25, 0.5, 0.75, 0.975, 1.0};
+  for (size_t i = 0; i < ps.size(); ++i) CHECK(cuzk::quantile(v, ps[i]) == Approx(out["q"][i].get<double>()));
+  CHECK(cuzk::mad(v) == Approx(out["mad"].get<double>()));
+}
+
+TEST_CASE("bootstrap CI of the ratio of medians: deterministic and consistent with numpy") {
+  std::mt19937_64 rng(11);
+  auto a = lognormal(rng, 31, 100, 0.03);
+  auto b = lognormal(rng, 31, 110, 0.03);
+  auto c1 = cuzk::bootstrap_ratio_ci(a, b, 2000, 1, 0.95);
+  auto c2 = cuzk::bootstrap_ratio_ci(a, b, 2000, 1, 0.95);
+  CHECK(c1.low == c2.low);
+  CHECK(c1.high == c2.high);
+  double point = cuzk::median(b) / cuzk::median(a);
+  CHECK(c1.low < point);
+  CHECK(c1.high > point);
+  CHECK(c1.low > 1.0);  // a 10% shift with 3% noise and 31 samples is clearly detected
+  // Identical samples: every resample of each side gives the same median only if constant.
+  auto k = cuzk::bootstrap_ratio_ci({5, 5, 5}, {10, 10, 10}, 500, 3, 0.95);
+  CHECK(k.low == Approx(2.0));
+  CHECK(k.high == Approx(2.0));
+  CHECK(std::isnan(cuzk::bootstrap_ratio_ci({}, {1}, 100, 1, 0.95).low));
+
+  if (!have_scipy()) {
+    WARN("SKIPPED: numpy cross-check (/usr/bin/python3 lacks numpy/scipy)");
+    return;
+  }
+  // The same percentile bootstrap in numpy with its own generator: with 40000 resamples each,
+  // both estimate the same bootstrap distribution's 2.5% and 97.5% quantiles; Monte Carlo error
+  // is far below the tolerance, an implementation error (wrong statistic, one side
+  // not resampled, wrong quantile) is far above it.
+  auto ours = cuzk::bootstrap_ratio_ci(a, b, 40000, 5, 0.95);
+  auto out = python(R"(
+import json, sys, numpy as np
+d = json.load(open(sys.argv[1]))
+a, b = np.array(d["a"]), np.array(d["b"])
+rng = np.random.default_rng(12345)
+B = 40000
+ia = rng.integers(0, len(a), size=(B, len(a)))
+ib = rng.integers(0, len(b), size=(B, len(b)))
+r = np.median(b[ib], axis=1) / np.median(a[ia], axis=1)
+print(json.dumps({"low": float(np.percentile(r, 2.5)), "high": float(np.percentile(r, 97.5)),
+                  "one_side_low": float(np.percentile(np.median(b[ib], axis=1) / np.median(a), 2.5))}))
+)",
+                    {{"a", a}, {"b", b}});
+  double width = out["high"].get<double>() - out["low"].get<double>();
+  INFO("ours [" << ours.low << ", " << ours.high << "] numpy [" << out["low"] << ", " << out["high"] << "]");
+  CHECK(std::fabs(ours.low - out["low"].get<double>()) < 0.05 * width);
+  CHECK(std::fabs(ours.high - out["high"].get<double>()) < 0.05 * width);
+  // Sanity of the tolerance: resampling only one side gives a clearly different lower end.
+  CHECK(std::fabs(out["one_side_low"].get<double>() - out["low"].get<double>()) > 0.05 * width);
+}
