@@ -421,9 +421,20 @@ std::string format_table(const Comparison& c) {
     }
   }
   out += "\np: two-sided Mann-Whitney U (* = normal approximation); CI: bootstrap of the ratio of medians\n";
+  // One line per distinct warning: with few samples every row carries the same ones.
+  std::vector<std::pair<std::string, std::vector<std::string>>> grouped;
   for (const auto& r : c.rows)
-    for (const auto& wn : r.warnings)
-      out += fmt::format("warning: {} {} {}: {}\n", case_label(r), r.phase, r.metric, wn);
+    for (const auto& wn : r.warnings) {
+      auto it = std::find_if(grouped.begin(), grouped.end(), [&](const auto& g) { return g.first == wn; });
+      if (it == grouped.end()) it = grouped.insert(grouped.end(), {wn, {}});
+      it->second.push_back(fmt::format("{} {} {}", case_label(r), r.phase, r.metric));
+    }
+  for (const auto& [wn, where] : grouped) {
+    if (where.size() == 1)
+      out += fmt::format("warning: {}: {}\n", where[0], wn);
+    else
+      out += fmt::format("warning: {} ({} rows, e.g. {})\n", wn, where.size(), where[0]);
+  }
   for (const auto& wn : c.warnings) out += "warning: " + wn + "\n";
   return out;
 }
