@@ -1,5 +1,7 @@
 #include "harness/machine.hpp"
 
+#include "harness/process.hpp"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -17,23 +19,14 @@ std::string trim(std::string s) {
   return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
 }
 
-// Runs a command and returns its stdout; "" when it fails or is absent.
-std::string run_capture(const std::string& cmd) {
-  std::string out;
-  if (FILE* f = popen((cmd + " 2>/dev/null").c_str(), "r")) {
-    char buf[512];
-    while (size_t n = fread(buf, 1, sizeof buf, f)) out.append(buf, n);
-    if (pclose(f) != 0) return "";
-  }
-  return out;
-}
-
 void probe_gpus(MachineInfo& m) {
   // nvidia-smi works whether or not this binary was built with CUDA, and it reports the
   // driver and clocks the CUDA runtime API does not expose.
-  std::string smi = run_capture(
+  const CommandOutput r = run_capture(
       "nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,uuid "
-      "--format=csv,noheader");
+      "--format=csv,noheader",
+      /*quiet=*/true);
+  const std::string smi = r.code == 0 ? r.out : std::string();
   if (smi.empty()) {
     m.gpu_probe = "no GPU found (nvidia-smi absent or reported no device)";
     return;

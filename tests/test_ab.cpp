@@ -19,14 +19,6 @@ std::string source_dir() {
 
 std::string bin() { return cuzk::test::bench(); }
 
-// Parameters are cached relative to the working directory: share one cache across test runs.
-void share_params_cache(const TempDir& d) {
-  const std::string cache = std::string(CUZK_BUILD_DIR) + "/test-cache/params";
-  std::string cmd = "mkdir -p '" + cache + "' '" + d.file("results/local") + "' && ln -s '" + cache + "' '" +
-                    d.file("results/local/params") + "'";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-}
-
 }  // namespace
 
 TEST_CASE("ab refuses a binary whose sources changed after it was built") {
@@ -67,7 +59,7 @@ TEST_CASE("ab refuses a binary built by another preset than the one asked for") 
 
 TEST_CASE("ab with a matching binary runs the quick suite interleaved and compares") {
   TempDir d;
-  share_params_cache(d);
+  REQUIRE(cuzk::test::share_params_cache(d));
   auto r = cuzk::test::run_bench("ab --bin-a '" + bin() + "' --bin-b '" + bin() + "' --source-dir '" + source_dir() +
                                      "' --suite quick --quick --case porep-tiny --rounds 1 --warmup 1 --out-dir ab",
                                  d.path());

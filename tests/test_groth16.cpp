@@ -7,6 +7,7 @@
 #include "prover/groth16/prover.hpp"
 #include "prover/groth16/setup.hpp"
 #include "prover/groth16/verifier.hpp"
+#include "prover/ntt/ntt.hpp"
 #include "prover/synth/synth.hpp"
 
 using namespace cuzk;
@@ -105,11 +106,31 @@ TEST_CASE("proving is deterministic for fixed r, s and key generation for a fixe
   REQUIRE(again.h_query.back() == f.pk.h_query.back());
 }
 
-TEST_CASE("H has degree at most n-2 for a satisfied witness (top coefficient is zero)") {
+TEST_CASE("H is the quotient: H(x) Z(x) == A(x) B(x) - C(x) at a random point") {
   const Fixture& f = small();
-  // compute_h drops the top coefficient; recompute it from a full inverse to check it is zero.
-  auto h = compute_h(HConvention::kBellman, f.witness(), f.pk.domain_size);
-  REQUIRE(h.size() == f.pk.domain_size - 1);
+  const size_t n = f.pk.domain_size;
+  auto h = compute_h(HConvention::kBellman, f.witness(), n);
+  REQUIRE(h.size() == n - 1);  // deg H <= n - 2: compute_h drops only the top (zero) coefficient
+  // A, B, C in coefficient form from their evaluations on the domain.
+  Domain dom = Domain::at_least(n);
+  auto coeffs = [&](std::span<const fr_t> evals) {
+    std::vector<fr_t> v(n, fr_t::zero());
+    std::copy(evals.begin(), evals.end(), v.begin());
+    dom.inverse(v);
+    return v;
+  };
+  auto eval = [](const std::vector<fr_t>& c, const fr_t& x) {
+    fr_t acc = fr_t::zero();
+    for (size_t i = c.size(); i-- > 0;) acc = acc * x + c[i];
+    return acc;
+  };
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  const fr_t x = fr_t::random(g);
+  const fr_t lhs = eval(h, x) * (x.pow(uint64_t(n)) - fr_t::one());
+  const fr_t rhs = eval(coeffs(f.pa.a()), x) * eval(coeffs(f.pa.b()), x) - eval(coeffs(f.pa.c()), x);
+  REQUIRE(lhs == rhs);
 }
 
 TEST_CASE("a witness of the wrong shape is refused with a clear error") {

@@ -55,14 +55,6 @@ void expect_rejected(const std::string& text, const std::string& message) {
   CHECK(!cuzk::test::exists(d.file("results")));  // nothing ran: no results, no parameters
 }
 
-// Parameters are cached relative to the working directory: share one cache across test runs.
-void share_params_cache(const TempDir& d) {
-  const std::string cache = std::string(CUZK_BUILD_DIR) + "/test-cache/params";
-  std::string cmd = "mkdir -p '" + cache + "' '" + d.file("results/local") + "' && ln -s '" + cache + "' '" +
-                    d.file("results/local/params") + "'";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-}
-
 }  // namespace
 
 TEST_CASE("a valid suite parses with defaults and quick overrides") {
@@ -168,7 +160,7 @@ TEST_CASE("run --suite quick --quick writes a valid results file with the expect
   TempDir d;
   const std::string suite = std::string(CUZK_SOURCE_DIR) + "/suites/quick.toml";
   auto expected = cuzk::suite::load_suite_file(suite);
-  share_params_cache(d);
+  REQUIRE(cuzk::test::share_params_cache(d));
   auto r = cuzk::test::run_bench("run --suite '" + suite + "' --quick --out out.jsonl", d.path());
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);

@@ -23,12 +23,6 @@ struct CircuitOptions {
   std::string r1cs;
 };
 
-uint32_t checked(const char* flag, int64_t v) {
-  if (v < 0 || v > int64_t(UINT32_MAX))
-    throw Error(fmt::format("{} {} is out of range (a non-negative integer is required)", flag, v));
-  return uint32_t(v);
-}
-
 int run_circuit(const CircuitOptions& o, bool porep_flags_given) {
   if (!o.describe) throw Error("nothing to do: pass --describe (see cuzk-bench circuit --help)");
   std::string what;
@@ -43,8 +37,8 @@ int run_circuit(const CircuitOptions& o, bool porep_flags_given) {
     }
     what = "circom " + o.r1cs;
   } else {
-    circuits::PorepParams p{checked("--challenges", o.challenges), checked("--layers", o.layers),
-                            checked("--parents", o.parents), checked("--depth", o.depth)};
+    circuits::PorepParams p{checked_u32("--challenges", o.challenges), checked_u32("--layers", o.layers),
+                            checked_u32("--parents", o.parents), checked_u32("--depth", o.depth)};
     if (std::string err = p.validate(); !err.empty()) throw Error(err);
     s = circuits::PorepCircuit::shape(p);
     what = "porep " + p.to_string();

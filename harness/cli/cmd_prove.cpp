@@ -45,11 +45,6 @@ struct ProveOptions {
   CircomProveOptions circom;
 };
 
-uint32_t checked(const char* flag, int64_t v, int64_t lo = 0) {
-  if (v < lo || v > int64_t(UINT32_MAX)) throw Error(fmt::format("{} {} is out of range (at least {})", flag, v, lo));
-  return uint32_t(v);
-}
-
 // The results file and recorder of a prove run; bad counters or an unwritable path fail here.
 std::unique_ptr<Session> open_session(const ProveOptions& o) {
   SessionOptions so;
@@ -82,9 +77,9 @@ int run_prove_porep(const ProveOptions& o) {
     throw Error(fmt::format("--backend {}: this build has only the cpu backend", o.backend));
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
   if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
-  const uint32_t parts = checked("--partitions", o.partitions, 1);
-  circuits::PorepParams P{checked("--challenges", o.challenges, 1), checked("--layers", o.layers),
-                          checked("--parents", o.parents), checked("--depth", o.depth, 1)};
+  const uint32_t parts = checked_u32("--partitions", o.partitions, 1);
+  circuits::PorepParams P{checked_u32("--challenges", o.challenges, 1), checked_u32("--layers", o.layers),
+                          checked_u32("--parents", o.parents), checked_u32("--depth", o.depth, 1)};
   if (std::string err = P.validate(); !err.empty()) throw Error(err);
   const auto shape = circuits::PorepCircuit::shape(P);
 

@@ -28,14 +28,9 @@ struct SrsOptions {
   bool force = false, json = false;
 };
 
-uint32_t checked(const char* flag, int64_t v, int64_t lo) {
-  if (v < lo || v > int64_t(UINT32_MAX)) throw Error(fmt::format("{} {} is out of range (at least {})", flag, v, lo));
-  return uint32_t(v);
-}
-
 int run_generate(const SrsOptions& o) {
-  circuits::PorepParams P{checked("--challenges", o.challenges, 1), checked("--layers", o.layers, 0),
-                          checked("--parents", o.parents, 0), checked("--depth", o.depth, 1)};
+  circuits::PorepParams P{checked_u32("--challenges", o.challenges, 1), checked_u32("--layers", o.layers, 0),
+                          checked_u32("--parents", o.parents, 0), checked_u32("--depth", o.depth, 1)};
   if (std::string err = P.validate(); !err.empty()) throw Error(err);
   if (o.out.empty()) throw Error("srs generate needs -o FILE");
   if (std::filesystem::exists(o.out) && !o.force) throw Error(fmt::format("{} exists (pass --force to replace it)", o.out));

@@ -27,6 +27,12 @@ void register_all(CLI::App& app) {
   }
 }
 
+uint32_t checked_u32(const char* flag, int64_t v, int64_t lo) {
+  if (v < lo || v > int64_t(UINT32_MAX))
+    throw Error(std::string(flag) + " " + std::to_string(v) + " is out of range (at least " + std::to_string(lo) + ")");
+  return uint32_t(v);
+}
+
 int run_selected(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands()) {
     auto it = runners().find(sub);

@@ -7,6 +7,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -37,6 +38,10 @@ struct Registrar {
 };
 
 void register_all(CLI::App& app);
+
+// A count flag as uint32: throws Error("<flag> <v> is out of range (at least <lo>)") outside
+// [lo, 2^32).
+uint32_t checked_u32(const char* flag, int64_t v, int64_t lo = 0);
 int run_selected(CLI::App& app);
 
 }  // namespace cuzk::cli

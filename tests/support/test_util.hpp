@@ -88,4 +88,14 @@ inline RunResult run_bench(const std::string& args, const std::string& dir, cons
   return r;
 }
 
+// `cuzk-bench` caches generated parameters in results/local/params relative to its working
+// directory: link that folder in `d` to one cache under the build tree, shared by test runs.
+// Returns false when the link could not be made.
+inline bool share_params_cache(const TempDir& d) {
+  const std::string cache = std::string(CUZK_BUILD_DIR) + "/test-cache/params";
+  std::string cmd = "mkdir -p '" + cache + "' '" + d.file("results/local") + "' && ln -s '" + cache + "' '" +
+                    d.file("results/local/params") + "'";
+  return std::system(cmd.c_str()) == 0;
+}
+
 }  // namespace cuzk::test
