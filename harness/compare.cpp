@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/gbench.hpp"
 #include "harness/machine.hpp"
 #include "harness/results.hpp"
 #include "harness/stats.hpp"
@@ -149,7 +150,9 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
 
 Side load_side(const std::string& path, const CompareOptions& o) {
   std::string text = read_text(path);
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // Google Benchmark output is one JSON document (with NaN where a statistic is undefined);
+  // a cuzk results file is JSON Lines, which does not parse as one document.
+  json doc = json::parse(gbench_json_nonfinite_to_null(text), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_discarded() && doc.is_object() && doc.contains("benchmarks")) return load_gbench(path, doc);
   return load_cuzk(path, text, o);
 }

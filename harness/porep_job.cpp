@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "prover/groth16/backend.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/groth16/prover.hpp"
 #include "prover/groth16/setup.hpp"
@@ -18,6 +19,19 @@ std::string porep_params_cache_path(const circuits::PorepParams& p, uint64_t see
   std::filesystem::create_directories("results/local/params");
   return fmt::format("results/local/params/porep-c{}-l{}-p{}-d{}-seed{}.params", p.challenges, p.layers, p.parents,
                      p.depth, seed);
+}
+
+std::string ensure_porep_params(const circuits::PorepParams& p, uint64_t circuit_seed, uint64_t params_seed,
+                                const std::string& params_file, const std::string& suite, const std::string& case_name) {
+  if (!params_file.empty()) return params_file;
+  const std::string path = porep_params_cache_path(p, params_seed);
+  if (!std::filesystem::exists(path)) {
+    fmt::print(stderr, "[{}] {}: generating parameters for {} ({} constraints; once, cached in {})\n", suite, case_name,
+               p.to_string(), circuits::PorepCircuit::shape(p).constraints, path);
+    auto gen = circuits::PorepCircuit::generate(p, circuit_seed);
+    groth16::save_params(groth16::generate_keys(synth::record_matrices(gen), params_seed), path);
+  }
+  return path;
 }
 
 nlohmann::json porep_job_parameters(const PorepJob& job) {
@@ -37,20 +51,14 @@ nlohmann::json porep_job_parameters(const PorepJob& job) {
 bool run_porep_job(Session& session, const PorepJob& job) {
   const auto& P = job.circuit;
   const auto shape = circuits::PorepCircuit::shape(P);
-  std::string params_path = job.params_file;
-  if (params_path.empty()) {
-    params_path = porep_params_cache_path(P, job.params_seed);
-    if (!std::filesystem::exists(params_path)) {
-      fmt::print(stderr, "[{}] {}: generating parameters for {} ({} constraints; once, cached in {})\n", job.suite,
-                 job.case_name, P.to_string(), shape.constraints, params_path);
-      auto gen = circuits::PorepCircuit::generate(P, job.circuit_seed);
-      groth16::save_params(groth16::generate_keys(synth::record_matrices(gen), job.params_seed), params_path);
-    }
-  }
+  const std::string params_path =
+      ensure_porep_params(P, job.circuit_seed, job.params_seed, job.params_file, job.suite, job.case_name);
   // Witness generation (native hashing) is input preparation, outside the measured proof.
   std::vector<circuits::PorepCircuit> circuits;
   for (uint32_t i = 0; i < job.partitions; ++i) circuits.push_back(circuits::PorepCircuit::generate(P, job.circuit_seed + i));
 
+  // The backend first: a missing GPU is reported before any work (BackendUnavailable).
+  std::unique_ptr<groth16::Backend> backend = groth16::make_backend(job.backend);
   const nlohmann::json recorded = porep_job_parameters(job);
   std::optional<groth16::ProvingKey> pk;  // resident after the first load
   bool all_verified = true;
@@ -69,12 +77,15 @@ bool run_porep_job(Session& session, const PorepJob& job) {
       }
       auto assignments = synth::synthesize_partitions(circuits);
       instr::Phase prove("prove");
+      // One proving call for the sector's partitions, as the engine this project models makes.
+      std::vector<groth16::Witness> ws;
+      std::vector<groth16::Randomness> rs;
       for (uint32_t i = 0; i < job.partitions; ++i) {
         const auto& pa = assignments[i];
-        groth16::Witness w{pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()};
-        auto rs = job.rs_seed ? groth16::Randomness::from_seed(*job.rs_seed + i) : groth16::Randomness::secure();
-        proofs.push_back(groth16::prove_cpu(*pk, w, rs));
+        ws.push_back({pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()});
+        rs.push_back(job.rs_seed ? groth16::Randomness::from_seed(*job.rs_seed + i) : groth16::Randomness::secure());
       }
+      proofs = backend->prove_batch(*pk, ws, rs);
     });
     // Verification checks the proofs; it is not part of the timed proving job.
     for (uint32_t i = 0; i < job.partitions; ++i) {

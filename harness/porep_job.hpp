@@ -32,6 +32,11 @@ struct PorepJob {
 // The cache path of generated parameters (results/local/params/, relative to the working dir).
 std::string porep_params_cache_path(const circuits::PorepParams& p, uint64_t seed);
 
+// The parameters file for `p`: `params_file` when given, else the cache path, generating the
+// parameters there first when missing (the message names `suite` and `case_name`).
+std::string ensure_porep_params(const circuits::PorepParams& p, uint64_t circuit_seed, uint64_t params_seed,
+                                const std::string& params_file, const std::string& suite, const std::string& case_name);
+
 // The parameters recorded in every sample of the job.
 nlohmann::json porep_job_parameters(const PorepJob& job);
 

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "harness/machine.hpp"
+#include "harness/process.hpp"
 #include "harness/provenance.hpp"
 
 namespace cuzk {
@@ -57,6 +58,8 @@ json make_header(const HeaderInfo& info) {
   h["counters"] = {{"requested", requested}, {"available", available}, {"unavailable", unavailable}};
   h["command_line"] = info.command_line;
   h["suite"] = info.suite;
+  // When the run started: reference results (results/reference/) must say when they were taken.
+  h["started_utc"] = utc_stamp();
   return h;
 }
 

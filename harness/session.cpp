@@ -56,6 +56,14 @@ nlohmann::json Session::measure(const SampleInfo& info, const std::function<void
   return line;
 }
 
+nlohmann::json Session::record(const SampleInfo& info, const Sample& sample, const nlohmann::json& extra) {
+  nlohmann::json line = make_sample(info, sample, recorder_->options().spans);
+  for (auto& [k, v] : extra.items()) line[k] = v;
+  writer_->write(line);
+  samples_.push_back(line);
+  return line;
+}
+
 nlohmann::json Session::finish() {
   nlohmann::json summary = make_summary(samples_, now_ns() - t0_);
   if (!finished_) writer_->write(summary);

@@ -32,6 +32,11 @@ class Session {
 
   // Runs fn with the recorder installed and writes one sample line; returns it.
   nlohmann::json measure(const SampleInfo& info, const std::function<void()>& fn);
+  // Writes one sample line from phase records measured outside a recorder window; returns it.
+  // For work whose units overlap in time (the pipelined engine's jobs), where no recorder
+  // window is one unit. `extra` (an object) adds top-level fields to the line.
+  nlohmann::json record(const SampleInfo& info, const Sample& sample,
+                        const nlohmann::json& extra = nlohmann::json::object());
   // Writes the summary line (per-phase medians over the non-warm-up samples); returns it.
   nlohmann::json finish();
 

@@ -2,7 +2,9 @@
 #include "harness/suite.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "harness/phases.hpp"
 #include "harness/provenance.hpp"
 #include "harness/session.hpp"
 #include "prover/circuits/porep.hpp"
@@ -66,7 +69,10 @@ std::map<std::string, KindSpec> make_kinds() {
        {"circuit_seed", 0, INT64_MAX, 42, "witness generation seed"},
        {"params_seed", 0, INT64_MAX, 1, "toxic-waste seed of the generated parameters"}},
       [](const json& p) { return porep_params(p).validate(); },
-      run_porep};
+      run_porep,
+      {"porep"}};
+  k["micro"] = micro_kind();
+  k["pipeline"] = pipeline_kind();
   return k;
 }
 
@@ -107,6 +113,14 @@ void read_param(const KindSpec& k, const std::string& source, const std::string&
     if (p.name == key) spec = &p;
   if (!spec)
     fail(where(source, tkey.source()), fmt::format("{}: unknown parameter '{}' for kind '{}' (it takes: {})", ctx, key, k.name, param_names(k)));
+  if (spec->type == ParamSpec::Type::kString) {
+    if (!v.is_string()) fail(at, fmt::format("{}: parameter '{}' must be a string", ctx, key));
+    std::string sv = *v.value<std::string>();
+    if (!spec->choices.empty() && std::find(spec->choices.begin(), spec->choices.end(), sv) == spec->choices.end())
+      fail(at, fmt::format("{}: parameter '{}' = \"{}\" is not one of: {}", ctx, key, sv, fmt::join(spec->choices, ", ")));
+    out[key] = sv;
+    return;
+  }
   auto iv = v.value<int64_t>();
   if (!v.is_integer() || !iv) fail(at, fmt::format("{}: parameter '{}' must be an integer", ctx, key));
   if (*iv < spec->min || *iv > spec->max)
@@ -130,7 +144,7 @@ const std::map<std::string, KindSpec>& kind_specs() {
 json effective_params(const Case& c, bool quick) {
   const KindSpec& k = kind_specs().at(c.kind);
   json p = json::object();
-  for (auto& s : k.params) p[s.name] = s.def;
+  for (auto& s : k.params) p[s.name] = s.type == ParamSpec::Type::kString ? json(s.str_def) : json(s.def);
   for (auto& [key, v] : c.params.items()) p[key] = v;
   if (quick)
     for (auto& [key, v] : c.quick.items()) p[key] = v;
@@ -237,6 +251,24 @@ Suite parse_suite_text(const std::string& text, const std::string& source) {
           if (!b.is_string() || (*bs != "cpu" && *bs != "cuda"))
             fail(where(source, b.source()), fmt::format("{}: 'backends' entries must be \"cpu\" or \"cuda\"", ctx));
           c.backends.push_back(*bs);
+        }
+      } else if (k == "circuit") {
+        c.circuit = get_string(v, where(source, v.source()), ctx + ": circuit");
+        if (std::find(kind.circuits.begin(), kind.circuits.end(), c.circuit) == kind.circuits.end())
+          fail(where(source, v.source()),
+               fmt::format("{}: unknown circuit '{}' for kind '{}' (known circuits: {})", ctx, c.circuit, kind.name,
+                           kind.circuits.empty() ? std::string("none, this kind takes no circuit")
+                                                 : fmt::format("{}", fmt::join(kind.circuits, ", "))));
+      } else if (k == "phases") {
+        const toml::array* pa = v.as_array();
+        if (!pa) fail(where(source, v.source()), fmt::format("{}: 'phases' must be an array of phase names", ctx));
+        for (auto& ph : *pa) {
+          auto ps = ph.value<std::string>();
+          if (!ph.is_string() || !is_required_phase(*ps))
+            fail(where(source, ph.source()),
+                 fmt::format("{}: unknown phase {} in 'phases' (known phases: {})", ctx,
+                             ph.is_string() ? "'" + *ps + "'" : std::string("(not a string)"), required_phases_list()));
+          c.phases.push_back(*ps);
         }
       } else if (k == "reps" || k == "warmup") {
         // read below

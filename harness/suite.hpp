@@ -4,8 +4,8 @@
 // overrides) before anything runs; every problem is a SuiteError whose message starts with
 // "file:line:column:" where toml++ knows the position, and names the key at fault.
 //
-// Case kinds are a registry (kind_specs()): "porep" today; "pipeline" and "micro" are added
-// by giving a KindSpec with its parameters and its runner.
+// Case kinds are a registry (kind_specs()): "porep", "micro" (harness/kind_micro.cpp), and
+// others added by giving a KindSpec with its parameters and its runner.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -27,14 +27,28 @@ class SuiteError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// One parameter a kind accepts: an integer in [min, max] with a default.
+// One parameter a kind accepts: an integer in [min, max] with a default, or (type kString,
+// see string_param) a string, restricted to `choices` when that is not empty.
 struct ParamSpec {
+  enum class Type { kInt, kString };
   std::string name;
   int64_t min = 0;
   int64_t max = INT64_MAX;
   int64_t def = 0;
   std::string help;
+  Type type = Type::kInt;
+  std::string str_def = {};               // the default of a kString parameter
+  std::vector<std::string> choices = {};  // kString: the accepted values; empty: any string
 };
+inline ParamSpec string_param(std::string name, std::string def, std::vector<std::string> choices, std::string help) {
+  ParamSpec p;
+  p.name = std::move(name);
+  p.str_def = std::move(def);
+  p.choices = std::move(choices);
+  p.help = std::move(help);
+  p.type = ParamSpec::Type::kString;
+  return p;
+}
 
 // What a runner gets: the session to record into, the case, its effective parameters.
 struct RunContext {
@@ -57,10 +71,15 @@ struct KindSpec {
   // Runs every repetition of one case; returns false when a result failed its check
   // (e.g. a proof did not verify).
   std::function<bool(RunContext& ctx)> run;
+  // Circuits a case of this kind may name in its optional `circuit` key; empty: none.
+  std::vector<std::string> circuits = {};
 };
 
 // The registered kinds, by name.
 const std::map<std::string, KindSpec>& kind_specs();
+// Kinds defined in their own files (harness/kind_<name>.cpp), registered by kind_specs().
+KindSpec micro_kind();
+KindSpec pipeline_kind();
 
 struct Case {
   std::string name;
@@ -71,6 +90,8 @@ struct Case {
   std::optional<int> reps, warmup, quick_reps, quick_warmup;
   bool in_quick = true;  // false: skipped under --quick
   std::vector<std::string> backends;  // backends the case is for ("cpu", "cuda"); empty: any
+  std::string circuit;                // optional `circuit`: one of its kind's circuits
+  std::vector<std::string> phases;    // optional `phases`: required phase names it reports/gates on
   std::string where;     // "file:line:col" of the case table
 };
 

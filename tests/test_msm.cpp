@@ -90,3 +90,32 @@ TEST_CASE("G2 MSM equals the naive sum") {
     REQUIRE(msm_g2(pts, sc) == (naive<g2_affine_t, g2_jacobian_t>(pts, sc)));
   }
 }
+
+TEST_CASE("MSMs of mostly-bit scalars (the zero/one split) equal sums of small MSMs") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  // Above the split threshold (4096): half 0, most of the rest 1, a few full-width values.
+  const size_t n = 6000;
+  const g1_jacobian_t g1 = g1_generator().to_jacobian();
+  auto pts = random_points(n, g1, g);
+  std::vector<fr_t> s(n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto r = g() % 10;
+    s[i] = r < 5 ? fr_t::zero() : r < 9 ? fr_t::one() : fr_t::random(g);
+  }
+  pts[7] = g1_affine_t::infinity();
+  s[7] = fr_t::one();  // a one on the point at infinity
+  // Reference: the same sum in pieces below the threshold (plain Pippenger each).
+  g1_jacobian_t ref = g1_jacobian_t::infinity();
+  for (size_t b = 0; b < n; b += 2000)
+    ref = ref + msm_g1(std::span(pts).subspan(b, 2000), std::span<const fr_t>(s).subspan(b, 2000));
+  CHECK(msm_g1(pts, s) == ref);
+  // G2 takes the same path.
+  const g2_jacobian_t g2 = g2_generator().to_jacobian();
+  auto q = random_points(4500, g2, g);
+  std::vector<fr_t> s2(s.begin(), s.begin() + 4500);
+  g2_jacobian_t ref2 = msm_g2(std::span(q).first(2250), std::span<const fr_t>(s2).first(2250)) +
+                       msm_g2(std::span(q).subspan(2250), std::span<const fr_t>(s2).subspan(2250));
+  CHECK(msm_g2(q, s2) == ref2);
+}

@@ -125,11 +125,66 @@ TEST_CASE("each kind of suite error names the place and the key") {
   SECTION("a valid file gives no error") { CHECK(parse_error(kGood).empty()); }
 }
 
+TEST_CASE("circuit, phases and micro parameters are checked, each error naming the accepted values") {
+  const std::string head = "name = \"x\"\n[[case]]\nname = \"c\"\n";
+  SECTION("unknown circuit") {
+    auto m = parse_error(head + "kind = \"porep\"\ncircuit = \"sha256\"\n");
+    CHECK(m.find("bad.toml:5:11: case 'c': unknown circuit 'sha256' for kind 'porep' (known circuits: porep)") !=
+          std::string::npos);
+  }
+  SECTION("a kind without circuits") {
+    auto m = parse_error(head + "kind = \"micro\"\ncircuit = \"porep\"\n");
+    CHECK(m.find("unknown circuit 'porep' for kind 'micro' (known circuits: none") != std::string::npos);
+  }
+  SECTION("a known circuit and known phases are accepted") {
+    auto s = cuzk::suite::parse_suite_text(
+        head + "kind = \"porep\"\ncircuit = \"porep\"\nphases = [\"proof/synth\", \"proof/prove/msm_b_g2\"]\n", "ok.toml");
+    CHECK(s.cases[0].circuit == "porep");
+    CHECK(s.cases[0].phases == std::vector<std::string>{"proof/synth", "proof/prove/msm_b_g2"});
+  }
+  SECTION("unknown phase") {
+    auto m = parse_error(head + "kind = \"porep\"\nphases = [\"proof\", \"proof/synht\"]\n");
+    CHECK(m.find("bad.toml:5:20: case 'c': unknown phase 'proof/synht' in 'phases' (known phases: proof, proof/queue,") !=
+          std::string::npos);
+    CHECK(m.find("proof/prove/assemble)") != std::string::npos);
+  }
+  SECTION("phases must be a list of strings") {
+    CHECK(parse_error(head + "kind = \"porep\"\nphases = \"proof\"\n").find("'phases' must be an array") != std::string::npos);
+    CHECK(parse_error(head + "kind = \"porep\"\nphases = [3]\n").find("unknown phase (not a string)") != std::string::npos);
+  }
+  SECTION("unknown micro group") {
+    auto m = parse_error(head + "kind = \"micro\"\ngroup = \"fft\"\n");
+    CHECK(m.find("bad.toml:5:9: case 'c': parameter 'group' = \"fft\" is not one of: arithmetic, msm, ntt, synthesis") !=
+          std::string::npos);
+  }
+  SECTION("a string parameter given a number, an integer parameter given a string") {
+    CHECK(parse_error(head + "kind = \"micro\"\ngroup = 3\n").find("parameter 'group' must be a string") != std::string::npos);
+    CHECK(parse_error(head + "kind = \"micro\"\nmin_time_ms = \"5\"\n").find("parameter 'min_time_ms' must be an integer") !=
+          std::string::npos);
+  }
+  SECTION("bad filter regex, also in a quick override") {
+    CHECK(parse_error(head + "kind = \"micro\"\nfilter = \"BM_(\"\n").find("'filter' = \"BM_(\" is not a valid regular expression") !=
+          std::string::npos);
+    CHECK(parse_error(head + "kind = \"micro\"\nquick = { filter = \"[\" }\n").find("(with its quick overrides): 'filter'") !=
+          std::string::npos);
+  }
+  SECTION("micro defaults") {
+    auto s = cuzk::suite::parse_suite_text(head + "kind = \"micro\"\nquick = { filter = \"BM_fr_add\" }\n", "ok.toml");
+    auto p = cuzk::suite::effective_params(s.cases[0], false);
+    CHECK(p["group"] == "arithmetic");
+    CHECK(p["filter"] == "");
+    CHECK(cuzk::suite::effective_params(s.cases[0], true)["filter"] == "BM_fr_add");
+  }
+}
+
 TEST_CASE("run refuses a bad suite file before running anything") {
   expect_rejected("name = \"x\"\n[[case]\n", "s.toml:2:");
   expect_rejected("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"sorcery\"\n", "unknown kind 'sorcery'");
   expect_rejected("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"porep\"\ndepht = 8\n", "s.toml:5:1: case 'c': unknown parameter 'depht'");
   expect_rejected("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"porep\"\ndepth = -1\n", "'depth' = -1 is out of range");
+  expect_rejected("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"porep\"\ncircuit = \"sha\"\n", "s.toml:5:11: case 'c': unknown circuit 'sha'");
+  expect_rejected("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"porep\"\nphases = [\"proof/sinth\"]\n", "unknown phase 'proof/sinth'");
+  expect_rejected("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"micro\"\ngroup = \"fft\"\n", "parameter 'group' = \"fft\" is not one of");
   // The first case is fine, the second is bad: still nothing runs.
   expect_rejected(
       "name = \"x\"\n[[case]]\nname = \"ok\"\nkind = \"porep\"\n[[case]]\nname = \"c\"\nkind = \"porep\"\nchallenges = 5\ndepth = 2\n",
@@ -141,7 +196,7 @@ TEST_CASE("run refuses a bad suite file before running anything") {
 }
 
 TEST_CASE("the shipped suites are valid") {
-  for (const char* name : {"quick", "e2e"}) {
+  for (const char* name : {"quick", "e2e", "micro"}) {
     INFO(name);
     auto s = cuzk::suite::load_suite_file(std::string(CUZK_SOURCE_DIR) + "/suites/" + name + ".toml");
     CHECK(s.name == name);
@@ -152,7 +207,7 @@ TEST_CASE("the shipped suites are valid") {
   INFO(r.out << r.err);
   CHECK(r.code == 0);
   CHECK(r.out.find("cpu-small") != std::string::npos);
-  CHECK(r.out.find("gpu-large") == std::string::npos);  // quick = false
+  CHECK(r.out.find("gpu-medium") == std::string::npos);  // quick = false
   CHECK(!cuzk::test::exists(d.file("results")));
 }
 
@@ -180,4 +235,46 @@ TEST_CASE("run --suite quick --quick writes a valid results file with the expect
   }
   CHECK(got == want);
   CHECK(measured >= want.size());
+}
+
+// The micro kind runs the Google Benchmark binaries built next to cuzk-bench (<build>/suites);
+// one tiny benchmark keeps it to seconds. Group "arithmetic" runs two binaries: bench_ec
+// matches nothing, which is fine within a group.
+TEST_CASE("a micro case runs under --quick and records each benchmark repetition as a phase") {
+  TempDir d;
+  cuzk::test::spit(d.file("m.toml"), R"(name = "m"
+[defaults]
+quick = { reps = 2, warmup = 1 }
+[[case]]
+name = "fr-add"
+kind = "micro"
+group = "arithmetic"
+quick = { filter = "^BM_fr_add$", min_time_ms = 5 }
+)");
+  auto r = cuzk::test::run_bench("run --suite m.toml --quick --out out.jsonl", d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("--benchmark_repetitions=3") != std::string::npos);  // 1 warm-up + 2 measured
+  CHECK(r.err.find("[m] case 1/1 fr-add: repetition 2/2") != std::string::npos);
+  auto f = cuzk::read_results(d.file("out.jsonl"));
+  REQUIRE(f.summary.has_value());
+  REQUIRE(f.samples.size() == 3);
+  CHECK(f.samples[0].value["warmup"] == true);
+  for (auto& s : f.samples) {
+    CHECK(s.value["case"] == "fr-add");
+    CHECK(s.value["parameters"]["group"] == "arithmetic");
+    REQUIRE(s.value["phases"].size() == 1);
+    const auto& ph = s.value["phases"]["micro/BM_fr_add"];
+    CHECK(ph["count"] == 1);
+    CHECK(ph["wall_ns"].get<uint64_t>() > 0);
+    CHECK(ph["wall_ns"].get<uint64_t>() < 1'000'000);  // one field addition: nanoseconds, not ms
+  }
+  CHECK(f.summary->value["phases"]["micro/BM_fr_add"]["n"] == 2);
+  CHECK(r.out.find("micro/BM_fr_add") != std::string::npos);  // the terminal table
+
+  SECTION("a missing binary is one error naming where it looked") {
+    auto m = cuzk::test::run_bench("run --suite m.toml --quick --out out2.jsonl", d.path(), "CUZK_MICRO_DIR=/no/such/dir");
+    CHECK(m.code == 1);
+    CHECK(m.err.find("case 'fr-add': no benchmark binary at /no/such/dir/bench_ff") != std::string::npos);
+  }
 }

@@ -42,6 +42,7 @@ struct ProveOptions {
   bool force = false;
   std::optional<std::string> counters;
   std::string backend = "cpu";
+  bool allow_cpu_fallback = false;
   CircomProveOptions circom;
 };
 
@@ -73,8 +74,6 @@ int run_prove_circom_recorded(const ProveOptions& o) {
 }
 
 int run_prove_porep(const ProveOptions& o) {
-  if (o.backend != "cpu")
-    throw Error(fmt::format("--backend {}: this build has only the cpu backend", o.backend));
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
   if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
   const uint32_t parts = checked_u32("--partitions", o.partitions, 1);
@@ -95,7 +94,7 @@ int run_prove_porep(const ProveOptions& o) {
   job.params_file = o.params;
   job.warmup = o.warmup;
   job.reps = o.reps;
-  job.backend = o.backend;
+  job.backend = o.backend;  // resolved before the session opened (resolve_backend)
   bool all_verified = false;
   try {
     all_verified = run_porep_job(*session, job);
@@ -129,6 +128,7 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
   auto* copt = sub->add_option("--counters", *counters, "comma-separated PAPI events (default $CUZK_COUNTERS or page faults, task clock)");
   sub->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
+  sub->add_flag("--allow-cpu-fallback", o->allow_cpu_fallback, "use the cpu backend when --backend cannot run here (no GPU)");
   // circom inputs
   auto* zkey = sub->add_option("--zkey", o->circom.zkey, "snarkjs .zkey (circom mode)");
   sub->add_option("--wtns", o->circom.wtns, "circom witness .wtns (circom mode)");
@@ -146,11 +146,13 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
     if (zkey->count() > 0) {
       if (opt.circom.wtns.empty() || opt.circom.proof_out.empty() || opt.circom.public_out.empty())
         throw Error("circom mode needs --zkey, --wtns, --proof and --public");
-      if (opt.backend != "cpu") throw Error(fmt::format("--backend {}: this build has only the cpu backend", opt.backend));
+      opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
+      opt.circom.backend = opt.backend;
       return run_prove_circom_recorded(opt);
     }
     if (!opt.circom.wtns.empty() || !opt.circom.r1cs.empty() || !opt.circom.proof_out.empty())
       throw Error("--wtns/--r1cs/--proof/--public need --zkey (circom mode)");
+    opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
     return run_prove_porep(opt);
   };
 });

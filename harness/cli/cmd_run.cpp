@@ -25,6 +25,7 @@ struct RunOptions {
   bool quick = false;
   int reps = -1, warmup = -1;  // -1: from the suite
   std::string backend = "cpu";
+  bool allow_cpu_fallback = false;
   std::string out;
   bool force = false;
   std::vector<std::string> cases;
@@ -37,12 +38,12 @@ std::string fmt_secs(double s) {
   return fmt::format("{}m{:02d}s", int(s) / 60, int(s) % 60);
 }
 
-int run_suite(const RunOptions& o) {
-  if (o.backend != "cpu") throw Error(fmt::format("--backend {}: this build has only the cpu backend", o.backend));
+int run_suite(RunOptions o) {
   if (o.reps == 0 || o.reps < -1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
   if (o.warmup < -1) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
 
-  // Everything about the request is checked before anything runs.
+  // Everything about the request is checked before anything runs, the backend included.
+  o.backend = resolve_backend(o.backend, o.allow_cpu_fallback);
   suite::Suite s;
   try {
     s = suite::load_suite_file(suite::resolve_suite(o.suite));
@@ -161,6 +162,7 @@ Registrar reg("run", [](CLI::App& app) -> Runner {
   sub->add_option("--reps", o->reps, "measured repetitions per case (default: from the suite)");
   sub->add_option("--warmup", o->warmup, "warm-up repetitions per case (default: from the suite)");
   sub->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
+  sub->add_flag("--allow-cpu-fallback", o->allow_cpu_fallback, "use the cpu backend when --backend cannot run here (no GPU)");
   sub->add_option("--out", o->out, "results file (default results/local/<suite>-<UTC time>-<pid>.jsonl)");
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
   sub->add_option("--case", o->cases, "run only this case (repeatable)");

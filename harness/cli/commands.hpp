@@ -42,6 +42,12 @@ void register_all(CLI::App& app);
 // A count flag as uint32: throws Error("<flag> <v> is out of range (at least <lo>)") outside
 // [lo, 2^32).
 uint32_t checked_u32(const char* flag, int64_t v, int64_t lo = 0);
+
+// Checks that --backend NAME can run here before any work starts, and returns the backend to
+// use: NAME itself, or "cpu" when NAME cannot run (no GPU, no driver, not built) and the user
+// passed --allow-cpu-fallback (a warning says so on stderr). Otherwise throws Error: an unknown
+// name is bad input (exit 2), an unavailable backend a failure (exit 1) with the reason.
+std::string resolve_backend(const std::string& name, bool allow_cpu_fallback);
 int run_selected(CLI::App& app);
 
 }  // namespace cuzk::cli

@@ -5,12 +5,18 @@
 #include <exception>
 
 #include "harness/cli/commands.hpp"
+#if CUZK_HAVE_CUDA
+#include "cuda/runtime.hpp"
+#endif
 
 int main(int argc, char** argv) {
   CLI::App app{"cuzk-bench: Groth16 prover over BLS12-381 and its profiling/regression harness"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "cuzk-bench 0.1.0");
   cuzk::cli::register_all(app);
+#if CUZK_HAVE_CUDA
+  cuzk::cuda::register_backend();  // makes --backend cuda available (it probes the GPU when chosen)
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

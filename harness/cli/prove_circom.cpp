@@ -6,6 +6,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "prover/circom/circom.hpp"
+#include "prover/groth16/backend.hpp"
 #include "prover/groth16/prover.hpp"
 #include "prover/groth16/verifier.hpp"
 #include "prover/instr/phase.hpp"
@@ -24,6 +25,7 @@ int run_prove_circom(const CircomProveOptions& o) {
   double t_load = 0, t_synth = 0, t_prove = 0, t_verify = 0, t_write = 0;
   auto since = [](clock::time_point a) { return std::chrono::duration<double>(clock::now() - a).count(); };
   groth16::Proof proof;
+  std::unique_ptr<groth16::Backend> backend = groth16::make_backend(o.backend);
   std::vector<fr_t> publics;
   interop::ZkeyCircuit z;
   bool ok = false;
@@ -59,7 +61,7 @@ int run_prove_circom(const CircomProveOptions& o) {
     {
       instr::Phase ph("prove");
       auto t = clock::now();
-      proof = groth16::prove_cpu(z.pk, interop::make_witness(z, wires, abc), rs);
+      proof = backend->prove(z.pk, interop::make_witness(z, wires, abc), rs);
       t_prove = since(t);
     }
     publics.assign(wires.begin() + 1, wires.begin() + 1 + z.n_public);

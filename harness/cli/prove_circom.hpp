@@ -5,7 +5,7 @@
 //   cuzk-bench prove --zkey circuit.zkey --wtns witness.wtns [--r1cs circuit.r1cs]
 //                    --proof proof.json --public public.json [--vk verification_key.json] [--seed N]
 // Phases (relative to the caller's open phase): proof/srs_load (read the .zkey), proof/synth
-// (read the .wtns, r1cs checks, a/b/c), proof/prove (prove_cpu: ntt_h, msm_*, assemble),
+// (read the .wtns, r1cs checks, a/b/c), proof/prove (the backend's proving stage: ntt_h, msm_*, assemble),
 // proof/verify (our own pairing check of the new proof), proof/write.
 #pragma once
 #include <cstdint>
@@ -18,6 +18,7 @@ struct CircomProveOptions {
   std::string zkey, wtns, r1cs /*optional*/, proof_out, public_out, vk_out /*optional*/;
   std::optional<uint64_t> seed;  // r, s from this seed (reproducible); absent: a secure source
   bool quiet = false;            // no summary on stdout
+  std::string backend = "cpu";   // groth16::make_backend name (checked by the caller)
 };
 
 // Returns kExitOk, or kExitFailure when the new proof does not verify (an unsatisfying witness

@@ -103,6 +103,44 @@ CUZK_HD uint64_t mac(uint64_t a, uint64_t b, uint64_t c, uint64_t& carry) {
 #endif
 }
 
+#if defined(__CUDACC__)
+// PTX integer multiply-add with carry in/out through the condition code (CC). Each is its own
+// volatile asm statement, so the compiler keeps them in program order; nothing between two of
+// them in a chain may touch CC (only these helpers do).
+namespace ptx {
+__device__ __forceinline__ uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ uint32_t addc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+}  // namespace ptx
+#endif
+
 // ---- constexpr limb helpers used to derive exponents from the modulus ----
 
 template <int N>
@@ -346,7 +384,65 @@ CUZK_FF_UNROLL
 #if CUZK_USE_ADX && !defined(__CUDA_ARCH__)
   static mont_t mul_adx(const mont_t& a, const mont_t& b);  // defined in mont_x86.hpp
 #endif
+#if defined(__CUDACC__)
+  // Device fast path: the same CIOS product over 2N 32-bit words, with PTX carry chains. The
+  // GPU's integer units are 32 bits wide: a 64x64-bit product costs several multiplies plus
+  // compare-based carries, while each 32-bit word step here is one mad/madc instruction that
+  // passes its carry in the condition-code flag (detail::ptx). Bounds: with the spare top bit,
+  // t + a*b_i + m*p < 2^(32(2N+1)), so t needs 2N+1 words and no carry leaves the top one.
+  // Checked against the host product by the GPU tests (tests/gpu/).
+  __device__ __forceinline__ static mont_t mul_device32(const mont_t& a, const mont_t& b) {
+    using namespace detail::ptx;
+    constexpr int W = 2 * N;
+    constexpr limbs_t<N> M = P::modulus();
+    constexpr uint32_t INV32 = uint32_t(P::INV);  // -p^{-1} mod 2^32 is the low half of mod 2^64
+    uint32_t aw[W], bw[W], pw[W], t[W + 1];
+CUZK_FF_UNROLL
+    for (int i = 0; i < N; i++) {
+      aw[2 * i] = uint32_t(a.l[i]);
+      aw[2 * i + 1] = uint32_t(a.l[i] >> 32);
+      bw[2 * i] = uint32_t(b.l[i]);
+      bw[2 * i + 1] = uint32_t(b.l[i] >> 32);
+      pw[2 * i] = uint32_t(M.v[i]);
+      pw[2 * i + 1] = uint32_t(M.v[i] >> 32);
+    }
+CUZK_FF_UNROLL
+    for (int i = 0; i <= W; i++) t[i] = 0;
+CUZK_FF_UNROLL
+    for (int i = 0; i < W; i++) {
+      // t += a * b_i: low halves of the word products, then high halves one word up
+      t[0] = mad_lo_cc(aw[0], bw[i], t[0]);
+CUZK_FF_UNROLL
+      for (int j = 1; j < W; j++) t[j] = madc_lo_cc(aw[j], bw[i], t[j]);
+      t[W] = addc(t[W], 0);
+      t[1] = mad_hi_cc(aw[0], bw[i], t[1]);
+CUZK_FF_UNROLL
+      for (int j = 1; j < W - 1; j++) t[j + 1] = madc_hi_cc(aw[j], bw[i], t[j + 1]);
+      t[W] = madc_hi(aw[W - 1], bw[i], t[W]);
+      // t += m * p, which zeroes the low word, then shift down one word
+      const uint32_t m = t[0] * INV32;
+      t[0] = mad_lo_cc(m, pw[0], t[0]);
+CUZK_FF_UNROLL
+      for (int j = 1; j < W; j++) t[j] = madc_lo_cc(m, pw[j], t[j]);
+      t[W] = addc(t[W], 0);
+      t[1] = mad_hi_cc(m, pw[0], t[1]);
+CUZK_FF_UNROLL
+      for (int j = 1; j < W - 1; j++) t[j + 1] = madc_hi_cc(m, pw[j], t[j + 1]);
+      t[W] = madc_hi(m, pw[W - 1], t[W]);
+CUZK_FF_UNROLL
+      for (int j = 0; j < W; j++) t[j] = t[j + 1];
+      t[W] = 0;
+    }
+    mont_t r;
+CUZK_FF_UNROLL
+    for (int i = 0; i < N; i++) r.l[i] = uint64_t(t[2 * i]) | (uint64_t(t[2 * i + 1]) << 32);
+    return r.reduce_once();
+  }
+#endif
   CUZK_HD mont_t operator*(const mont_t& b) const {
+#if defined(__CUDA_ARCH__)
+    return mul_device32(*this, b);
+#endif
 #if CUZK_USE_ADX && !defined(__CUDA_ARCH__)
     if constexpr (N == 4 || N == 6) {
       if (cpu_has_adx()) return mul_adx(*this, b);

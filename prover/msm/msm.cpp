@@ -1,6 +1,7 @@
 #include "prover/msm/msm.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,6 +47,63 @@ Xyzz window_partial(std::span<const Affine> points, const uint64_t* scalars, siz
 }
 
 template <class Affine, class Jac, class Xyzz>
+Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, ThreadPool* pool, unsigned c);
+
+// A Groth16 assignment is mostly bits: in the PoRep-shaped circuit about half the values are 0
+// and half 1 (measured in suites/micro/bench_gpu.cpp). In Pippenger every 1 lands in bucket 1 of
+// window 0, whose few tasks then do most of the additions (a 2^24 G2 MSM took 8 s on 16 cores,
+// nearly all of it in that window). So, as the engine this project models does, zeros are
+// dropped, ones are summed directly across all threads, and only the other scalars go through
+// Pippenger. Returns nullopt when too few scalars are 0 or 1 for the split to pay.
+template <class Affine, class Jac, class Xyzz>
+std::optional<Jac> msm_split_bits(std::span<const Affine> points, const uint64_t* scalars, size_t n, ThreadPool& tp,
+                                  unsigned c) {
+  if (n < 4096) return std::nullopt;
+  auto kind = [&](size_t i) {  // 0: zero, 1: one, 2: other
+    const uint64_t* s = scalars + 4 * i;
+    if (s[1] | s[2] | s[3]) return 2;
+    return s[0] == 0 ? 0 : s[0] == 1 ? 1 : 2;
+  };
+  const size_t chunks = std::min<size_t>(n / 1024, 8 * size_t(tp.size()));
+  const size_t per = (n + chunks - 1) / chunks;
+  std::vector<size_t> others(chunks, 0);
+  std::vector<Xyzz> ones(chunks, Xyzz::infinity());
+  tp.parallel_for(chunks, [&](size_t cb, size_t ce) {
+    for (size_t ch = cb; ch < ce; ++ch) {
+      Xyzz acc = Xyzz::infinity();
+      for (size_t i = ch * per, e = std::min(n, i + per); i < e; ++i) {
+        const int k = kind(i);
+        if (k == 1) acc += points[i];
+        others[ch] += k == 2;
+      }
+      ones[ch] = acc;
+    }
+  }, chunks);
+  size_t n_other = 0;
+  for (size_t k : others) n_other += k;
+  if (n_other * 4 > n * 3) return std::nullopt;  // under a quarter are bits: the ones' pass was wasted work
+  std::vector<size_t> start(chunks, 0);
+  for (size_t ch = 1; ch < chunks; ++ch) start[ch] = start[ch - 1] + others[ch - 1];
+  std::vector<Affine> sub_points(n_other);
+  std::vector<uint64_t> sub_scalars(4 * n_other);
+  tp.parallel_for(chunks, [&](size_t cb, size_t ce) {
+    for (size_t ch = cb; ch < ce; ++ch) {
+      size_t o = start[ch];
+      for (size_t i = ch * per, e = std::min(n, i + per); i < e; ++i) {
+        if (kind(i) != 2) continue;
+        sub_points[o] = points[i];
+        std::copy(scalars + 4 * i, scalars + 4 * i + 4, &sub_scalars[4 * o]);
+        ++o;
+      }
+    }
+  }, chunks);
+  Jac acc = Jac::infinity();
+  if (n_other) acc = msm_impl<Affine, Jac, Xyzz>(sub_points, sub_scalars.data(), n_other, &tp, 0);
+  for (auto& o : ones) acc = acc + o.to_jacobian();
+  return acc;
+}
+
+template <class Affine, class Jac, class Xyzz>
 Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, ThreadPool* pool,
              unsigned c) {
   if (points.size() != n)
@@ -55,6 +113,7 @@ Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, 
   if (c == 0) c = msm_window_bits(n);
   if (c < 2 || c > 20) throw std::invalid_argument("MSM: window of " + std::to_string(c) + " bits (2..20)");
   ThreadPool& tp = pool ? *pool : ThreadPool::global();
+  if (auto split = msm_split_bits<Affine, Jac, Xyzz>(points, scalars, n, tp, c)) return *split;
   const unsigned W = num_windows(c);
   // Enough tasks to keep every thread busy; windows first, then point chunks per window.
   const size_t threads = tp.size();

@@ -1,0 +1,241 @@
+// The CUDA proving stage (groth16::Backend "cuda"): per circuit of a batch,
+//   pin_abc   page-lock a, b, c (CUZK_PINNED_HOST=ON only; the unpinning after the copies is
+//             counted in the same phase)
+//   h2d       copy a, b, c and the assignment to the device (and, on the first proof with a key,
+//             the key's G1 points: sub-phase h2d/srs; they stay resident for later proofs)
+//   ntt_h     H on the device (cuda/h_poly.cuh)
+//   msm_h, msm_l, msm_a, msm_b_g1   G1 MSMs on the device (cuda/msm.cuh)
+// while msm_b_g2 runs on CPU threads for every circuit of the batch, concurrently with all of
+// the above; then assemble (shared with the CPU backend). Every GPU phase reports its GPU time
+// from CUDA events through instr::report_gpu_time.
+#include <exception>
+#include <thread>
+
+#include "cuda/check.cuh"
+#include "cuda/h_poly.cuh"
+#include "cuda/msm.cuh"
+#include "cuda/runtime.hpp"
+#include "prover/groth16/backend.hpp"
+#include "prover/instr/phase.hpp"
+#include "prover/msm/msm.hpp"
+#include "prover/util/thread_pool.hpp"
+
+#ifndef CUZK_PINNED_HOST
+#define CUZK_PINNED_HOST 0
+#endif
+
+namespace cuzk::cuda {
+namespace {
+
+using groth16::Proof;
+using groth16::ProvingKey;
+using groth16::Randomness;
+using groth16::Witness;
+
+// The key's G1 points on the device, for the key they were uploaded from.
+struct ResidentKey {
+  const void* id = nullptr;  // the h_query data pointer identifies the key's storage
+  size_t h = 0, l = 0, a = 0, b = 0;
+  DeviceArray<g1_affine_t> h_q, l_q, a_q, b_q;
+};
+
+// A phase whose GPU work is bracketed by CUDA events on the stream.
+class GpuPhase {
+ public:
+  GpuPhase(const char* name, cudaStream_t s) : phase_(name), s_(s) { timer_.start(s); }
+  // Records the stop event and waits for the GPU before the host scope closes, so that the
+  // phase's wall time covers its GPU work.
+  ~GpuPhase() noexcept(false) {
+    if (std::uncaught_exceptions()) return;
+    timer_.stop(s_);
+    instr::report_gpu_time(phase_.path(), timer_.elapsed_ns());
+  }
+
+ private:
+  instr::Phase phase_;
+  cudaStream_t s_;
+  GpuTimer timer_;
+};
+
+unsigned log2_of(uint64_t n) {
+  unsigned k = 0;
+  while ((uint64_t(1) << k) < n) ++k;
+  return k;
+}
+
+std::vector<uint64_t> canonical(std::span<const fr_t> in, std::span<const fr_t> aux) {
+  std::vector<uint64_t> out(4 * (in.size() + aux.size()));
+  ThreadPool::global().parallel_for(in.size() + aux.size(), [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) (i < in.size() ? in[i] : aux[i - in.size()]).to_canonical(&out[4 * i]);
+  });
+  return out;
+}
+
+class CudaBackend final : public groth16::Backend {
+ public:
+  explicit CudaBackend(bool pin_abc) : pin_abc_(pin_abc) {
+    CUZK_CUDA_CHECK(cudaSetDevice(0));
+    CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  ~CudaBackend() override { cudaStreamDestroy(stream_); }
+  std::string name() const override { return "cuda"; }
+
+  void release(const ProvingKey& pk) override {
+    if (key_.id == pk.h_query.data()) key_ = ResidentKey{};
+  }
+
+  std::vector<Proof> prove_batch(const ProvingKey& pk, std::span<const Witness> ws,
+                                 std::span<const Randomness> rs) override {
+    if (ws.size() != rs.size())
+      throw std::invalid_argument("prove_batch: " + std::to_string(ws.size()) + " witnesses but " + std::to_string(rs.size()) + " randomness pairs");
+    for (auto& w : ws) groth16::check_witness_shape(pk, w);
+    const uint64_t n = pk.domain_size;
+    const unsigned log_n = log2_of(n);
+    const size_t m = pk.num_inputs + pk.num_aux;
+
+    // msm_b_g2 for every circuit on CPU threads, concurrently with the GPU work below.
+    std::vector<g2_jacobian_t> b_g2(ws.size());
+    std::exception_ptr g2_error;
+    const std::string parent = instr::current_path();
+    std::thread g2([&] {
+      try {
+        for (size_t i = 0; i < ws.size(); ++i) {
+          instr::Phase p("msm_b_g2", parent);
+          const std::vector<uint64_t> zc = canonical(ws[i].input, ws[i].aux);
+          b_g2[i] = msm_g2_canonical(pk.b_g2_query, zc.data(), m);
+        }
+      } catch (...) {
+        g2_error = std::current_exception();
+      }
+    });
+    std::vector<groth16::MsmResults> res(ws.size());
+    try {
+      for (size_t i = 0; i < ws.size(); ++i) gpu_part(pk, ws[i], n, log_n, m, res[i]);
+    } catch (...) {
+      g2.join();
+      throw;
+    }
+    g2.join();
+    if (g2_error) std::rethrow_exception(g2_error);
+    std::vector<Proof> proofs;
+    for (size_t i = 0; i < ws.size(); ++i) {
+      res[i].b_g2 = b_g2[i];
+      proofs.push_back(groth16::assemble(pk, res[i], rs[i]));
+    }
+    return proofs;
+  }
+
+ private:
+  void ensure_key(const ProvingKey& pk) {
+    if (key_.id == pk.h_query.data() && key_.h == pk.h_query.size()) return;
+    key_ = ResidentKey{};  // free the previous key first
+    instr::Phase p("srs");
+    auto up = [&](const groth16::PointArray<g1_affine_t>& q, DeviceArray<g1_affine_t>& d, const char* what) {
+      d = DeviceArray<g1_affine_t>(q.size(), what);
+      if (q.size())
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(d.get(), q.data(), q.size() * sizeof(g1_affine_t), cudaMemcpyHostToDevice, stream_));
+    };
+    up(pk.h_query, key_.h_q, "the key's H query");
+    up(pk.l_query, key_.l_q, "the key's L query");
+    up(pk.a_query, key_.a_q, "the key's A query");
+    up(pk.b_g1_query, key_.b_q, "the key's B query (G1)");
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    key_.id = pk.h_query.data();
+    key_.h = pk.h_query.size();
+  }
+
+  void gpu_part(const ProvingKey& pk, const Witness& w, uint64_t n, unsigned log_n, size_t m,
+                groth16::MsmResults& out) {
+    const size_t rows = w.a.size();
+    std::vector<std::pair<const void*, size_t>> pinned;
+    if (pin_abc_) {
+      instr::Phase p("pin_abc");
+      for (auto v : {w.a, w.b, w.c}) {
+        if (v.empty()) continue;
+        CUZK_CUDA_CHECK(cudaHostRegister(const_cast<fr_t*>(v.data()), v.size_bytes(), cudaHostRegisterDefault));
+        pinned.push_back({v.data(), v.size_bytes()});
+      }
+    }
+    auto unpin = [&] {
+      for (auto& [ptr, bytes] : pinned) cudaHostUnregister(const_cast<void*>(ptr));
+      pinned.clear();
+    };
+    try {
+      if (a_.size() < n) {
+        for (auto* d : {&a_, &b_, &c_}) {
+          *d = DeviceArray<fr_t>();
+          *d = DeviceArray<fr_t>(n, "a, b, c of one circuit");
+        }
+      }
+      if (z_.size() < m) {
+        z_ = DeviceArray<fr_t>();
+        z_ = DeviceArray<fr_t>(m, "the assignment of one circuit");
+      }
+      {
+        GpuPhase p("h2d", stream_);
+        ensure_key(pk);
+        const fr_t* src[3] = {w.a.data(), w.b.data(), w.c.data()};
+        fr_t* dst[3] = {a_.get(), b_.get(), c_.get()};
+        for (int k = 0; k < 3; ++k) {
+          if (rows) CUZK_CUDA_CHECK(cudaMemcpyAsync(dst[k], src[k], rows * sizeof(fr_t), cudaMemcpyHostToDevice, stream_));
+          fill_zero(dst[k], rows, n, stream_);
+        }
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(z_.get(), w.input.data(), w.input.size_bytes(), cudaMemcpyHostToDevice, stream_));
+        if (!w.aux.empty())
+          CUZK_CUDA_CHECK(cudaMemcpyAsync(z_.get() + w.input.size(), w.aux.data(), w.aux.size_bytes(),
+                                          cudaMemcpyHostToDevice, stream_));
+      }
+      if (!pinned.empty()) {
+        instr::Phase p("pin_abc");
+        unpin();
+      }
+      const fr_t* h = nullptr;
+      size_t h_count = 0;
+      {
+        GpuPhase p("ntt_h", stream_);
+        h = compute_h_device(ntt_, pk.convention, a_.get(), b_.get(), c_.get(), log_n, &h_count, stream_);
+      }
+      if (h_count != pk.h_query.size())
+        throw std::invalid_argument("H has " + std::to_string(h_count) + " terms but the key's H query has " + std::to_string(pk.h_query.size()));
+      {
+        GpuPhase p("msm_h", stream_);
+        out.h = msm_.run(key_.h_q.get(), h, h_count, stream_);
+      }
+      {
+        GpuPhase p("msm_l", stream_);
+        out.l = msm_.run(key_.l_q.get(), z_.get() + pk.num_inputs, pk.num_aux, stream_);
+      }
+      {
+        GpuPhase p("msm_a", stream_);
+        out.a = msm_.run(key_.a_q.get(), z_.get(), m, stream_);
+      }
+      {
+        GpuPhase p("msm_b_g1", stream_);
+        out.b_g1 = msm_.run(key_.b_q.get(), z_.get(), m, stream_);
+      }
+    } catch (...) {
+      unpin();
+      throw;
+    }
+  }
+
+  bool pin_abc_;
+  cudaStream_t stream_ = nullptr;
+  ResidentKey key_;
+  NttContext ntt_;
+  MsmG1 msm_;
+  DeviceArray<fr_t> a_, b_, c_, z_;
+};
+
+}  // namespace
+
+std::unique_ptr<groth16::Backend> make_cuda_backend(bool pin_abc) {
+  require_device();
+  return std::make_unique<CudaBackend>(pin_abc);
+}
+
+void register_backend() {
+  groth16::register_backend("cuda", [] { return make_cuda_backend(CUZK_PINNED_HOST != 0); });
+}
+
+}  // namespace cuzk::cuda

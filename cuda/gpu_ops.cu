@@ -1,0 +1,213 @@
+#include <stdexcept>
+#include <string>
+
+#include "cuda/gpu_ops.hpp"
+#include "cuda/h_poly.cuh"
+#include "cuda/msm.cuh"
+#include "cuda/ntt.cuh"
+
+namespace cuzk::cuda {
+namespace {
+
+// A stream owned for the duration of one call.
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s); }
+};
+
+unsigned log2_exact(size_t n, const char* what) {
+  unsigned k = 0;
+  while ((size_t(1) << k) < n) ++k;
+  if ((size_t(1) << k) != n) throw std::invalid_argument(std::string(what) + ": size " + std::to_string(n) + " is not a power of two");
+  return k;
+}
+
+template <class T>
+DeviceArray<T> upload_array(std::span<const T> v, const char* what, cudaStream_t s, size_t capacity = 0) {
+  DeviceArray<T> d(std::max(capacity, v.size()), what);
+  if (!v.empty()) CUZK_CUDA_CHECK(cudaMemcpyAsync(d.get(), v.data(), v.size_bytes(), cudaMemcpyHostToDevice, s));
+  return d;
+}
+
+template <class T>
+void download(std::span<T> out, const T* d, cudaStream_t s) {
+  if (!out.empty()) CUZK_CUDA_CHECK(cudaMemcpyAsync(out.data(), d, out.size_bytes(), cudaMemcpyDeviceToHost, s));
+  CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+enum class Op { kForward, kInverse, kCosetForward, kCosetInverse };
+
+void ntt_op(std::span<fr_t> a, Op op, const fr_t& g) {
+  const unsigned log_n = log2_exact(a.size(), "GPU NTT");
+  Stream st;
+  NttContext ctx;
+  auto d = upload_array<fr_t>(a, "NTT data", st.s);
+  DeviceArray<fr_t> scratch(a.size(), "NTT scratch");
+  switch (op) {
+    case Op::kForward: ctx.forward(d.get(), scratch.get(), log_n, st.s); break;
+    case Op::kInverse: ctx.inverse(d.get(), scratch.get(), log_n, st.s); break;
+    case Op::kCosetForward: ctx.coset_forward(d.get(), scratch.get(), log_n, g, st.s); break;
+    case Op::kCosetInverse: ctx.coset_inverse(d.get(), scratch.get(), log_n, g, st.s); break;
+  }
+  download(a, d.get(), st.s);
+}
+
+template <class T>
+__global__ void mul_kernel(T* out, const T* a, const T* b, size_t n) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = a[i] * b[i];
+}
+
+__global__ void madd_kernel(g1_xyzz_t* out, const g1_xyzz_t* acc, const g1_affine_t* p, size_t n) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = acc[i].add(p[i]);
+}
+
+template <class T>
+std::vector<T> mul_on_device(std::span<const T> a, std::span<const T> b) {
+  if (a.size() != b.size()) throw std::invalid_argument("element-wise product of arrays of different lengths");
+  Stream st;
+  auto da = upload_array<T>(a, "operands", st.s), db = upload_array<T>(b, "operands", st.s);
+  DeviceArray<T> dout(a.size(), "products");
+  std::vector<T> out(a.size());
+  if (!a.empty()) {
+    mul_kernel<T><<<grid_for(a.size(), 128), 128, 0, st.s>>>(dout.get(), da.get(), db.get(), a.size());
+    CUZK_CUDA_CHECK_LAUNCH("mul_kernel");
+  }
+  download(std::span<T>(out), dout.get(), st.s);
+  return out;
+}
+
+}  // namespace
+
+void ntt_forward(std::span<fr_t> a) { ntt_op(a, Op::kForward, fr_t::one()); }
+void ntt_inverse(std::span<fr_t> a) { ntt_op(a, Op::kInverse, fr_t::one()); }
+void ntt_coset_forward(std::span<fr_t> a, const fr_t& g) { ntt_op(a, Op::kCosetForward, g); }
+void ntt_coset_inverse(std::span<fr_t> a, const fr_t& g) { ntt_op(a, Op::kCosetInverse, g); }
+
+std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w, uint64_t n) {
+  const unsigned log_n = log2_exact(n, "GPU H");
+  if (w.a.size() > n || w.b.size() != w.a.size() || w.c.size() != w.a.size())
+    throw std::invalid_argument("GPU H: a, b, c must have equal lengths of at most the domain size");
+  Stream st;
+  NttContext ctx;
+  auto a = upload_array<fr_t>(w.a, "H: a", st.s, n), b = upload_array<fr_t>(w.b, "H: b", st.s, n),
+       c = upload_array<fr_t>(w.c, "H: c", st.s, n);
+  for (auto* v : {&a, &b, &c}) fill_zero(v->get(), w.a.size(), n, st.s);
+  size_t count = 0;
+  fr_t* h = compute_h_device(ctx, conv, a.get(), b.get(), c.get(), log_n, &count, st.s);
+  std::vector<fr_t> out(count);
+  download(std::span<fr_t>(out), h, st.s);
+  return out;
+}
+
+g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits) {
+  if (points.size() != scalars.size())
+    throw std::invalid_argument("GPU MSM: " + std::to_string(points.size()) + " points but " +
+                                std::to_string(scalars.size()) + " scalars");
+  Stream st;
+  auto p = upload_array<g1_affine_t>(points, "MSM points", st.s);
+  auto k = upload_array<fr_t>(scalars, "MSM scalars", st.s);
+  MsmG1 msm;
+  return msm.run(p.get(), k.get(), points.size(), st.s, window_bits);
+}
+
+std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b) { return mul_on_device(a, b); }
+std::vector<fp_t> fp_mul(std::span<const fp_t> a, std::span<const fp_t> b) { return mul_on_device(a, b); }
+
+std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g1_affine_t> pts) {
+  if (acc.size() != pts.size()) throw std::invalid_argument("g1_madd: arrays of different lengths");
+  Stream st;
+  auto da = upload_array<g1_xyzz_t>(acc, "accumulators", st.s);
+  auto dp = upload_array<g1_affine_t>(pts, "points", st.s);
+  DeviceArray<g1_xyzz_t> dout(acc.size(), "sums");
+  std::vector<g1_xyzz_t> out(acc.size());
+  if (!acc.empty()) {
+    madd_kernel<<<grid_for(acc.size(), 128), 128, 0, st.s>>>(dout.get(), da.get(), dp.get(), acc.size());
+    CUZK_CUDA_CHECK_LAUNCH("madd_kernel");
+  }
+  download(std::span<g1_xyzz_t>(out), dout.get(), st.s);
+  return out;
+}
+
+// ---- benchmark helpers ----
+
+struct DeviceMsmG1::Impl {
+  Stream st;
+  DeviceArray<g1_affine_t> points;
+  DeviceArray<fr_t> scalars;
+  size_t n = 0;
+  MsmG1 msm;
+  double upload_ms = 0, run_ms = 0;
+};
+DeviceMsmG1::DeviceMsmG1() : impl_(std::make_unique<Impl>()) {}
+DeviceMsmG1::~DeviceMsmG1() = default;
+void DeviceMsmG1::upload(std::span<const g1_affine_t> points, std::span<const fr_t> scalars) {
+  if (points.size() != scalars.size()) throw std::invalid_argument("DeviceMsmG1: points and scalars differ in length");
+  auto& m = *impl_;
+  if (m.points.size() < points.size()) {
+    m.points = DeviceArray<g1_affine_t>();
+    m.points = DeviceArray<g1_affine_t>(points.size(), "MSM points");
+    m.scalars = DeviceArray<fr_t>();
+    m.scalars = DeviceArray<fr_t>(points.size(), "MSM scalars");
+  }
+  GpuTimer t;
+  t.start(m.st.s);
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(m.points.get(), points.data(), points.size_bytes(), cudaMemcpyHostToDevice, m.st.s));
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(m.scalars.get(), scalars.data(), scalars.size_bytes(), cudaMemcpyHostToDevice, m.st.s));
+  t.stop(m.st.s);
+  m.upload_ms = double(t.elapsed_ns()) / 1e6;
+  m.n = points.size();
+}
+g1_jacobian_t DeviceMsmG1::run(unsigned window_bits) {
+  auto& m = *impl_;
+  GpuTimer t;
+  t.start(m.st.s);
+  g1_jacobian_t r = m.msm.run(m.points.get(), m.scalars.get(), m.n, m.st.s, window_bits);
+  t.stop(m.st.s);
+  m.run_ms = double(t.elapsed_ns()) / 1e6;
+  return r;
+}
+double DeviceMsmG1::last_upload_ms() const { return impl_->upload_ms; }
+double DeviceMsmG1::last_run_gpu_ms() const { return impl_->run_ms; }
+
+struct DeviceNtt::Impl {
+  Stream st;
+  unsigned log_n;
+  DeviceArray<fr_t> data, scratch;
+  NttContext ctx;
+  double ms = 0;
+};
+DeviceNtt::DeviceNtt(unsigned log_n) : impl_(std::make_unique<Impl>()) {
+  auto& m = *impl_;
+  m.log_n = log_n;
+  m.data = DeviceArray<fr_t>(size_t(1) << log_n, "NTT data");
+  m.scratch = DeviceArray<fr_t>(size_t(1) << log_n, "NTT scratch");
+  m.ctx.tables(log_n, m.st.s);
+  CUZK_CUDA_CHECK(cudaStreamSynchronize(m.st.s));
+}
+DeviceNtt::~DeviceNtt() = default;
+void DeviceNtt::upload(std::span<const fr_t> a) {
+  auto& m = *impl_;
+  if (a.size() != m.data.size()) throw std::invalid_argument("DeviceNtt: input size differs from the domain");
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(m.data.get(), a.data(), a.size_bytes(), cudaMemcpyHostToDevice, m.st.s));
+  CUZK_CUDA_CHECK(cudaStreamSynchronize(m.st.s));
+}
+void DeviceNtt::forward() {
+  auto& m = *impl_;
+  GpuTimer t;
+  t.start(m.st.s);
+  m.ctx.forward(m.data.get(), m.scratch.get(), m.log_n, m.st.s);
+  t.stop(m.st.s);
+  m.ms = double(t.elapsed_ns()) / 1e6;
+}
+void DeviceNtt::download(std::span<fr_t> a) { cuda::download(a, impl_->data.get(), impl_->st.s); }
+double DeviceNtt::last_gpu_ms() const { return impl_->ms; }
+
+HostPin::HostPin(const void* p, size_t bytes) : p_(const_cast<void*>(p)) {
+  CUZK_CUDA_CHECK(cudaHostRegister(p_, bytes, cudaHostRegisterDefault));
+}
+HostPin::~HostPin() { cudaHostUnregister(p_); }
+
+}  // namespace cuzk::cuda

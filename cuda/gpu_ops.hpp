@@ -1,0 +1,77 @@
+// Host-memory entry points to the device NTT, H and MSM (plain C++: for tests and benchmarks
+// compiled by g++). Each call uploads, runs on its own stream, and downloads; throws CudaError /
+// DeviceOutOfMemory (cuda/runtime.hpp) on failure.
+#pragma once
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "prover/ec/g1.hpp"
+#include "prover/ff/bls12_381.hpp"
+#include "prover/groth16/prover.hpp"
+
+namespace cuzk::cuda {
+
+// The same conventions as cuzk::Domain (prover/ntt/ntt.hpp); a.size() must be a power of two.
+void ntt_forward(std::span<fr_t> a);
+void ntt_inverse(std::span<fr_t> a);
+void ntt_coset_forward(std::span<fr_t> a, const fr_t& g);
+void ntt_coset_inverse(std::span<fr_t> a, const fr_t& g);
+
+// groth16::compute_h on the device.
+std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w, uint64_t domain_size);
+
+// sum scalars[i] * points[i]; window_bits 0 picks the GPU default.
+g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits = 0);
+
+// Element-wise products on the device (to check the device arithmetic against the host).
+std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b);
+std::vector<fp_t> fp_mul(std::span<const fp_t> a, std::span<const fp_t> b);
+// acc[i] + pts[i] (XYZZ mixed addition) and acc[i].dbl(), on the device.
+std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g1_affine_t> pts);
+
+// For benchmarks: data kept on the device between calls, GPU time from CUDA events.
+class DeviceMsmG1 {
+ public:
+  // pinned: page-lock the host points for the upload (cudaHostRegister), as the proving stage's
+  // pinned variant does with a/b/c.
+  DeviceMsmG1();
+  ~DeviceMsmG1();
+  // Uploads bases and scalars (timed separately); then runs the MSM on the resident data.
+  void upload(std::span<const g1_affine_t> points, std::span<const fr_t> scalars);
+  g1_jacobian_t run(unsigned window_bits = 0);
+  double last_upload_ms() const;
+  double last_run_gpu_ms() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class DeviceNtt {
+ public:
+  explicit DeviceNtt(unsigned log_n);
+  ~DeviceNtt();
+  void upload(std::span<const fr_t> a);
+  void forward();  // natural order in and out, on the device; GPU time in last_gpu_ms()
+  void download(std::span<fr_t> a);
+  double last_gpu_ms() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Page-locks host memory for the lifetime of the object (cudaHostRegister / Unregister).
+class HostPin {
+ public:
+  HostPin(const void* p, size_t bytes);
+  ~HostPin();
+  HostPin(const HostPin&) = delete;
+  HostPin& operator=(const HostPin&) = delete;
+
+ private:
+  void* p_;
+};
+
+}  // namespace cuzk::cuda

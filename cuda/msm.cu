@@ -1,0 +1,298 @@
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda/msm.cuh"
+
+namespace cuzk::cuda {
+namespace {
+
+constexpr uint32_t kChunk = 32;        // points (or partial sums) one thread adds per round
+constexpr unsigned kSegments = 512;    // segments per window in the bucket reduction
+constexpr size_t kMaxPairs = size_t(1) << 30;
+
+// Signed digit of window w (c bits) of a canonical 4-limb scalar: the Booth rule of
+// prover/msm/msm.cpp (msm_signed_digit): bits [wc, wc+c) + bit wc-1 - 2^c * bit wc+c-1.
+__device__ __forceinline__ uint32_t bits_at(const uint64_t* s, unsigned lo, unsigned len) {
+  if (lo >= 256) return 0;
+  const unsigned limb = lo / 64, off = lo % 64;
+  uint64_t v = s[limb] >> off;
+  if (off + len > 64 && limb + 1 < 4) v |= s[limb + 1] << (64 - off);
+  return uint32_t(v & ((uint64_t(1) << len) - 1));
+}
+__device__ __forceinline__ int signed_digit(const uint64_t* s, unsigned w, unsigned c) {
+  const unsigned lo = w * c;
+  const int raw = int(bits_at(s, lo, c));
+  const int below = lo == 0 ? 0 : int(bits_at(s, lo - 1, 1));
+  const int top = int(bits_at(s, lo + c - 1, 1));
+  return raw + below - (top << c);
+}
+
+__global__ void digits_kernel(const fr_t* scalars, const g1_affine_t* bases, size_t n, unsigned c, unsigned w0,
+                              unsigned w1, uint32_t sentinel, uint32_t* keys, uint32_t* vals) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  uint64_t s[4];
+  scalars[i].to_canonical(s);
+  const bool skip = bases[i].inf;
+  for (unsigned w = w0; w < w1; ++w) {
+    const int d = skip ? 0 : signed_digit(s, w, c);
+    const size_t o = size_t(w - w0) * n + i;
+    keys[o] = d == 0 ? sentinel : (uint32_t(w - w0) << (c - 1)) | uint32_t((d < 0 ? -d : d) - 1);
+    vals[o] = uint32_t(i) | (d < 0 ? 0x80000000u : 0u);
+  }
+}
+
+// Number of chunks of each segment (ceil(len / kChunk)).
+__global__ void chunk_count_kernel(const uint32_t* len, uint32_t* out, size_t r) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < r) out[i] = (len[i] + kChunk - 1) / kChunk;
+}
+
+// The segment of chunk t: the last r with task_off[r] <= t.
+__device__ __forceinline__ uint32_t find_segment(const uint32_t* task_off, uint32_t r, uint32_t t) {
+  uint32_t lo = 0, hi = r;  // task_off[lo] <= t < task_off[hi] (task_off[r] = total)
+  while (hi - lo > 1) {
+    uint32_t mid = (lo + hi) / 2;
+    if (task_off[mid] <= t) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+// Round 0: chunk t of bucket run `seg` sums its points.
+__global__ void __launch_bounds__(128) sum_points_kernel(const g1_affine_t* bases, const uint32_t* vals,
+                                                         const uint32_t* run_off, const uint32_t* run_len,
+                                                         const uint32_t* task_off, uint32_t runs, uint32_t tasks,
+                                                         g1_xyzz_t* out) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= tasks) return;
+  const uint32_t seg = find_segment(task_off, runs, t);
+  const uint32_t q = t - task_off[seg];
+  const uint32_t begin = run_off[seg] + q * kChunk;
+  const uint32_t end = min(run_off[seg] + run_len[seg], begin + kChunk);
+  g1_xyzz_t acc = g1_xyzz_t::infinity();
+  for (uint32_t k = begin; k < end; ++k) {
+    const uint32_t v = vals[k];
+    g1_affine_t p = bases[v & 0x7fffffffu];
+    if (v >> 31) p.y = -p.y;
+    acc = acc.add(p);
+  }
+  out[t] = acc;
+}
+
+// Later rounds: chunk t of segment `seg` sums partial sums in[off .. off+len).
+__global__ void __launch_bounds__(128) sum_partials_kernel(const g1_xyzz_t* in, const uint32_t* seg_off,
+                                                           const uint32_t* seg_len, const uint32_t* task_off,
+                                                           uint32_t segs, uint32_t tasks, g1_xyzz_t* out) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= tasks) return;
+  const uint32_t seg = find_segment(task_off, segs, t);
+  const uint32_t q = t - task_off[seg];
+  const uint32_t begin = seg_off[seg] + q * kChunk;
+  const uint32_t end = min(seg_off[seg] + seg_len[seg], begin + kChunk);
+  g1_xyzz_t acc = in[begin];
+  for (uint32_t k = begin + 1; k < end; ++k) acc = acc.add(in[k]);
+  out[t] = acc;
+}
+
+__global__ void fill_infinity_kernel(g1_xyzz_t* b, size_t n) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) b[i] = g1_xyzz_t::infinity();
+}
+
+__global__ void scatter_buckets_kernel(const g1_xyzz_t* sums, const uint32_t* seg_off, const uint32_t* run_key,
+                                       uint32_t runs, uint32_t sentinel, g1_xyzz_t* buckets) {
+  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= runs) return;
+  const uint32_t k = run_key[r];
+  if (k != sentinel) buckets[k] = sums[seg_off[r]];
+}
+
+// Segment j of window w: buckets k in [lo, hi] (1-based digits) contribute
+// sum (k - lo + 1) B_k + (lo - 1) * sum B_k.
+__global__ void __launch_bounds__(128) window_segments_kernel(const g1_xyzz_t* buckets, uint32_t per_window,
+                                                              uint32_t windows, uint32_t segs, g1_xyzz_t* out) {
+  uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= windows * segs) return;
+  const uint32_t w = id / segs, j = id % segs;
+  const uint32_t len = per_window / segs;
+  const uint32_t lo = j * len + 1, hi = lo + len - 1;
+  const g1_xyzz_t* b = buckets + size_t(w) * per_window;
+  g1_xyzz_t running = g1_xyzz_t::infinity(), total = g1_xyzz_t::infinity();
+  for (uint32_t k = hi; k >= lo; --k) {
+    running = running.add(b[k - 1]);
+    total = total.add(running);
+  }
+  // (lo - 1) * running by double-and-add from the top bit.
+  uint32_t m = lo - 1;
+  g1_xyzz_t mult = g1_xyzz_t::infinity();
+  for (int bit = 31; bit >= 0; --bit) {
+    mult = mult.dbl();
+    if ((m >> bit) & 1) mult = mult.add(running);
+  }
+  out[id] = total.add(mult);
+}
+
+__global__ void window_total_kernel(const g1_xyzz_t* seg_sums, uint32_t segs, uint32_t windows, g1_xyzz_t* out) {
+  uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= windows) return;
+  g1_xyzz_t acc = g1_xyzz_t::infinity();
+  for (uint32_t j = 0; j < segs; ++j) acc = acc.add(seg_sums[size_t(w) * segs + j]);
+  out[w] = acc;
+}
+
+unsigned bit_width(uint64_t v) {
+  unsigned b = 0;
+  while (v) {
+    ++b;
+    v >>= 1;
+  }
+  return b;
+}
+
+template <class F>
+size_t cub_temp(F&& f) {
+  size_t bytes = 0;
+  CUZK_CUDA_CHECK(f(nullptr, bytes));
+  return bytes;
+}
+
+}  // namespace
+
+unsigned gpu_msm_window_bits(size_t n) {
+  const unsigned lg = bit_width(n);
+  return std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);
+}
+
+g1_jacobian_t MsmG1::run(const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n, cudaStream_t s,
+                         unsigned c) {
+  if (n == 0) return g1_jacobian_t::infinity();
+  if (n >= (size_t(1) << 31))
+    throw std::invalid_argument("GPU MSM: " + std::to_string(n) + " points exceed 2^31 (31-bit point indices)");
+  if (c == 0) c = gpu_msm_window_bits(n);
+  if (c < 2 || c > 20) throw std::invalid_argument("GPU MSM: window bits must be in [2, 20]");
+  const unsigned windows = (256 + c - 1) / c;  // Booth digits need windows * c >= 256
+  const uint32_t per_window = 1u << (c - 1);
+  const unsigned group = unsigned(std::max<size_t>(1, std::min<size_t>(windows, kMaxPairs / n)));
+  const unsigned segs = std::min<uint32_t>(kSegments, per_window);
+
+  std::vector<g1_xyzz_t> window_sums(windows);
+  for (unsigned w0 = 0; w0 < windows; w0 += group) {
+    const unsigned w1 = std::min(windows, w0 + group), wn = w1 - w0;
+    const size_t pairs = size_t(wn) * n;
+    const uint32_t sentinel = uint32_t(wn) * per_window;
+    const unsigned key_bits = bit_width(sentinel);
+    uint32_t* k0 = grow(keys_[0], pairs, "MSM bucket keys");
+    uint32_t* k1 = grow(keys_[1], pairs, "MSM bucket keys (sort buffer)");
+    uint32_t* v0 = grow(vals_[0], pairs, "MSM point indices");
+    uint32_t* v1 = grow(vals_[1], pairs, "MSM point indices (sort buffer)");
+    digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(d_scalars, d_bases, n, c, w0, w1, sentinel, k0, v0);
+    CUZK_CUDA_CHECK_LAUNCH("digits_kernel");
+
+    cub::DoubleBuffer<uint32_t> kb(k0, k1), vb(v0, v1);
+    const int items = int(pairs);
+    size_t tb = cub_temp([&](void* p, size_t& b) {
+      return cub::DeviceRadixSort::SortPairs(p, b, kb, vb, items, 0, int(key_bits), s);
+    });
+    uint32_t* runs_key = grow(run_key_, sentinel + 1, "MSM bucket runs");
+    uint32_t* runs_len = grow(run_len_, sentinel + 2, "MSM bucket run lengths");
+    uint32_t* runs_off = grow(run_off_, sentinel + 2, "MSM bucket run offsets");
+    uint32_t* counts = grow(scalar_count_, 2, "MSM run count");
+    tb = std::max(tb, cub_temp([&](void* p, size_t& b) {
+      return cub::DeviceRunLengthEncode::Encode(p, b, kb.Current(), runs_key, runs_len, counts, items, s);
+    }));
+    tb = std::max(tb, cub_temp([&](void* p, size_t& b) {
+      return cub::DeviceScan::ExclusiveSum(p, b, runs_len, runs_off, int(sentinel + 2), s);
+    }));
+    void* temp = grow(temp_, tb, "MSM CUB temporary storage");
+    CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, tb, kb, vb, items, 0, int(key_bits), s));
+    CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(temp, tb, kb.Current(), runs_key, runs_len, counts, items, s));
+    uint32_t runs = 0;
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(&runs, counts, sizeof runs, cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+    // The sentinel (zero digits, points at infinity) sorts last: drop its run, often the largest.
+    if (runs > 0) {
+      uint32_t last = 0;
+      CUZK_CUDA_CHECK(cudaMemcpy(&last, runs_key + runs - 1, sizeof last, cudaMemcpyDeviceToHost));
+      if (last == sentinel) --runs;
+    }
+    if (runs == 0) {
+      for (unsigned w = w0; w < w1; ++w) window_sums[w] = g1_xyzz_t::infinity();
+      continue;
+    }
+
+    // Round 0: chunks of points. seg_len/seg_off describe each run's chunk sums afterwards.
+    auto chunk_offsets = [&](const uint32_t* len, uint32_t segs_n, uint32_t* cnt, uint32_t* off) -> uint32_t {
+      chunk_count_kernel<<<grid_for(segs_n, 256), 256, 0, s>>>(len, cnt, segs_n);
+      CUZK_CUDA_CHECK_LAUNCH("chunk_count_kernel");
+      size_t need = cub_temp([&](void* p, size_t& b) { return cub::DeviceScan::ExclusiveSum(p, b, cnt, off, int(segs_n + 1), s); });
+      void* tmp = grow(temp_, need, "MSM CUB temporary storage");
+      // cnt[segs_n] must be 0 so that off[segs_n] is the total
+      CUZK_CUDA_CHECK(cudaMemsetAsync(cnt + segs_n, 0, sizeof(uint32_t), s));
+      CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, need, cnt, off, int(segs_n + 1), s));
+      uint32_t total = 0;
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(&total, off + segs_n, sizeof total, cudaMemcpyDeviceToHost, s));
+      CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+      return total;
+    };
+    // run offsets (start of each run in the sorted arrays)
+    CUZK_CUDA_CHECK(cudaMemsetAsync(runs_len + runs, 0, sizeof(uint32_t), s));
+    {
+      size_t need = cub_temp([&](void* p, size_t& b) { return cub::DeviceScan::ExclusiveSum(p, b, runs_len, runs_off, int(runs + 1), s); });
+      void* tmp = grow(temp_, need, "MSM CUB temporary storage");
+      CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, need, runs_len, runs_off, int(runs + 1), s));
+    }
+    uint32_t* cnt = grow(seg_len_[0], runs + 1, "MSM chunk counts");
+    uint32_t* toff = grow(task_off_, runs + 1, "MSM chunk offsets");
+    uint32_t tasks = chunk_offsets(runs_len, runs, cnt, toff);
+    g1_xyzz_t* cur = grow(part_[0], tasks, "MSM bucket partial sums");
+    sum_points_kernel<<<grid_for(tasks, 128), 128, 0, s>>>(d_bases, vb.Current(), runs_off, runs_len, toff, runs,
+                                                           tasks, cur);
+    CUZK_CUDA_CHECK_LAUNCH("sum_points_kernel");
+    // Each run now has cnt[r] partial sums at toff[r]; repeat until one each.
+    uint32_t* len = grow(seg_len_[1], runs + 1, "MSM segment lengths");
+    uint32_t* off = grow(seg_off_[0], runs + 1, "MSM segment offsets");
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(len, cnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(off, toff, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+    int which = 0;
+    while (tasks > runs) {
+      uint32_t* ncnt = grow(seg_len_[0], runs + 1, "MSM chunk counts");
+      uint32_t* ntoff = grow(task_off_, runs + 1, "MSM chunk offsets");
+      uint32_t ntasks = chunk_offsets(len, runs, ncnt, ntoff);
+      g1_xyzz_t* nxt = grow(part_[1 - which], ntasks, "MSM bucket partial sums");
+      cur = part_[which].get();
+      sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, nxt);
+      CUZK_CUDA_CHECK_LAUNCH("sum_partials_kernel");
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(len, ncnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(off, ntoff, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+      which = 1 - which;
+      tasks = ntasks;
+    }
+    cur = part_[which].get();
+    g1_xyzz_t* buckets = grow(buckets_, sentinel, "MSM buckets");
+    fill_infinity_kernel<<<grid_for(sentinel, 256), 256, 0, s>>>(buckets, sentinel);
+    scatter_buckets_kernel<<<grid_for(runs, 256), 256, 0, s>>>(cur, off, runs_key, runs, sentinel, buckets);
+    g1_xyzz_t* segsums = grow(seg_sums_, size_t(wn) * segs, "MSM window segments");
+    g1_xyzz_t* wsums = grow(window_sums_, wn, "MSM window sums");
+    window_segments_kernel<<<grid_for(size_t(wn) * segs, 128), 128, 0, s>>>(buckets, per_window, wn, segs, segsums);
+    window_total_kernel<<<grid_for(wn, 32), 32, 0, s>>>(segsums, segs, wn, wsums);
+    CUZK_CUDA_CHECK_LAUNCH("window reduction");
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums.data() + w0, wsums, wn * sizeof(g1_xyzz_t), cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+  // Horner on the host: sum_w 2^(c w) W_w.
+  g1_jacobian_t acc = g1_jacobian_t::infinity();
+  for (unsigned w = windows; w-- > 0;) {
+    for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
+    acc = acc + window_sums[w].to_jacobian();
+  }
+  return acc;
+}
+
+}  // namespace cuzk::cuda

@@ -1,0 +1,117 @@
+#include <cstdio>
+#include <string>
+
+#include "cuda/check.cuh"
+#include "cuda/runtime.hpp"
+#include "prover/groth16/backend.hpp"
+
+namespace cuzk::cuda {
+
+void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
+  // Clear a sticky launch error so that a caller who recovers is not hit again by it.
+  (void)cudaGetLastError();
+  // (fmt is not used in .cu files: its consteval format strings do not compile under nvcc)
+  std::string msg = std::string("CUDA error: ") + call + " failed: " + cudaGetErrorName(err) + ": " +
+                    cudaGetErrorString(err) + " (" + file + ":" + std::to_string(line) + ")";
+  if (err == cudaErrorMemoryAllocation) {
+    size_t free_b = 0, total_b = 0;
+    (void)cudaMemGetInfo(&free_b, &total_b);
+    throw DeviceOutOfMemory(msg, 0, free_b, total_b);
+  }
+  throw CudaError(msg);
+}
+
+static std::string mib(size_t b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / (1 << 20));
+  return buf;
+}
+
+DeviceOutOfMemory::DeviceOutOfMemory(const std::string& what, size_t needed_, size_t free_, size_t total_)
+    : CudaError(needed_ ? "device out of memory: " + what + " needs " + mib(needed_) + ", " + mib(free_) + " free of " +
+                              mib(total_)
+                        : what + " (" + mib(free_) + " free of " + mib(total_) + ")"),
+      needed(needed_),
+      free_bytes(free_),
+      total_bytes(total_) {}
+
+void* device_alloc(size_t bytes, const char* what) {
+  void* p = nullptr;
+  cudaError_t err = cudaMalloc(&p, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    size_t free_b = 0, total_b = 0;
+    (void)cudaMemGetInfo(&free_b, &total_b);
+    throw DeviceOutOfMemory(what, bytes, free_b, total_b);
+  }
+  check(err, "cudaMalloc", __FILE__, __LINE__);
+  return p;
+}
+
+GpuTimer::GpuTimer() {
+  CUZK_CUDA_CHECK(cudaEventCreate(&a_));
+  CUZK_CUDA_CHECK(cudaEventCreate(&b_));
+}
+GpuTimer::~GpuTimer() {
+  cudaEventDestroy(a_);
+  cudaEventDestroy(b_);
+}
+void GpuTimer::start(cudaStream_t s) { CUZK_CUDA_CHECK(cudaEventRecord(a_, s)); }
+void GpuTimer::stop(cudaStream_t s) { CUZK_CUDA_CHECK(cudaEventRecord(b_, s)); }
+uint64_t GpuTimer::elapsed_ns() {
+  CUZK_CUDA_CHECK(cudaEventSynchronize(b_));
+  float ms = 0;
+  CUZK_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
+  return uint64_t(double(ms) * 1e6);
+}
+
+DeviceInfo probe_device() {
+  DeviceInfo d;
+  cudaRuntimeGetVersion(&d.runtime_version);
+  cudaError_t e = cudaDriverGetVersion(&d.driver_version);
+  if (e != cudaSuccess || d.driver_version == 0) {
+    d.reason = "no NVIDIA driver found (libcuda could not be loaded)";
+    return d;
+  }
+  int n = 0;
+  e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    d.reason = std::string("no usable GPU: cudaGetDeviceCount: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+    return d;
+  }
+  if (n == 0) {
+    d.reason = "no GPU found (cudaGetDeviceCount returned 0)";
+    return d;
+  }
+  cudaDeviceProp p{};
+  e = cudaGetDeviceProperties(&p, 0);
+  if (e != cudaSuccess) {
+    d.reason = std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(e);
+    return d;
+  }
+  d.name = p.name;
+  d.sm_count = p.multiProcessorCount;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  // The kernels are built for sm_90 only (CMAKE_CUDA_ARCHITECTURES); an older GPU cannot run them.
+  if (p.major < 9) {
+    d.reason = std::string("GPU ") + p.name + " has compute capability " + std::to_string(p.major) + "." +
+               std::to_string(p.minor) + "; this build's kernels need 9.0 (sm_90)";
+    return d;
+  }
+  e = cudaMemGetInfo(&d.free_bytes, &d.total_bytes);
+  if (e != cudaSuccess) {
+    d.reason = std::string("cudaMemGetInfo: ") + cudaGetErrorString(e);
+    return d;
+  }
+  d.available = true;
+  return d;
+}
+
+void require_device() {
+  DeviceInfo d = probe_device();
+  if (!d.available) throw groth16::BackendUnavailable("backend 'cuda' cannot run here: " + d.reason);
+}
+
+}  // namespace cuzk::cuda

@@ -1,0 +1,71 @@
+#include "prover/groth16/backend.hpp"
+
+#include <map>
+#include <mutex>
+
+namespace cuzk::groth16 {
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(ThreadPool* pool) : pool_(pool) {}
+  std::string name() const override { return "cpu"; }
+  std::vector<Proof> prove_batch(const ProvingKey& pk, std::span<const Witness> ws,
+                                 std::span<const Randomness> rs) override {
+    if (ws.size() != rs.size())
+      throw std::invalid_argument("prove_batch: " + std::to_string(ws.size()) + " witnesses but " +
+                                  std::to_string(rs.size()) + " randomness pairs");
+    std::vector<Proof> out;
+    out.reserve(ws.size());
+    for (size_t i = 0; i < ws.size(); ++i) out.push_back(prove_cpu(pk, ws[i], rs[i], pool_));
+    return out;
+  }
+
+ private:
+  ThreadPool* pool_;
+};
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, BackendFactory> factories{{"cpu", [] { return make_cpu_backend(); }}};
+};
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(ThreadPool* pool) { return std::make_unique<CpuBackend>(pool); }
+
+void register_backend(const std::string& name, BackendFactory factory) {
+  std::lock_guard lk(registry().mu);
+  registry().factories[name] = std::move(factory);
+}
+
+std::vector<std::string> backend_names() {
+  std::lock_guard lk(registry().mu);
+  std::vector<std::string> out;
+  for (auto& [k, v] : registry().factories) out.push_back(k);
+  return out;
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name) {
+  BackendFactory f;
+  {
+    std::lock_guard lk(registry().mu);
+    auto it = registry().factories.find(name);
+    if (it == registry().factories.end()) {
+      std::string known;
+      for (auto& [k, v] : registry().factories) known += (known.empty() ? "" : ", ") + k;
+      if (name == "cuda")
+        throw BackendUnavailable("backend 'cuda' is not built into this binary (nvcc was not found at configure "
+                                 "time, or CUZK_CUDA=OFF); backends here: " + known);
+      throw std::invalid_argument("unknown backend '" + name + "' (backends here: " + known + ")");
+    }
+    f = it->second;
+  }
+  return f();
+}
+
+}  // namespace cuzk::groth16

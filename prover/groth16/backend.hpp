@@ -1,0 +1,55 @@
+// Proving-stage backends: the CPU reference (always built) and the CUDA backend (cuda/, linked
+// where nvcc was found). A backend turns the synthesized witnesses of a batch of circuits that
+// share one proving key into proofs, opening the phases of the architecture document under the
+// caller's open phase (ntt_h, msm_*, assemble; the CUDA backend adds pin_abc and h2d).
+//
+// Backends are looked up by name ("cpu", "cuda"). The CUDA library registers itself when the
+// binary calls cuzk::cuda::register_backend() (a static library's self-registering objects
+// would be dropped by the linker); make_backend() then reports a missing GPU or driver as a
+// BackendUnavailable with the reason.
+#pragma once
+#include <functional>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "prover/groth16/keys.hpp"
+#include "prover/groth16/prover.hpp"
+
+namespace cuzk::groth16 {
+
+// The backend exists in this build but cannot run here (no GPU, no driver), or is not built.
+class BackendUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // Proofs for ws[i] with randomness rs[i] (same lengths), all under `pk`.
+  virtual std::vector<Proof> prove_batch(const ProvingKey& pk, std::span<const Witness> ws,
+                                         std::span<const Randomness> rs) = 0;
+  // One circuit (a batch of one).
+  Proof prove(const ProvingKey& pk, const Witness& w, const Randomness& r) {
+    return prove_batch(pk, std::span<const Witness>(&w, 1), std::span<const Randomness>(&r, 1)).at(0);
+  }
+  // Drops whatever the backend keeps resident for `pk` (device copies of the key's points).
+  virtual void release(const ProvingKey& /*pk*/) {}
+};
+
+// Factory: throws BackendUnavailable with the reason when the backend cannot run here.
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+
+void register_backend(const std::string& name, BackendFactory factory);
+// Backends registered in this binary ("cpu" always).
+std::vector<std::string> backend_names();
+// Throws std::invalid_argument for a name no backend has, BackendUnavailable when it cannot run.
+std::unique_ptr<Backend> make_backend(const std::string& name);
+
+std::unique_ptr<Backend> make_cpu_backend(ThreadPool* pool = nullptr);
+
+}  // namespace cuzk::groth16

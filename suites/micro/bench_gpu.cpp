@@ -1,0 +1,290 @@
+// GPU benchmarks (H200 figures in docs/cuda-backend.md): G1 MSM from pinned and pageable host
+// memory, the device NTT, and the proving stage of one synthetic partition with the CUDA
+// backend (pinned and pageable) and, at a size both can do, the CPU backend in the same run.
+//
+// The synthetic partition: a key of random points (not from a setup: proofs are not checked
+// here, tests/gpu/ checks them) and a witness whose a, b, c are random and whose assignment has
+// the value mix of the PoRep-shaped circuit with one labeling layer (measured at start-up:
+// the shares of 0, 1 and other values), since the MSMs' cost depends on it.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <random>
+#include <vector>
+
+#include "cuda/gpu_ops.hpp"
+#include "cuda/runtime.hpp"
+#include "prover/circuits/porep.hpp"
+#include "prover/groth16/backend.hpp"
+#include "prover/instr/phase.hpp"
+#include "prover/synth/synth.hpp"
+#include "prover/util/thread_pool.hpp"
+
+using namespace cuzk;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Multiples of a random point, generated in parallel chunks (each chunk starts from k * step).
+template <class Affine, class Jac>
+std::vector<Affine> random_points(size_t n, const Affine& gen, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  const Jac step = gen.to_jacobian().mul(fr_t::random(g));
+  std::vector<Affine> out(n);
+  ThreadPool::global().parallel_for(n, [&](size_t b, size_t e) {
+    std::vector<Jac> jac(e - b);
+    Jac p = step.mul(fr_t::from_u64(b + 1));
+    for (size_t i = b; i < e; ++i) {
+      jac[i - b] = p;
+      p = p + step;
+    }
+    batch_to_affine(jac.data(), out.data() + b, e - b);
+  });
+  return out;
+}
+
+std::vector<fr_t> random_scalars(size_t n, uint64_t seed) {
+  std::vector<fr_t> s(n);
+  ThreadPool::global().parallel_for(n, [&](size_t b, size_t e) {
+    std::mt19937_64 g(seed + b);
+    for (size_t i = b; i < e; ++i) s[i] = fr_t::random(g);
+  });
+  return s;
+}
+
+const std::vector<g1_affine_t>& g1_points(size_t n) {
+  static std::vector<g1_affine_t> pts;
+  if (pts.size() < n) pts = random_points<g1_affine_t, g1_jacobian_t>(n, g1_generator(), 1);
+  return pts;
+}
+
+void BM_gpu_msm_g1(benchmark::State& st) {
+  const size_t n = size_t(1) << st.range(0);
+  const bool pinned = st.range(1) != 0;
+  std::span<const g1_affine_t> pts(g1_points(n).data(), n);
+  std::vector<fr_t> sc = random_scalars(n, 2);
+  std::unique_ptr<cuda::HostPin> pin_p, pin_s;
+  if (pinned) {
+    pin_p = std::make_unique<cuda::HostPin>(pts.data(), pts.size_bytes());
+    pin_s = std::make_unique<cuda::HostPin>(sc.data(), sc.size() * sizeof(fr_t));
+  }
+  cuda::DeviceMsmG1 msm;
+  double up = 0, run = 0;
+  for (auto _ : st) {
+    auto t0 = Clock::now();
+    msm.upload(pts, sc);
+    benchmark::DoNotOptimize(msm.run());
+    st.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
+    up += msm.last_upload_ms();
+    run += msm.last_run_gpu_ms();
+  }
+  st.counters["upload_ms"] = up / double(st.iterations());
+  st.counters["msm_gpu_ms"] = run / double(st.iterations());
+  st.counters["pinned"] = pinned;
+}
+BENCHMARK(BM_gpu_msm_g1)->ArgsProduct({{20, 22, 24}, {1, 0}})->ArgNames({"log_n", "pinned"})->UseManualTime()
+    ->Unit(benchmark::kMillisecond)->Iterations(5);
+
+// Window width sweep (GPU time of the MSM on resident data).
+void BM_gpu_msm_window(benchmark::State& st) {
+  const size_t n = size_t(1) << st.range(0);
+  std::span<const g1_affine_t> pts(g1_points(n).data(), n);
+  std::vector<fr_t> sc = random_scalars(n, 2);
+  cuda::DeviceMsmG1 msm;
+  msm.upload(pts, sc);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(msm.run(unsigned(st.range(1))));
+    st.SetIterationTime(msm.last_run_gpu_ms() / 1e3);
+  }
+}
+BENCHMARK(BM_gpu_msm_window)->ArgsProduct({{20}, {10, 11, 12, 13, 14, 16}})->ArgsProduct({{24}, {13, 14, 15, 16, 18}})
+    ->ArgNames({"log_n", "c"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_gpu_ntt_forward(benchmark::State& st) {
+  const unsigned log_n = unsigned(st.range(0));
+  cuda::DeviceNtt ntt(log_n);
+  ntt.upload(random_scalars(size_t(1) << log_n, 3));
+  for (auto _ : st) {
+    ntt.forward();
+    st.SetIterationTime(ntt.last_gpu_ms() / 1e3);
+  }
+}
+BENCHMARK(BM_gpu_ntt_forward)->DenseRange(20, 26, 2)->ArgName("log_n")->UseManualTime()->Unit(benchmark::kMillisecond)
+    ->Iterations(10);
+
+// ---- the proving stage ----
+
+// Per-phase wall and GPU time of the backend's scopes (the harness's Recorder does this for
+// cuzk-bench; a benchmark needs only the sums).
+class PhaseTotals : public instr::PhaseSink {
+ public:
+  struct Open {
+    std::string path;
+    Clock::time_point t0;
+  };
+  void* begin(const std::string& path) override { return new Open{path, Clock::now()}; }
+  void end(void* token) override {
+    auto* o = static_cast<Open*>(token);
+    std::lock_guard lk(mu_);
+    wall_[leaf(o->path)] += std::chrono::duration<double, std::milli>(Clock::now() - o->t0).count();
+    delete o;
+  }
+  void gpu_time(const std::string& path, uint64_t ns) override {
+    std::lock_guard lk(mu_);
+    gpu_[leaf(path)] += double(ns) / 1e6;
+  }
+  std::map<std::string, double> wall_, gpu_;
+
+ private:
+  static std::string leaf(const std::string& p) { return p.substr(p.find('/') == std::string::npos ? 0 : p.find('/') + 1); }
+  std::mutex mu_;
+};
+
+// Shares of 0, 1 and other values in the assignment of a real PoRep-shaped partition.
+struct ValueMix {
+  double zero = 0, one = 0;
+};
+ValueMix porep_value_mix() {
+  static ValueMix mix = [] {
+    circuits::PorepParams P{2, 1, 2, 6};
+    auto c = circuits::PorepCircuit::generate(P, 1);
+    auto pa = synth::prove_assignment(c);
+    size_t z = 0, o = 0, all = 0;
+    for (auto& v : pa.aux_assignment()) {
+      z += v.is_zero();
+      o += v.is_one();
+      ++all;
+    }
+    ValueMix m{double(z) / double(all), double(o) / double(all)};
+    std::fprintf(stderr, "assignment value mix of PoRep %s: %.3f zero, %.3f one, %.3f other\n", P.to_string().c_str(),
+                 m.zero, m.one, 1 - m.zero - m.one);
+    return m;
+  }();
+  return mix;
+}
+
+struct Synthetic {
+  groth16::ProvingKey pk;
+  std::vector<fr_t> a, b, c, input, aux;
+  groth16::Witness witness() const { return {a, b, c, input, aux}; }
+};
+
+// A partition of n = 2^log_n constraints and n variables.
+const Synthetic& synthetic(unsigned log_n) {
+  static std::map<unsigned, std::unique_ptr<Synthetic>> cache;
+  auto& slot = cache[log_n];
+  if (slot) return *slot;
+  const size_t n = size_t(1) << log_n, m = n;
+  auto s = std::make_unique<Synthetic>();
+  auto& pk = s->pk;
+  pk.convention = groth16::HConvention::kBellman;
+  pk.num_inputs = 2;
+  pk.num_aux = m - 2;
+  pk.num_constraints = n;
+  pk.domain_size = n;
+  std::mt19937_64 g(7);
+  auto g1 = [&](const char*) { return g1_generator().to_jacobian().mul(fr_t::random(g)).to_affine(); };
+  auto g2 = [&] { return g2_generator().to_jacobian().mul(fr_t::random(g)).to_affine(); };
+  pk.vk.alpha_g1 = g1("alpha");
+  pk.vk.beta_g1 = g1("beta");
+  pk.vk.delta_g1 = g1("delta");
+  pk.vk.beta_g2 = g2();
+  pk.vk.gamma_g2 = g2();
+  pk.vk.delta_g2 = g2();
+  const auto& pts = g1_points(n);
+  // One random point set shared by the four G1 queries (the MSM cost does not depend on which).
+  pk.h_query = groth16::PointArray<g1_affine_t>::view(nullptr, pts.data(), n - 1);
+  pk.a_query = groth16::PointArray<g1_affine_t>::view(nullptr, pts.data(), m);
+  pk.b_g1_query = groth16::PointArray<g1_affine_t>::view(nullptr, pts.data(), m);
+  pk.l_query = groth16::PointArray<g1_affine_t>::view(nullptr, pts.data(), m - 2);
+  pk.b_g2_query = random_points<g2_affine_t, g2_jacobian_t>(m, g2_generator(), 9);
+  s->a = random_scalars(n, 11);
+  s->b = random_scalars(n, 12);
+  s->c = random_scalars(n, 13);
+  s->input = {fr_t::one(), fr_t::from_u64(5)};
+  const ValueMix mix = porep_value_mix();
+  s->aux = random_scalars(m - 2, 14);
+  std::mt19937_64 gm(15);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (auto& v : s->aux) {
+    double x = u(gm);
+    if (x < mix.zero) v = fr_t::zero();
+    else if (x < mix.zero + mix.one) v = fr_t::one();
+  }
+  slot = std::move(s);
+  return *slot;
+}
+
+void report_phases(benchmark::State& st, const PhaseTotals& t) {
+  const double it = double(st.iterations());
+  for (auto& [k, v] : t.wall_) st.counters[k + "_ms"] = v / it;
+  for (auto& [k, v] : t.gpu_) st.counters[k + "_gpu_ms"] = v / it;
+}
+
+void BM_prove_stage_cuda(benchmark::State& st) {
+  const unsigned log_n = unsigned(st.range(0));
+  const bool pinned = st.range(1) != 0;
+  const Synthetic& s = synthetic(log_n);
+  auto backend = cuda::make_cuda_backend(pinned);
+  auto w = s.witness();
+  auto rs = groth16::Randomness::from_seed(1);
+  backend->prove(s.pk, w, rs);  // uploads the key's points (resident afterwards), warms up
+  PhaseTotals totals;
+  instr::set_sink(&totals);
+  for (auto _ : st) {
+    instr::Phase p("prove");
+    benchmark::DoNotOptimize(backend->prove(s.pk, w, rs));
+  }
+  instr::set_sink(nullptr);
+  report_phases(st, totals);
+}
+BENCHMARK(BM_prove_stage_cuda)->ArgsProduct({{20, 24}, {1, 0}})->ArgNames({"log_n", "pinned"})
+    ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+
+// The same proof on both backends in one run: ratio = CPU time / GPU time.
+void BM_prove_stage_cpu_vs_cuda(benchmark::State& st) {
+  const unsigned log_n = unsigned(st.range(0));
+  const Synthetic& s = synthetic(log_n);
+  auto gpu = cuda::make_cuda_backend(false);
+  auto cpu = groth16::make_cpu_backend();
+  auto w = s.witness();
+  auto rs = groth16::Randomness::from_seed(1);
+  gpu->prove(s.pk, w, rs);
+  double tc = 0, tg = 0;
+  bool same = true;
+  for (auto _ : st) {
+    auto t0 = Clock::now();
+    auto pc = cpu->prove(s.pk, w, rs);
+    auto t1 = Clock::now();
+    auto pg = gpu->prove(s.pk, w, rs);
+    auto t2 = Clock::now();
+    same &= pc == pg;
+    tc += std::chrono::duration<double, std::milli>(t1 - t0).count();
+    tg += std::chrono::duration<double, std::milli>(t2 - t1).count();
+  }
+  st.counters["cpu_ms"] = tc / double(st.iterations());
+  st.counters["cuda_ms"] = tg / double(st.iterations());
+  st.counters["cpu_over_cuda"] = tc / tg;
+  st.counters["same_proof"] = same;
+  if (!same) st.SkipWithError("the CPU and CUDA proofs differ");
+}
+BENCHMARK(BM_prove_stage_cpu_vs_cuda)->Arg(18)->Arg(20)->ArgName("log_n")->Unit(benchmark::kMillisecond)
+    ->Iterations(2)->UseRealTime();
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const cuda::DeviceInfo d = cuda::probe_device();
+  if (!d.available) {
+    std::fprintf(stderr, "bench_gpu: no usable GPU: %s\n", d.reason.c_str());
+    return 2;
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

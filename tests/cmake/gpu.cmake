@@ -1,0 +1,16 @@
+# The GPU test binary (tests/gpu/): built wherever the CUDA backend is, labelled "gpu", and
+# reported as skipped by ctest where no GPU is found (it exits 77).
+if(TARGET cuzk_cuda)
+  add_executable(test_gpu ${CMAKE_CURRENT_SOURCE_DIR}/gpu/gpu_main.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu.cpp)
+  if(Catch2_VERSION VERSION_GREATER_EQUAL 3)
+    target_link_libraries(test_gpu PRIVATE Catch2::Catch2)
+    target_compile_definitions(test_gpu PRIVATE CUZK_CATCH3=1)
+  else()
+    target_link_libraries(test_gpu PRIVATE Catch2::Catch2)
+  endif()
+  target_include_directories(test_gpu PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)
+  target_link_libraries(test_gpu PRIVATE cuzk_cuda cuzk_harness)
+  target_compile_definitions(test_gpu PRIVATE CUZK_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+  add_test(NAME gpu COMMAND test_gpu)
+  set_tests_properties(gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 1800 ENVIRONMENT "${CUZK_TEST_ENV}")
+endif()

@@ -1,0 +1,236 @@
+// GPU backend against the CPU reference (run on the GPU machine; skipped elsewhere, see
+// gpu_main.cpp). Every random input comes from a fresh seed printed with each case, so a
+// failure can be replayed; sizes include non-powers of two, zero scalars and points at infinity.
+#include <random>
+
+#include "catch.hpp"
+#include "cuda/gpu_ops.hpp"
+#include "cuda/runtime.hpp"
+#include "prover/circom/circom.hpp"
+#include "prover/circuits/porep.hpp"
+#include "prover/groth16/backend.hpp"
+#include "prover/groth16/prover.hpp"
+#include "prover/groth16/setup.hpp"
+#include "prover/groth16/verifier.hpp"
+#include "prover/interop/zkey.hpp"
+#include "prover/msm/msm.hpp"
+#include "prover/ntt/ntt.hpp"
+#include "prover/synth/synth.hpp"
+
+using namespace cuzk;
+
+namespace {
+
+uint64_t fresh_seed() { return (uint64_t(std::random_device{}()) << 32) | std::random_device{}(); }
+
+template <class F>
+std::vector<F> random_elems(size_t n, std::mt19937_64& g) {
+  std::vector<F> v(n);
+  for (auto& x : v) x = F::random(g);
+  return v;
+}
+
+// Random G1 points: multiples of the generator (so in the subgroup), consecutive sums of a
+// random step (cheap, all distinct), normalized in one batch.
+std::vector<g1_affine_t> random_points(size_t n, std::mt19937_64& g) {
+  std::vector<g1_jacobian_t> jac(n);
+  g1_jacobian_t p = g1_generator().to_jacobian().mul(fr_t::random(g));
+  const g1_jacobian_t step = g1_generator().to_jacobian().mul(fr_t::random(g));
+  for (size_t i = 0; i < n; ++i) {
+    jac[i] = p;
+    p = p + step;
+  }
+  return batch_to_affine(jac);
+}
+
+}  // namespace
+
+TEST_CASE("device field products equal the host's") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  auto fa = random_elems<fr_t>(4096, g), fb = random_elems<fr_t>(4096, g);
+  auto pa = random_elems<fp_t>(4096, g), pb = random_elems<fp_t>(4096, g);
+  // edge values: 0, 1, -1 against each other
+  const fr_t fe[3] = {fr_t::zero(), fr_t::one(), -fr_t::one()};
+  const fp_t pe[3] = {fp_t::zero(), fp_t::one(), -fp_t::one()};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      fa[3 * i + j] = fe[i];
+      fb[3 * i + j] = fe[j];
+      pa[3 * i + j] = pe[i];
+      pb[3 * i + j] = pe[j];
+    }
+  auto fr_dev = cuda::fr_mul(fa, fb);
+  auto fp_dev = cuda::fp_mul(pa, pb);
+  size_t bad_fr = 0, bad_fp = 0;
+  for (size_t i = 0; i < fa.size(); ++i) {
+    bad_fr += fr_dev[i] != fa[i] * fb[i];
+    bad_fp += fp_dev[i] != pa[i] * pb[i];
+  }
+  CHECK(bad_fr == 0);
+  CHECK(bad_fp == 0);
+}
+
+TEST_CASE("device XYZZ mixed addition equals the host's, exceptional cases included") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  auto pts = random_points(64, g);
+  std::vector<g1_xyzz_t> acc(64);
+  for (size_t i = 0; i < acc.size(); ++i) acc[i] = random_points(1, g)[0].to_xyzz();
+  acc[0] = g1_xyzz_t::infinity();         // O + P
+  pts[1] = g1_affine_t::infinity();       // A + O
+  acc[2] = pts[2].to_xyzz();              // P + P (doubling)
+  acc[3] = (-pts[3]).to_xyzz();           // -P + P
+  auto dev = cuda::g1_madd(acc, pts);
+  for (size_t i = 0; i < acc.size(); ++i) {
+    INFO("element " << i);
+    CHECK(dev[i].to_jacobian() == acc[i].add(pts[i]).to_jacobian());
+  }
+}
+
+TEST_CASE("GPU NTTs equal the CPU's at several sizes") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  for (unsigned log_n : {0u, 1u, 3u, 8u, 9u, 13u, 16u, 17u}) {
+    INFO("log_n " << log_n);
+    Domain dom(log_n);
+    const fr_t shift = fr_t::random(g);
+    auto x = random_elems<fr_t>(size_t(1) << log_n, g);
+    auto cpu = x, gpu = x;
+    dom.forward(cpu);
+    cuda::ntt_forward(gpu);
+    CHECK(cpu == gpu);
+    dom.inverse(cpu);
+    cuda::ntt_inverse(gpu);
+    CHECK(cpu == gpu);
+    CHECK(gpu == x);
+    dom.coset_forward(cpu, shift);
+    cuda::ntt_coset_forward(gpu, shift);
+    CHECK(cpu == gpu);
+    dom.coset_inverse(cpu, shift);
+    cuda::ntt_coset_inverse(gpu, shift);
+    CHECK(cpu == gpu);
+  }
+}
+
+TEST_CASE("GPU H equals the CPU's in both conventions") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  for (uint64_t rows : {1ull, 100ull, 1000ull, 4096ull}) {
+    const uint64_t n = std::bit_ceil(rows);
+    auto a = random_elems<fr_t>(rows, g), b = random_elems<fr_t>(rows, g), c = random_elems<fr_t>(rows, g);
+    std::vector<fr_t> one{fr_t::one()};
+    groth16::Witness w{a, b, c, one, {}};
+    for (auto conv : {groth16::HConvention::kBellman, groth16::HConvention::kSnarkjs}) {
+      INFO("rows " << rows << " convention " << int(conv));
+      CHECK(cuda::compute_h(conv, w, n) == groth16::compute_h(conv, w, n));
+    }
+  }
+}
+
+TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buckets") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  for (size_t n : {1, 2, 7, 100, 1000, 4097, 65536 + 3}) {
+    auto pts = random_points(n, g);
+    auto sc = random_elems<fr_t>(n, g);
+    for (size_t i = 0; i < n; i += 5) sc[i] = fr_t::zero();
+    for (size_t i = 2; i < n; i += 7) pts[i] = g1_affine_t::infinity();
+    if (n > 3) sc[3] = -fr_t::one();  // the largest scalar
+    INFO("n " << n);
+    CHECK(cuda::msm_g1(pts, sc) == msm_g1(pts, sc));
+    // Small windows: many chunk rounds per bucket.
+    CHECK(cuda::msm_g1(pts, sc, 4) == msm_g1(pts, sc));
+  }
+  // Bit-valued scalars (a Groth16 witness is full of them): one bucket holds most points.
+  const size_t n = 200000;
+  auto pts = random_points(n, g);
+  std::vector<fr_t> bits(n);
+  for (size_t i = 0; i < n; ++i) bits[i] = (g() & 3) ? fr_t::one() : fr_t::zero();
+  CHECK(cuda::msm_g1(pts, bits) == msm_g1(pts, bits));
+  // All zero: the point at infinity.
+  std::vector<fr_t> zeros(1000, fr_t::zero());
+  CHECK(cuda::msm_g1(std::span(pts).first(1000), zeros).is_infinity());
+}
+
+namespace {
+
+struct PorepFixture {
+  std::vector<circuits::PorepCircuit> circuits;
+  groth16::ProvingKey pk;
+  std::vector<r1cs::ProvingAssignment<>> pas;
+  PorepFixture(const circuits::PorepParams& P, uint32_t partitions) {
+    for (uint32_t i = 0; i < partitions; ++i) circuits.push_back(circuits::PorepCircuit::generate(P, 11 + i));
+    pk = groth16::generate_keys(synth::record_matrices(circuits[0]), 5);
+    pas = synth::synthesize_partitions(circuits);
+  }
+  std::vector<groth16::Witness> witnesses() const {
+    std::vector<groth16::Witness> ws;
+    for (auto& pa : pas) ws.push_back({pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()});
+    return ws;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and pinning changes nothing") {
+  // 3 partitions with a labeling layer: SHA-256 bits (0/1 scalars) and Poseidon field elements.
+  PorepFixture f({2, 1, 1, 4}, 3);
+  const uint64_t seed = fresh_seed();
+  INFO("r, s seed " << seed);
+  auto ws = f.witnesses();
+  std::vector<groth16::Randomness> rs;
+  for (size_t i = 0; i < ws.size(); ++i) rs.push_back(groth16::Randomness::from_seed(seed + i));
+  auto cpu = groth16::make_cpu_backend()->prove_batch(f.pk, ws, rs);
+  auto pageable = cuda::make_cuda_backend(false)->prove_batch(f.pk, ws, rs);
+  auto pinned = cuda::make_cuda_backend(true)->prove_batch(f.pk, ws, rs);
+  REQUIRE(cpu.size() == ws.size());
+  for (size_t i = 0; i < ws.size(); ++i) {
+    INFO("partition " << i);
+    CHECK(groth16::verify(f.pk.vk, pageable[i], f.circuits[i].public_inputs()));
+    CHECK(pageable[i] == cpu[i]);
+    CHECK(pinned[i] == pageable[i]);
+  }
+  // The backend from the registry (the build's pinning choice) agrees too.
+  cuda::register_backend();
+  auto reg = groth16::make_backend("cuda")->prove_batch(f.pk, ws, rs);
+  CHECK(reg == cpu);
+}
+
+TEST_CASE("a GPU proof of the circom fixture verifies and equals the CPU's") {
+  const std::string dir = std::string(CUZK_SOURCE_DIR) + "/tests/fixtures/";
+  auto z = interop::read_zkey(dir + "snarkjs/small.zkey");
+  auto wires = circom::read_wtns(dir + "circom/small.wtns");
+  auto abc = interop::compute_abc(z, wires, "small.wtns");
+  auto w = interop::make_witness(z, wires, abc);
+  const auto rs = groth16::Randomness::from_seed(fresh_seed());
+  auto gpu = cuda::make_cuda_backend(false)->prove(z.pk, w, rs);
+  auto cpu = groth16::prove_cpu(z.pk, w, rs);
+  std::vector<fr_t> publics(wires.begin() + 1, wires.begin() + 1 + z.n_public);
+  CHECK(groth16::verify(z.pk.vk, gpu, publics));
+  CHECK(gpu == cpu);
+}
+
+TEST_CASE("CUDA errors are exceptions naming what was needed") {
+  // 2^31 points of 104 bytes cannot fit: the MSM refuses by size before allocating.
+  std::vector<g1_affine_t> none;
+  std::vector<fr_t> sc(3, fr_t::one());
+  CHECK_THROWS_AS(cuda::msm_g1(none, sc), std::invalid_argument);
+  // An allocation larger than the device reports DeviceOutOfMemory with the sizes.
+  const cuda::DeviceInfo d = cuda::probe_device();
+  std::vector<fr_t> huge_ok(4);
+  try {
+    cuda::DeviceNtt too_big(31);  // 2^31 * 32 B * 2 = 128 GiB plus twiddles: over 139 GiB
+    (void)huge_ok;
+    WARN("a 2^31 NTT fit in " << d.total_bytes << " bytes");
+  } catch (const cuda::DeviceOutOfMemory& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("device out of memory") != std::string::npos);
+    CHECK(msg.find("free of") != std::string::npos);
+  }
+}
