@@ -1,5 +1,5 @@
 // `cuzk-bench ab --a PRESET --b PRESET --suite NAME [--rounds N] [--warmup N] [--out-dir DIR]
-//                 [--no-build] [--bin-a PATH --bin-b PATH] [--source-dir DIR] [--quick] [--case NAME]`
+//                 [--no-build] [--bin-a PATH --bin-b PATH] [--source-dir DIR] [--quick] [--case NAME] [--backend cpu|cuda]`
 //
 // Builds two variants (each in build/<preset>, target cuzk-bench), refuses any binary whose
 // embedded provenance does not match the request (preset, flags) or the current sources
@@ -40,6 +40,7 @@ struct AbOptions {
   std::string source_dir_b;  // B checked against another tree (gate-merge.sh: two revisions)
   bool quick = false;
   std::vector<std::string> cases;
+  std::string backend = "cpu";
   bool allow_machine_mismatch = false;
 };
 
@@ -217,6 +218,7 @@ int run_ab(const AbOptions& o) {
   std::string extra;
   if (o.quick) extra += " --quick";
   for (auto& c : o.cases) extra += " --case " + shell_quote(c);
+  extra += " --backend " + shell_quote(o.backend);
   std::vector<std::string> files_a, files_b;
   const int total = o.warmup + o.rounds;
   const auto t0 = std::chrono::steady_clock::now();
@@ -243,7 +245,7 @@ int run_ab(const AbOptions& o) {
   }
   json meta = {{"a", {{"name", name_a}, {"binary", bin_a}}}, {"b", {{"name", name_b}, {"binary", bin_b}}},
                {"suite", s.name}, {"suite_file", suite_path}, {"rounds", o.rounds}, {"warmup_rounds", o.warmup},
-               {"quick", o.quick}, {"source_hash", hash}, {"source_dir", src}, {"source_hash_b", hash_b}, {"source_dir_b", src_b}};
+               {"quick", o.quick}, {"backend", o.backend}, {"source_hash", hash}, {"source_dir", src}, {"source_hash_b", hash_b}, {"source_dir_b", src_b}};
   std::ofstream(dir + "/ab.json") << meta.dump(2) << "\n";
 
   CompareOptions co;
@@ -281,6 +283,7 @@ Registrar reg("ab", [](CLI::App& app) -> Runner {
   sub->add_option("--source-dir-b", o->source_dir_b, "check B against this tree instead (two revisions; see gate-merge.sh)");
   sub->add_flag("--quick", o->quick, "pass --quick to each run");
   sub->add_option("--case", o->cases, "run only this case (repeatable)");
+  sub->add_option("--backend", o->backend, "backend of every run: cpu or cuda")->capture_default_str();
   sub->add_flag("--allow-machine-mismatch", o->allow_machine_mismatch, "compare even if machines differ");
   return [=] { return run_ab(*o); };
 });

@@ -5,6 +5,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
+#include "prover/groth16/backend.hpp"
+
 #include "harness/cli/commands.hpp"
 #include "harness/counters.hpp"
 #include "harness/machine.hpp"
@@ -34,10 +38,25 @@ int run_info(bool as_json, const std::vector<std::string>& counters) {
   for (const auto& s : statuses) {
     cj.push_back({{"name", s.name}, {"available", s.available}, {"reason", s.available ? "" : s.reason}});
   }
+  // Which proving backends this binary has and whether each can run here (the CUDA one probes
+  // the GPU); scripts read cuda_backend_usable to decide on GPU cases.
+  nlohmann::json backends = nlohmann::json::array();
+  bool cuda_usable = false;
+  for (const auto& name : groth16::backend_names()) {
+    std::string why;
+    try {
+      (void)groth16::make_backend(name);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (name == "cuda" && why.empty()) cuda_usable = true;
+    backends.push_back({{"name", name}, {"usable", why.empty()}, {"reason", why}});
+  }
   if (as_json) {
     nlohmann::json out = {{"tool", "cuzk-bench"}, {"version", "0.1.0"},
                           {"provenance", prov},   {"machine", machine},
-                          {"counters", cj}};
+                          {"counters", cj},       {"backends", backends},
+                          {"cuda_backend_usable", cuda_usable}};
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
   }
@@ -66,6 +85,13 @@ int run_info(bool as_json, const std::vector<std::string>& counters) {
     fmt::print("  gpu           {} (driver {}, {}, SM {} / max {}, mem {})\n", g["name"].get<std::string>(),
                g["driver"].get<std::string>(), g["memory_total"].get<std::string>(), g["sm_clock"].get<std::string>(),
                g["sm_clock_max"].get<std::string>(), g["mem_clock"].get<std::string>());
+  fmt::print("\nbackends\n");
+  for (auto& b : backends)
+    fmt::print("  {:<24} {}\n", b["name"].get<std::string>(),
+               b["usable"].get<bool>() ? "usable" : "unusable: " + b["reason"].get<std::string>());
+  const std::vector<std::string> names = groth16::backend_names();
+  if (std::find(names.begin(), names.end(), "cuda") == names.end())
+    fmt::print("  {:<24} {}\n", "cuda", "not built (no nvcc at configure time, or CUZK_CUDA=OFF)");
   fmt::print("\ncounters\n");
   for (const auto& s : statuses)
     fmt::print("  {:<24} {}\n", s.name, s.available ? "available" : "unavailable: " + s.reason);
