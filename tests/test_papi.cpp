@@ -140,16 +140,18 @@ TEST_CASE("a recorded phase counts worker faults through the Recorder and says i
 }
 
 TEST_CASE("an unknown event name is an error up front; probe reports it unavailable", "[papi]") {
-  CHECK_THROWS_AS(cuzk::CounterSet({"perf::CUZK-NO-SUCH-EVENT"}), cuzk::CounterError);
+  // Unqualified on purpose: a "perf::" name cannot be checked where the perf_event component is
+  // disabled (the GPU machine), so there it is recorded as unavailable rather than refused.
+  CHECK_THROWS_AS(cuzk::CounterSet({"CUZK-NO-SUCH-EVENT"}), cuzk::CounterError);
   try {
     cuzk::RecorderOptions o;
-    o.counters = {"perf::PAGE-FAULTS", "perf::CUZK-NO-SUCH-EVENT"};
+    o.counters = {"perf::PAGE-FAULTS", "CUZK-NO-SUCH-EVENT"};
     cuzk::Recorder rec(o);
     FAIL("no error for an unknown event");
   } catch (const cuzk::CounterError& e) {
-    CHECK(std::string(e.what()).find("perf::CUZK-NO-SUCH-EVENT") != std::string::npos);
+    CHECK(std::string(e.what()).find("CUZK-NO-SUCH-EVENT") != std::string::npos);
   }
-  auto st = cuzk::probe_counters({"perf::CUZK-NO-SUCH-EVENT"});
+  auto st = cuzk::probe_counters({"CUZK-NO-SUCH-EVENT"});
   REQUIRE(st.size() == 1);
   CHECK_FALSE(st[0].available);
   CHECK_FALSE(st[0].reason.empty());
