@@ -138,6 +138,32 @@ __device__ __forceinline__ uint32_t addc(uint32_t a, uint32_t b) {
   asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
   return r;
 }
+__device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ uint32_t addc_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+// Subtraction: CC.CF is the borrow (subc computes a - (b + CF)).
+__device__ __forceinline__ uint32_t sub_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ uint32_t subc_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ uint32_t subc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("subc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
 }  // namespace ptx
 #endif
 
@@ -296,7 +322,74 @@ CUZK_FF_UNROLL
   CUZK_HD bool operator!=(const mont_t& b) const { return !(*this == b); }
 
   // ---- additive group ----
+#if defined(__CUDACC__)
+  // Device paths over 32-bit words with PTX carry chains: the portable 64-bit code derives each
+  // carry from comparisons, which costs the GPU several instructions per limb. Same results
+  // (fully reduced), checked by the GPU tests.
+  __device__ __forceinline__ static void words_of(const mont_t& a, uint32_t* w) {
+CUZK_FF_UNROLL
+    for (int i = 0; i < N; i++) {
+      w[2 * i] = uint32_t(a.l[i]);
+      w[2 * i + 1] = uint32_t(a.l[i] >> 32);
+    }
+  }
+  // x in [0, 2p) as 2N words -> x mod p
+  __device__ __forceinline__ static mont_t reduce_words(const uint32_t* x) {
+    using namespace detail::ptx;
+    constexpr int W = 2 * N;
+    constexpr limbs_t<N> M = P::modulus();
+    uint32_t d[W];
+    d[0] = sub_cc(x[0], uint32_t(M.v[0]));
+CUZK_FF_UNROLL
+    for (int j = 1; j < W; j++) d[j] = subc_cc(x[j], uint32_t(M.v[j / 2] >> (32 * (j % 2))));
+    const uint32_t keep = subc(0, 0);  // all ones when x < p: keep x
+    mont_t r;
+CUZK_FF_UNROLL
+    for (int i = 0; i < N; i++) {
+      const uint32_t lo = (x[2 * i] & keep) | (d[2 * i] & ~keep);
+      const uint32_t hi = (x[2 * i + 1] & keep) | (d[2 * i + 1] & ~keep);
+      r.l[i] = uint64_t(lo) | (uint64_t(hi) << 32);
+    }
+    return r;
+  }
+  __device__ __forceinline__ static mont_t add_device32(const mont_t& a, const mont_t& b) {
+    using namespace detail::ptx;
+    constexpr int W = 2 * N;
+    uint32_t x[W], y[W], s[W];
+    words_of(a, x);
+    words_of(b, y);
+    s[0] = add_cc(x[0], y[0]);
+CUZK_FF_UNROLL
+    for (int j = 1; j < W - 1; j++) s[j] = addc_cc(x[j], y[j]);
+    s[W - 1] = addc(x[W - 1], y[W - 1]);  // < 2p < 2^(32W): no carry out (spare bit)
+    return reduce_words(s);
+  }
+  __device__ __forceinline__ static mont_t sub_device32(const mont_t& a, const mont_t& b) {
+    using namespace detail::ptx;
+    constexpr int W = 2 * N;
+    constexpr limbs_t<N> M = P::modulus();
+    uint32_t x[W], y[W], d[W];
+    words_of(a, x);
+    words_of(b, y);
+    d[0] = sub_cc(x[0], y[0]);
+CUZK_FF_UNROLL
+    for (int j = 1; j < W; j++) d[j] = subc_cc(x[j], y[j]);
+    const uint32_t borrow = subc(0, 0);  // all ones when a < b: add p back
+    mont_t r;
+    uint32_t o[W];
+    o[0] = add_cc(d[0], uint32_t(M.v[0]) & borrow);
+CUZK_FF_UNROLL
+    for (int j = 1; j < W - 1; j++) o[j] = addc_cc(d[j], uint32_t(M.v[j / 2] >> (32 * (j % 2))) & borrow);
+    o[W - 1] = addc(d[W - 1], uint32_t(M.v[(W - 1) / 2] >> 32) & borrow);
+CUZK_FF_UNROLL
+    for (int i = 0; i < N; i++) r.l[i] = uint64_t(o[2 * i]) | (uint64_t(o[2 * i + 1]) << 32);
+    return r;
+  }
+#endif
   CUZK_HD mont_t operator+(const mont_t& b) const {
+#if defined(__CUDA_ARCH__)
+    return add_device32(*this, b);
+#endif
     constexpr limbs_t<N> M = P::modulus();
     mont_t s, d;
     uint64_t c = 0;
@@ -312,6 +405,9 @@ CUZK_FF_UNROLL
     return s;
   }
   CUZK_HD mont_t operator-(const mont_t& b) const {
+#if defined(__CUDA_ARCH__)
+    return sub_device32(*this, b);
+#endif
     constexpr limbs_t<N> M = P::modulus();
     mont_t d;
     uint64_t br = 0;
@@ -433,10 +529,7 @@ CUZK_FF_UNROLL
       for (int j = 0; j < W; j++) t[j] = t[j + 1];
       t[W] = 0;
     }
-    mont_t r;
-CUZK_FF_UNROLL
-    for (int i = 0; i < N; i++) r.l[i] = uint64_t(t[2 * i]) | (uint64_t(t[2 * i + 1]) << 32);
-    return r.reduce_once();
+    return reduce_words(t);
   }
 #endif
   CUZK_HD mont_t operator*(const mont_t& b) const {
