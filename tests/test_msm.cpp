@@ -119,3 +119,22 @@ TEST_CASE("MSMs of mostly-bit scalars (the zero/one split) equal sums of small M
                        msm_g2(std::span(q).subspan(2250), std::span<const fr_t>(s2).subspan(2250));
   CHECK(msm_g2(q, s2) == ref2);
 }
+
+TEST_CASE("batched affine sums handle doublings, negations and infinity") {
+  std::mt19937_64 g(std::random_device{}());
+  const g1_jacobian_t g1 = g1_generator().to_jacobian();
+  auto pts = random_points(37, g1, g);
+  pts[3] = pts[2];    // P + P in one pair: a doubling
+  pts[5] = -pts[4];   // P + (-P): infinity
+  pts[9] = g1_affine_t::infinity();
+  pts[20] = pts[0];   // equal points meeting at a later level is also possible
+  g1_jacobian_t ref = g1_jacobian_t::infinity();
+  for (auto& p : pts) ref = ref + p.to_jacobian();
+  auto scratch = pts;
+  CHECK(sum_affine_batched(scratch) == ref);
+  std::vector<g1_affine_t> none, one{pts[0]};
+  CHECK(sum_affine_batched(none).is_infinity());
+  CHECK(sum_affine_batched(one) == pts[0].to_jacobian());
+  std::vector<g1_affine_t> cancel{pts[4], pts[5]};
+  CHECK(sum_affine_batched(cancel).is_infinity());
+}

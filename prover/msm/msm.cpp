@@ -67,16 +67,17 @@ std::optional<Jac> msm_split_bits(std::span<const Affine> points, const uint64_t
   const size_t chunks = std::min<size_t>(n / 1024, 8 * size_t(tp.size()));
   const size_t per = (n + chunks - 1) / chunks;
   std::vector<size_t> others(chunks, 0);
-  std::vector<Xyzz> ones(chunks, Xyzz::infinity());
+  std::vector<Jac> ones(chunks, Jac::infinity());
   tp.parallel_for(chunks, [&](size_t cb, size_t ce) {
+    std::vector<Affine> mine;
     for (size_t ch = cb; ch < ce; ++ch) {
-      Xyzz acc = Xyzz::infinity();
+      mine.clear();
       for (size_t i = ch * per, e = std::min(n, i + per); i < e; ++i) {
         const int k = kind(i);
-        if (k == 1) acc += points[i];
+        if (k == 1) mine.push_back(points[i]);
         others[ch] += k == 2;
       }
-      ones[ch] = acc;
+      ones[ch] = sum_affine_batched(mine);  // batched affine additions: ~6 products each
     }
   }, chunks);
   size_t n_other = 0;
@@ -99,7 +100,7 @@ std::optional<Jac> msm_split_bits(std::span<const Affine> points, const uint64_t
   }, chunks);
   Jac acc = Jac::infinity();
   if (n_other) acc = msm_impl<Affine, Jac, Xyzz>(sub_points, sub_scalars.data(), n_other, &tp, 0);
-  for (auto& o : ones) acc = acc + o.to_jacobian();
+  for (auto& o : ones) acc = acc + o;
   return acc;
 }
 

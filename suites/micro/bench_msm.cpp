@@ -52,4 +52,23 @@ static void BM_msm_g2(benchmark::State& st) {
 }
 BENCHMARK(BM_msm_g2)->Arg(12)->Arg(14)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// A witness-like mix (the PoRep-shaped circuit's assignment: about 52% zeros, 47% ones, the
+// rest full-width; suites/micro/bench_gpu.cpp measures it): the zero/one split's case.
+static void BM_msm_g2_bits(benchmark::State& st) {
+  const size_t n = size_t(1) << st.range(0);
+  static std::vector<g2_affine_t> pts;
+  if (pts.size() < n) pts = make_points<g2_affine_t, g2_jacobian_t>(n, g2_generator());
+  auto sc = make_scalars(n);
+  std::mt19937_64 g(5);
+  for (auto& x : sc) {
+    const auto r = g() % 1000;
+    if (r < 516) x = fr_t::zero();
+    else if (r < 986) x = fr_t::one();
+  }
+  std::span<const g2_affine_t> p(pts.data(), n);
+  for (auto _ : st) benchmark::DoNotOptimize(msm_g2(p, sc));
+  st.counters["points"] = double(n);
+}
+BENCHMARK(BM_msm_g2_bits)->Arg(14)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 BENCHMARK_MAIN();
