@@ -12,14 +12,11 @@ using nlohmann::json;
 
 uint32_t u32(const json& p, const char* key) { return uint32_t(p.at(key).get<int64_t>()); }
 
-circuits::PorepParams circuit_of(const json& p) {
-  return circuits::PorepParams{u32(p, "challenges"), u32(p, "layers"), u32(p, "parents"), u32(p, "depth")};
-}
 
 bool run_pipeline(RunContext& ctx) {
   const json& p = ctx.params;
   PipelineJob job;
-  job.circuit = circuit_of(p);
+  job.circuit = porep_params(p);
   job.partitions = u32(p, "partitions");
   job.jobs = u32(p, "jobs");
   job.config.max_batch_size = u32(p, "batch");
@@ -63,7 +60,7 @@ KindSpec pipeline_kind() {
        {"seed", 0, INT64_MAX, 1, "seed of r and s (job j, partition i: seed + j * partitions + i)"},
        {"circuit_seed", 0, INT64_MAX, 42, "witness generation seed (job j, partition i: + j * partitions + i)"},
        {"params_seed", 0, INT64_MAX, 1, "toxic-waste seed of the generated parameters"}},
-      [](const json& p) { return circuit_of(p).validate(); },
+      [](const json& p) { return porep_params(p).validate(); },
       run_pipeline};
 }
 

@@ -82,7 +82,7 @@ bool run_porep_job(Session& session, const PorepJob& job) {
       std::vector<groth16::Randomness> rs;
       for (uint32_t i = 0; i < job.partitions; ++i) {
         const auto& pa = assignments[i];
-        ws.push_back({pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()});
+        ws.push_back(groth16::witness_of(pa));
         rs.push_back(job.rs_seed ? groth16::Randomness::from_seed(*job.rs_seed + i) : groth16::Randomness::secure());
       }
       proofs = backend->prove_batch(*pk, ws, rs);

@@ -32,10 +32,6 @@ using nlohmann::json;
 
 // ---------------------------------------------------------------- the "porep" kind
 
-circuits::PorepParams porep_params(const json& p) {
-  return circuits::PorepParams{uint32_t(p.at("challenges").get<int64_t>()), uint32_t(p.at("layers").get<int64_t>()),
-                               uint32_t(p.at("parents").get<int64_t>()), uint32_t(p.at("depth").get<int64_t>())};
-}
 
 bool run_porep(RunContext& ctx) {
   const json& p = ctx.params;
@@ -326,6 +322,11 @@ std::string resolve_suite(const std::string& name_or_file) {
     tried += (tried.empty() ? "" : ", ") + p;
   }
   throw SuiteError(fmt::format("no suite named '{}' (looked for {})", n, tried));
+}
+
+circuits::PorepParams porep_params(const json& p) {
+  return circuits::PorepParams{uint32_t(p.at("challenges").get<int64_t>()), uint32_t(p.at("layers").get<int64_t>()),
+                               uint32_t(p.at("parents").get<int64_t>()), uint32_t(p.at("depth").get<int64_t>())};
 }
 
 }  // namespace cuzk::suite

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "prover/circuits/porep.hpp"
+
 namespace cuzk {
 class Session;
 }
@@ -80,6 +82,10 @@ const std::map<std::string, KindSpec>& kind_specs();
 // Kinds defined in their own files (harness/kind_<name>.cpp), registered by kind_specs().
 KindSpec micro_kind();
 KindSpec pipeline_kind();
+
+// The PoRep-shaped circuit of a case's effective parameters (challenges, layers, parents,
+// depth), for the kinds that prove it.
+circuits::PorepParams porep_params(const nlohmann::json& params);
 
 struct Case {
   std::string name;

@@ -167,7 +167,7 @@ struct Engine::Impl {
     for (auto& p : batch)
       for (size_t i = 0; i < p->assignments.size(); ++i) {
         const Assignment& pa = p->assignments[i];
-        ws.push_back({pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()});
+        ws.push_back(groth16::witness_of(pa));
         rs.push_back(p->job.rs_seed ? groth16::Randomness::from_seed(*p->job.rs_seed + i) : groth16::Randomness::secure());
       }
     std::vector<groth16::Proof> proofs;

@@ -44,13 +44,6 @@ std::vector<fr_t> padded(std::span<const fr_t> v, size_t n) {
   return out;
 }
 
-std::vector<uint64_t> canonical(std::span<const fr_t> s, ThreadPool& tp) {
-  std::vector<uint64_t> out(4 * s.size());
-  tp.parallel_for(s.size(), [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) s[i].to_canonical(&out[4 * i]);
-  });
-  return out;
-}
 
 }  // namespace
 
@@ -131,8 +124,8 @@ Proof prove_cpu(const ProvingKey& pk, const Witness& w, const Randomness& rs, Th
   // One canonical conversion of the assignment, shared by the a, b_g1, b_g2 MSMs.
   std::vector<fr_t> z(w.input.begin(), w.input.end());
   z.insert(z.end(), w.aux.begin(), w.aux.end());
-  const std::vector<uint64_t> zc = canonical(z, tp);
-  const std::vector<uint64_t> hc = canonical(h, tp);
+  const std::vector<uint64_t> zc = to_canonical(z, &tp);
+  const std::vector<uint64_t> hc = to_canonical(h, &tp);
   const uint64_t* auxc = zc.data() + 4 * w.input.size();
   MsmResults m;
   {

@@ -20,6 +20,13 @@ struct Witness {
   std::span<const fr_t> aux;
 };
 
+// The Witness view of a synthesized circuit (r1cs::ProvingAssignment or anything with the same
+// accessors); the spans point into `pa`, which must outlive the result.
+template <class Assignment>
+Witness witness_of(const Assignment& pa) {
+  return Witness{pa.a(), pa.b(), pa.c(), pa.input_assignment(), pa.aux_assignment()};
+}
+
 // The prover's blinding factors.
 struct Randomness {
   fr_t r, s;

@@ -47,7 +47,8 @@ Xyzz window_partial(std::span<const Affine> points, const uint64_t* scalars, siz
 }
 
 template <class Affine, class Jac, class Xyzz>
-Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, ThreadPool* pool, unsigned c);
+Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, ThreadPool* pool, unsigned c,
+             bool split_bits = true);
 
 // A Groth16 assignment is mostly bits: in the PoRep-shaped circuit about half the values are 0
 // and half 1 (measured in suites/micro/bench_gpu.cpp). In Pippenger every 1 lands in bucket 1 of
@@ -99,14 +100,15 @@ std::optional<Jac> msm_split_bits(std::span<const Affine> points, const uint64_t
     }
   }, chunks);
   Jac acc = Jac::infinity();
-  if (n_other) acc = msm_impl<Affine, Jac, Xyzz>(sub_points, sub_scalars.data(), n_other, &tp, 0);
+  // The subset holds no 0 or 1: straight to Pippenger, without classifying it again.
+  if (n_other) acc = msm_impl<Affine, Jac, Xyzz>(sub_points, sub_scalars.data(), n_other, &tp, 0, false);
   for (auto& o : ones) acc = acc + o;
   return acc;
 }
 
 template <class Affine, class Jac, class Xyzz>
-Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, ThreadPool* pool,
-             unsigned c) {
+Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, ThreadPool* pool, unsigned c,
+             bool split_bits) {
   if (points.size() != n)
     throw std::invalid_argument("MSM: " + std::to_string(points.size()) + " points but " + std::to_string(n) +
                                 " scalars");
@@ -114,7 +116,8 @@ Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, 
   if (c == 0) c = msm_window_bits(n);
   if (c < 2 || c > 20) throw std::invalid_argument("MSM: window of " + std::to_string(c) + " bits (2..20)");
   ThreadPool& tp = pool ? *pool : ThreadPool::global();
-  if (auto split = msm_split_bits<Affine, Jac, Xyzz>(points, scalars, n, tp, c)) return *split;
+  if (split_bits)
+    if (auto split = msm_split_bits<Affine, Jac, Xyzz>(points, scalars, n, tp, c)) return *split;
   const unsigned W = num_windows(c);
   // Enough tasks to keep every thread busy; windows first, then point chunks per window.
   const size_t threads = tp.size();
@@ -139,7 +142,9 @@ Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, 
   return acc.to_jacobian();
 }
 
-std::vector<uint64_t> to_canonical_all(std::span<const fr_t> s, ThreadPool* pool) {
+}  // namespace
+
+std::vector<uint64_t> to_canonical(std::span<const fr_t> s, ThreadPool* pool) {
   std::vector<uint64_t> out(4 * s.size());
   ThreadPool& tp = pool ? *pool : ThreadPool::global();
   tp.parallel_for(s.size(), [&](size_t b, size_t e) {
@@ -147,8 +152,6 @@ std::vector<uint64_t> to_canonical_all(std::span<const fr_t> s, ThreadPool* pool
   });
   return out;
 }
-
-}  // namespace
 
 int msm_signed_digit(const uint64_t* s, unsigned w, unsigned c) {
   // Booth recoding: d_w = bits[wc, wc+c) + bit[wc-1] - 2^c * bit[wc+c-1].
@@ -185,12 +188,12 @@ g2_jacobian_t msm_g2_canonical(std::span<const g2_affine_t> points, const uint64
 }
 g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, ThreadPool* pool,
                      unsigned c) {
-  auto s = to_canonical_all(scalars, pool);
+  auto s = to_canonical(scalars, pool);
   return msm_g1_canonical(points, s.data(), scalars.size(), pool, c);
 }
 g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> scalars, ThreadPool* pool,
                      unsigned c) {
-  auto s = to_canonical_all(scalars, pool);
+  auto s = to_canonical(scalars, pool);
   return msm_g2_canonical(points, s.data(), scalars.size(), pool, c);
 }
 

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "prover/ec/g1.hpp"
 #include "prover/ec/g2.hpp"
@@ -35,6 +36,10 @@ g1_jacobian_t msm_g1_canonical(std::span<const g1_affine_t> points, const uint64
                                ThreadPool* pool = nullptr, unsigned window_bits = 0);
 g2_jacobian_t msm_g2_canonical(std::span<const g2_affine_t> points, const uint64_t* scalars4, size_t n,
                                ThreadPool* pool = nullptr, unsigned window_bits = 0);
+
+// Scalars from Montgomery to canonical form (4 little-endian limbs each), in parallel: the
+// input of the _canonical MSMs, converted once when several MSMs share scalars.
+std::vector<uint64_t> to_canonical(std::span<const fr_t> scalars, ThreadPool* pool = nullptr);
 
 // Signed digit of window w (c bits) of a 4-limb canonical scalar.
 int msm_signed_digit(const uint64_t* s, unsigned w, unsigned c);

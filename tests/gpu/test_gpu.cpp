@@ -217,7 +217,7 @@ TEST_CASE("a GPU proof of the circom fixture verifies and equals the CPU's") {
 }
 
 TEST_CASE("CUDA errors are exceptions naming what was needed") {
-  // 2^31 points of 104 bytes cannot fit: the MSM refuses by size before allocating.
+  // Mismatched lengths (no points, three scalars) are refused before anything is uploaded.
   std::vector<g1_affine_t> none;
   std::vector<fr_t> sc(3, fr_t::one());
   CHECK_THROWS_AS(cuda::msm_g1(none, sc), std::invalid_argument);
