@@ -63,14 +63,6 @@ unsigned log2_of(uint64_t n) {
   return k;
 }
 
-std::vector<uint64_t> canonical(std::span<const fr_t> in, std::span<const fr_t> aux) {
-  std::vector<uint64_t> out(4 * (in.size() + aux.size()));
-  ThreadPool::global().parallel_for(in.size() + aux.size(), [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) (i < in.size() ? in[i] : aux[i - in.size()]).to_canonical(&out[4 * i]);
-  });
-  return out;
-}
-
 class CudaBackend final : public groth16::Backend {
  public:
   explicit CudaBackend(bool pin_abc) : pin_abc_(pin_abc) {
@@ -101,7 +93,7 @@ class CudaBackend final : public groth16::Backend {
       try {
         for (size_t i = 0; i < ws.size(); ++i) {
           instr::Phase p("msm_b_g2", parent);
-          const std::vector<uint64_t> zc = canonical(ws[i].input, ws[i].aux);
+          const CanonicalScalars zc = to_canonical(ws[i].input, ws[i].aux);
           b_g2[i] = msm_g2_canonical(pk.b_g2_query, zc.data(), m);
         }
       } catch (...) {

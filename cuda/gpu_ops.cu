@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <utility>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +16,42 @@ struct Stream {
   cudaStream_t s = nullptr;
   Stream() { CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
   ~Stream() { cudaStreamDestroy(s); }
+};
+// An event for ordering streams (no timing).
+struct Event {
+  cudaEvent_t e = nullptr;
+  Event() { CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)); }
+  ~Event() {
+    if (e) cudaEventDestroy(e);
+  }
+  Event(Event&& o) noexcept : e(std::exchange(o.e, nullptr)) {}
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+// An MSM's input uploaded in `count` slices on stream `up` (each slice's scalars, then its
+// points), starting once `s` reaches this point; the slices carry the events MsmG1 waits for.
+struct SlicedUpload {
+  std::vector<Event> events;
+  std::vector<MsmSlice> slices;
+  SlicedUpload(g1_affine_t* d_points, fr_t* d_scalars, std::span<const g1_affine_t> points,
+               std::span<const fr_t> scalars, size_t count, cudaStream_t s, cudaStream_t up) {
+    const size_t n = points.size(), per = (n + count - 1) / count;
+    events.emplace_back();
+    CUZK_CUDA_CHECK(cudaEventRecord(events[0].e, s));
+    CUZK_CUDA_CHECK(cudaStreamWaitEvent(up, events[0].e, 0));
+    for (size_t b = 0; b < n; b += per) {
+      const size_t len = std::min(n, b + per) - b;
+      events.emplace_back();
+      events.emplace_back();
+      MsmSlice sl{d_points + b, d_scalars + b, len, events[events.size() - 2].e, events.back().e};
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(d_scalars + b, scalars.data() + b, len * sizeof(fr_t), cudaMemcpyHostToDevice, up));
+      CUZK_CUDA_CHECK(cudaEventRecord(sl.scalars_ready, up));
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points + b, points.data() + b, len * sizeof(g1_affine_t), cudaMemcpyHostToDevice, up));
+      CUZK_CUDA_CHECK(cudaEventRecord(sl.bases_ready, up));
+      slices.push_back(sl);
+    }
+  }
 };
 
 unsigned log2_exact(size_t n, const char* what) {
@@ -43,12 +81,11 @@ void ntt_op(std::span<fr_t> a, Op op, const fr_t& g) {
   Stream st;
   NttContext ctx;
   auto d = upload_array<fr_t>(a, "NTT data", st.s);
-  DeviceArray<fr_t> scratch(a.size(), "NTT scratch");
   switch (op) {
-    case Op::kForward: ctx.forward(d.get(), scratch.get(), log_n, st.s); break;
-    case Op::kInverse: ctx.inverse(d.get(), scratch.get(), log_n, st.s); break;
-    case Op::kCosetForward: ctx.coset_forward(d.get(), scratch.get(), log_n, g, st.s); break;
-    case Op::kCosetInverse: ctx.coset_inverse(d.get(), scratch.get(), log_n, g, st.s); break;
+    case Op::kForward: ctx.forward(d.get(), log_n, st.s); break;
+    case Op::kInverse: ctx.inverse(d.get(), log_n, st.s); break;
+    case Op::kCosetForward: ctx.coset_forward(d.get(), log_n, g, st.s); break;
+    case Op::kCosetInverse: ctx.coset_inverse(d.get(), log_n, g, st.s); break;
   }
   download(a, d.get(), st.s);
 }
@@ -57,6 +94,37 @@ template <class T>
 __global__ void mul_kernel(T* out, const T* a, const T* b, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i < n) out[i] = a[i] * b[i];
+}
+
+// x <- x * y, `iters` times per thread; one store at the end keeps the chain alive.
+template <class T>
+__global__ void __launch_bounds__(256) mul_chain_kernel(T* data, size_t n, int iters) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  T x = data[i];
+  const T y = data[(i + 1) % n];
+  for (int k = 0; k < iters; ++k) x = x * y;
+  data[i] = x;
+}
+
+template <class T>
+double mul_throughput() {
+  constexpr size_t kThreads = size_t(1) << 20;
+  constexpr int kIters = 256;
+  Stream st;
+  std::vector<T> h(kThreads);
+  for (size_t i = 0; i < kThreads; ++i) h[i] = T::from_u64(i + 3);
+  auto d = upload_array<T>(std::span<const T>(h), "product chains", st.s);
+  auto launch = [&] {
+    mul_chain_kernel<T><<<grid_for(kThreads, 256), 256, 0, st.s>>>(d.get(), kThreads, kIters);
+    CUZK_CUDA_CHECK_LAUNCH("mul_chain_kernel");
+  };
+  launch();  // warm-up
+  GpuTimer t;
+  t.start(st.s);
+  launch();
+  t.stop(st.s);
+  return double(kThreads) * kIters / (double(t.elapsed_ns()) * 1e-9);
 }
 
 __global__ void madd_kernel(g1_xyzz_t* out, const g1_xyzz_t* acc, const g1_affine_t* p, size_t n) {
@@ -102,19 +170,25 @@ std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w
   return out;
 }
 
-g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits) {
+g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits,
+                     unsigned slices) {
   if (points.size() != scalars.size())
     throw std::invalid_argument("GPU MSM: " + std::to_string(points.size()) + " points but " +
                                 std::to_string(scalars.size()) + " scalars");
-  Stream st;
-  auto p = upload_array<g1_affine_t>(points, "MSM points", st.s);
-  auto k = upload_array<fr_t>(scalars, "MSM scalars", st.s);
+  if (slices == 0) throw std::invalid_argument("GPU MSM: at least one slice");
+  if (points.empty()) return g1_jacobian_t::infinity();
+  Stream st, up;
+  DeviceArray<g1_affine_t> p(points.size(), "MSM points");
+  DeviceArray<fr_t> k(scalars.size(), "MSM scalars");
+  SlicedUpload u(p.get(), k.get(), points, scalars, std::min<size_t>(slices, points.size()), st.s, up.s);
   MsmG1 msm;
-  return msm.run(p.get(), k.get(), points.size(), st.s, window_bits);
+  return msm.run(u.slices, st.s, window_bits);
 }
 
 std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b) { return mul_on_device(a, b); }
 std::vector<fp_t> fp_mul(std::span<const fp_t> a, std::span<const fp_t> b) { return mul_on_device(a, b); }
+
+double field_mul_throughput(bool fp) { return fp ? mul_throughput<fp_t>() : mul_throughput<fr_t>(); }
 
 std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g1_affine_t> pts) {
   if (acc.size() != pts.size()) throw std::invalid_argument("g1_madd: arrays of different lengths");
@@ -134,31 +208,35 @@ std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g
 // ---- benchmark helpers ----
 
 struct DeviceMsmG1::Impl {
-  Stream st;
+  Stream st, upload_st;
   DeviceArray<g1_affine_t> points;
   DeviceArray<fr_t> scalars;
   size_t n = 0;
   MsmG1 msm;
   double upload_ms = 0, run_ms = 0;
+  void reserve(std::span<const g1_affine_t> p, std::span<const fr_t> k);
 };
 DeviceMsmG1::DeviceMsmG1() : impl_(std::make_unique<Impl>()) {}
 DeviceMsmG1::~DeviceMsmG1() = default;
-void DeviceMsmG1::upload(std::span<const g1_affine_t> points, std::span<const fr_t> scalars) {
-  if (points.size() != scalars.size()) throw std::invalid_argument("DeviceMsmG1: points and scalars differ in length");
-  auto& m = *impl_;
-  if (m.points.size() < points.size()) {
-    m.points = DeviceArray<g1_affine_t>();
-    m.points = DeviceArray<g1_affine_t>(points.size(), "MSM points");
-    m.scalars = DeviceArray<fr_t>();
-    m.scalars = DeviceArray<fr_t>(points.size(), "MSM scalars");
+void DeviceMsmG1::Impl::reserve(std::span<const g1_affine_t> p, std::span<const fr_t> k) {
+  if (p.size() != k.size()) throw std::invalid_argument("DeviceMsmG1: points and scalars differ in length");
+  if (points.size() < p.size()) {
+    points = DeviceArray<g1_affine_t>();
+    points = DeviceArray<g1_affine_t>(p.size(), "MSM points");
+    scalars = DeviceArray<fr_t>();
+    scalars = DeviceArray<fr_t>(p.size(), "MSM scalars");
   }
+  n = p.size();
+}
+void DeviceMsmG1::upload(std::span<const g1_affine_t> points, std::span<const fr_t> scalars) {
+  auto& m = *impl_;
+  m.reserve(points, scalars);
   GpuTimer t;
   t.start(m.st.s);
   CUZK_CUDA_CHECK(cudaMemcpyAsync(m.points.get(), points.data(), points.size_bytes(), cudaMemcpyHostToDevice, m.st.s));
   CUZK_CUDA_CHECK(cudaMemcpyAsync(m.scalars.get(), scalars.data(), scalars.size_bytes(), cudaMemcpyHostToDevice, m.st.s));
   t.stop(m.st.s);
   m.upload_ms = double(t.elapsed_ns()) / 1e6;
-  m.n = points.size();
 }
 g1_jacobian_t DeviceMsmG1::run(unsigned window_bits) {
   auto& m = *impl_;
@@ -169,13 +247,30 @@ g1_jacobian_t DeviceMsmG1::run(unsigned window_bits) {
   m.run_ms = double(t.elapsed_ns()) / 1e6;
   return r;
 }
+g1_jacobian_t DeviceMsmG1::upload_and_run(std::span<const g1_affine_t> points, std::span<const fr_t> scalars,
+                                          unsigned window_bits) {
+  auto& m = *impl_;
+  m.reserve(points, scalars);
+  // Slices of at least 2^22 points (at most 8): the first slice's upload is the only one not
+  // hidden behind the GPU's work, and each slice costs a few small kernels of its own.
+  const size_t count = std::clamp<size_t>(m.n >> 22, 1, 8);
+  GpuTimer t;
+  t.start(m.st.s);
+  SlicedUpload up(m.points.get(), m.scalars.get(), points, scalars, count, m.st.s, m.upload_st.s);
+  g1_jacobian_t r = m.msm.run(up.slices, m.st.s, window_bits ? window_bits : gpu_msm_window_bits(m.n));
+  t.stop(m.st.s);
+  m.run_ms = double(t.elapsed_ns()) / 1e6;
+  m.upload_ms = 0;
+  return r;
+}
+void DeviceMsmG1::set_chunk(uint32_t points) { impl_->msm.set_chunk(points); }
 double DeviceMsmG1::last_upload_ms() const { return impl_->upload_ms; }
 double DeviceMsmG1::last_run_gpu_ms() const { return impl_->run_ms; }
 
 struct DeviceNtt::Impl {
   Stream st;
   unsigned log_n;
-  DeviceArray<fr_t> data, scratch;
+  DeviceArray<fr_t> data;
   NttContext ctx;
   double ms = 0;
 };
@@ -183,7 +278,6 @@ DeviceNtt::DeviceNtt(unsigned log_n) : impl_(std::make_unique<Impl>()) {
   auto& m = *impl_;
   m.log_n = log_n;
   m.data = DeviceArray<fr_t>(size_t(1) << log_n, "NTT data");
-  m.scratch = DeviceArray<fr_t>(size_t(1) << log_n, "NTT scratch");
   m.ctx.tables(log_n, m.st.s);
   CUZK_CUDA_CHECK(cudaStreamSynchronize(m.st.s));
 }
@@ -194,16 +288,19 @@ void DeviceNtt::upload(std::span<const fr_t> a) {
   CUZK_CUDA_CHECK(cudaMemcpyAsync(m.data.get(), a.data(), a.size_bytes(), cudaMemcpyHostToDevice, m.st.s));
   CUZK_CUDA_CHECK(cudaStreamSynchronize(m.st.s));
 }
-void DeviceNtt::forward() {
+void DeviceNtt::forward(bool bit_reversed_out) {
   auto& m = *impl_;
   GpuTimer t;
   t.start(m.st.s);
-  m.ctx.forward(m.data.get(), m.scratch.get(), m.log_n, m.st.s);
+  if (bit_reversed_out) m.ctx.dif_forward(m.data.get(), m.log_n, m.st.s);
+  else m.ctx.forward(m.data.get(), m.log_n, m.st.s);
   t.stop(m.st.s);
   m.ms = double(t.elapsed_ns()) / 1e6;
 }
 void DeviceNtt::download(std::span<fr_t> a) { cuda::download(a, impl_->data.get(), impl_->st.s); }
 double DeviceNtt::last_gpu_ms() const { return impl_->ms; }
+
+void try_device_alloc(size_t bytes, const char* what) { DeviceArray<uint8_t> a(bytes, what); }
 
 HostPin::HostPin(const void* p, size_t bytes) : p_(const_cast<void*>(p)) {
   CUZK_CUDA_CHECK(cudaHostRegister(p_, bytes, cudaHostRegisterDefault));

@@ -21,12 +21,17 @@ void ntt_coset_inverse(std::span<fr_t> a, const fr_t& g);
 // groth16::compute_h on the device.
 std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w, uint64_t domain_size);
 
-// sum scalars[i] * points[i]; window_bits 0 picks the GPU default.
-g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits = 0);
+// sum scalars[i] * points[i]; window_bits 0 picks the GPU default. slices > 1 uploads the input
+// in that many parts, each summed into the buckets as it arrives (MsmSlice).
+g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits = 0,
+                     unsigned slices = 1);
 
 // Element-wise products on the device (to check the device arithmetic against the host).
 std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b);
 std::vector<fp_t> fp_mul(std::span<const fp_t> a, std::span<const fp_t> b);
+// Field products per second on the device: every thread runs a long chain of products (the
+// arithmetic's throughput, which bounds the NTT and MSM kernels). `fp`: Fp, else Fr.
+double field_mul_throughput(bool fp);
 // acc[i] + pts[i] (XYZZ mixed addition) and acc[i].dbl(), on the device.
 std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g1_affine_t> pts);
 
@@ -40,6 +45,12 @@ class DeviceMsmG1 {
   // Uploads bases and scalars (timed separately); then runs the MSM on the resident data.
   void upload(std::span<const g1_affine_t> points, std::span<const fr_t> scalars);
   g1_jacobian_t run(unsigned window_bits = 0);
+  // Upload and MSM overlapped: the input goes up in slices on a second stream (each slice's
+  // scalars, then its points) while the GPU sorts and sums the slices already there
+  // (MsmSlice). last_run_gpu_ms() is then the whole, from the first copy to the result.
+  g1_jacobian_t upload_and_run(std::span<const g1_affine_t> points, std::span<const fr_t> scalars,
+                               unsigned window_bits = 0);
+  void set_chunk(uint32_t points);  // MsmG1::set_chunk
   double last_upload_ms() const;
   double last_run_gpu_ms() const;
 
@@ -53,7 +64,9 @@ class DeviceNtt {
   explicit DeviceNtt(unsigned log_n);
   ~DeviceNtt();
   void upload(std::span<const fr_t> a);
-  void forward();  // natural order in and out, on the device; GPU time in last_gpu_ms()
+  // On the device, GPU time in last_gpu_ms(): natural order in and out, or (bit_reversed_out)
+  // the DIF passes alone, natural in and bit-reversed out, the form the H computation uses.
+  void forward(bool bit_reversed_out = false);
   void download(std::span<fr_t> a);
   double last_gpu_ms() const;
 
@@ -61,6 +74,10 @@ class DeviceNtt {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Allocates and frees `bytes` of device memory, labelled `what`: DeviceOutOfMemory when it does
+// not fit (for the error tests).
+void try_device_alloc(size_t bytes, const char* what);
 
 // Page-locks host memory for the lifetime of the object (cudaHostRegister / Unregister).
 class HostPin {

@@ -11,7 +11,7 @@ fr_t* compute_h_device(NttContext& ntt, groth16::HConvention conv, fr_t* a, fr_t
   const fr_t shift = conv == groth16::HConvention::kBellman ? fr_t::from_u64(7) : fr_t::root_of_unity(log_n + 1);
   for (fr_t* v : {a, b, c}) {
     ntt.dif_inverse(v, log_n, s);                                    // reversed coefficients (times n)
-    scale_by_index_powers(v, log_n, shift, t.n_inv, /*reversed=*/true, s);  // coset polynomial
+    ntt.scale(v, log_n, shift, t.n_inv, /*reversed=*/true, s);  // coset polynomial
     ntt.dit_forward(v, log_n, s);                                    // natural coset evaluations
   }
   if (conv == groth16::HConvention::kSnarkjs) {
@@ -22,7 +22,7 @@ fr_t* compute_h_device(NttContext& ntt, groth16::HConvention conv, fr_t* a, fr_t
   const fr_t zinv = (shift.pow(uint64_t(n)) - fr_t::one()).inv();  // 1 / Z on the coset
   h_pointwise(a, b, c, zinv, n, s);
   ntt.dif_inverse(a, log_n, s);
-  scale_by_index_powers(a, log_n, shift.inv(), t.n_inv, /*reversed=*/true, s);
+  ntt.scale(a, log_n, shift.inv(), t.n_inv, /*reversed=*/true, s);
   bit_reverse(b, a, log_n, s);
   *count = n - 1;  // deg H <= n - 2
   return b;

@@ -13,8 +13,8 @@
 namespace cuzk::cuda {
 namespace {
 
-constexpr uint32_t kChunk = 32;        // points (or partial sums) one thread adds per round
-constexpr unsigned kSegments = 512;    // segments per window in the bucket reduction
+constexpr uint32_t kSegLen = 16;       // buckets per segment in the window reduction
+constexpr uint32_t kGroup = 32;        // partial sums one thread adds when reducing segments
 constexpr size_t kMaxPairs = size_t(1) << 30;
 
 // Signed digit of window w (c bits) of a canonical 4-limb scalar: the Booth rule of
@@ -34,25 +34,26 @@ __device__ __forceinline__ int signed_digit(const uint64_t* s, unsigned w, unsig
   return raw + below - (top << c);
 }
 
-__global__ void digits_kernel(const fr_t* scalars, const g1_affine_t* bases, size_t n, unsigned c, unsigned w0,
-                              unsigned w1, uint32_t sentinel, uint32_t* keys, uint32_t* vals) {
+// Needs only the scalars, so it can run while the points are still being uploaded; points at
+// infinity go into buckets like any other and add nothing.
+__global__ void digits_kernel(const fr_t* scalars, size_t n, unsigned c, unsigned w0, unsigned w1, uint32_t sentinel,
+                              uint32_t* keys, uint32_t* vals) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   uint64_t s[4];
   scalars[i].to_canonical(s);
-  const bool skip = bases[i].inf;
   for (unsigned w = w0; w < w1; ++w) {
-    const int d = skip ? 0 : signed_digit(s, w, c);
+    const int d = signed_digit(s, w, c);
     const size_t o = size_t(w - w0) * n + i;
     keys[o] = d == 0 ? sentinel : (uint32_t(w - w0) << (c - 1)) | uint32_t((d < 0 ? -d : d) - 1);
     vals[o] = uint32_t(i) | (d < 0 ? 0x80000000u : 0u);
   }
 }
 
-// Number of chunks of each segment (ceil(len / kChunk)).
-__global__ void chunk_count_kernel(const uint32_t* len, uint32_t* out, size_t r) {
+// Number of chunks of each segment (ceil(len / chunk)).
+__global__ void chunk_count_kernel(const uint32_t* len, uint32_t* out, size_t r, uint32_t chunk) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < r) out[i] = (len[i] + kChunk - 1) / kChunk;
+  if (i < r) out[i] = (len[i] + chunk - 1) / chunk;
 }
 
 // The segment of chunk t: the last r with task_off[r] <= t.
@@ -69,13 +70,13 @@ __device__ __forceinline__ uint32_t find_segment(const uint32_t* task_off, uint3
 __global__ void __launch_bounds__(128) sum_points_kernel(const g1_affine_t* bases, const uint32_t* vals,
                                                          const uint32_t* run_off, const uint32_t* run_len,
                                                          const uint32_t* task_off, uint32_t runs, uint32_t tasks,
-                                                         g1_xyzz_t* out) {
+                                                         uint32_t chunk, g1_xyzz_t* out) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= tasks) return;
   const uint32_t seg = find_segment(task_off, runs, t);
   const uint32_t q = t - task_off[seg];
-  const uint32_t begin = run_off[seg] + q * kChunk;
-  const uint32_t end = min(run_off[seg] + run_len[seg], begin + kChunk);
+  const uint32_t begin = run_off[seg] + q * chunk;
+  const uint32_t end = min(run_off[seg] + run_len[seg], begin + chunk);
   g1_xyzz_t acc = g1_xyzz_t::infinity();
   for (uint32_t k = begin; k < end; ++k) {
     const uint32_t v = vals[k];
@@ -89,13 +90,14 @@ __global__ void __launch_bounds__(128) sum_points_kernel(const g1_affine_t* base
 // Later rounds: chunk t of segment `seg` sums partial sums in[off .. off+len).
 __global__ void __launch_bounds__(128) sum_partials_kernel(const g1_xyzz_t* in, const uint32_t* seg_off,
                                                            const uint32_t* seg_len, const uint32_t* task_off,
-                                                           uint32_t segs, uint32_t tasks, g1_xyzz_t* out) {
+                                                           uint32_t segs, uint32_t tasks, uint32_t chunk,
+                                                           g1_xyzz_t* out) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= tasks) return;
   const uint32_t seg = find_segment(task_off, segs, t);
   const uint32_t q = t - task_off[seg];
-  const uint32_t begin = seg_off[seg] + q * kChunk;
-  const uint32_t end = min(seg_off[seg] + seg_len[seg], begin + kChunk);
+  const uint32_t begin = seg_off[seg] + q * chunk;
+  const uint32_t end = min(seg_off[seg] + seg_len[seg], begin + chunk);
   g1_xyzz_t acc = in[begin];
   for (uint32_t k = begin + 1; k < end; ++k) acc = acc.add(in[k]);
   out[t] = acc;
@@ -106,12 +108,15 @@ __global__ void fill_infinity_kernel(g1_xyzz_t* b, size_t n) {
   if (i < n) b[i] = g1_xyzz_t::infinity();
 }
 
-__global__ void scatter_buckets_kernel(const g1_xyzz_t* sums, const uint32_t* seg_off, const uint32_t* run_key,
-                                       uint32_t runs, uint32_t sentinel, g1_xyzz_t* buckets) {
+// Adds each run's sum into its bucket (one run per bucket, so no two threads share one): the
+// buckets accumulate over the slices of a run.
+__global__ void __launch_bounds__(128) add_to_buckets_kernel(const g1_xyzz_t* sums, const uint32_t* seg_off,
+                                                             const uint32_t* run_key, uint32_t runs, uint32_t sentinel,
+                                                             g1_xyzz_t* buckets) {
   uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= runs) return;
   const uint32_t k = run_key[r];
-  if (k != sentinel) buckets[k] = sums[seg_off[r]];
+  if (k != sentinel) buckets[k] = buckets[k].add(sums[seg_off[r]]);
 }
 
 // Segment j of window w: buckets k in [lo, hi] (1-based digits) contribute
@@ -139,12 +144,20 @@ __global__ void __launch_bounds__(128) window_segments_kernel(const g1_xyzz_t* b
   out[id] = total.add(mult);
 }
 
-__global__ void window_total_kernel(const g1_xyzz_t* seg_sums, uint32_t segs, uint32_t windows, g1_xyzz_t* out) {
-  uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= windows) return;
-  g1_xyzz_t acc = g1_xyzz_t::infinity();
-  for (uint32_t j = 0; j < segs; ++j) acc = acc.add(seg_sums[size_t(w) * segs + j]);
-  out[w] = acc;
+// out[w * groups + q] = the sum of in[w * count + q * len, ...) (at most len terms, within row
+// w): one round of reducing each window's segment sums. Rounds of kGroup keep every thread's
+// chain of dependent additions short (one thread adding 512 sums took 25 ms at 2^24).
+__global__ void __launch_bounds__(128) sum_groups_kernel(const g1_xyzz_t* in, uint32_t rows, uint32_t count,
+                                                         uint32_t len, g1_xyzz_t* out) {
+  const uint32_t groups = (count + len - 1) / len;
+  uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= rows * groups) return;
+  const uint32_t w = id / groups, q = id % groups;
+  const g1_xyzz_t* row = in + size_t(w) * count;
+  const uint32_t end = min(count, (q + 1) * len);
+  g1_xyzz_t acc = row[q * len];
+  for (uint32_t k = q * len + 1; k < end; ++k) acc = acc.add(row[k]);
+  out[id] = acc;
 }
 
 unsigned bit_width(uint64_t v) {
@@ -170,19 +183,73 @@ unsigned gpu_msm_window_bits(size_t n) {
   return std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);
 }
 
+void MsmG1::set_chunk(uint32_t points) {
+  if (points < 2 || points > 4096) throw std::invalid_argument("GPU MSM: chunk must be in [2, 4096] points");
+  chunk_ = points;
+}
+
 g1_jacobian_t MsmG1::run(const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n, cudaStream_t s,
-                         unsigned c) {
-  if (n == 0) return g1_jacobian_t::infinity();
-  if (n >= (size_t(1) << 31))
-    throw std::invalid_argument("GPU MSM: " + std::to_string(n) + " points exceed 2^31 (31-bit point indices)");
-  if (c == 0) c = gpu_msm_window_bits(n);
+                         unsigned c, cudaEvent_t bases_ready) {
+  const MsmSlice one{d_bases, d_scalars, n, nullptr, bases_ready};
+  return run(std::span<const MsmSlice>(&one, 1), s, c);
+}
+
+g1_jacobian_t MsmG1::run(std::span<const MsmSlice> slices, cudaStream_t s, unsigned c) {
+  size_t total = 0;
+  for (const MsmSlice& sl : slices) {
+    if (sl.n >= (size_t(1) << 31))
+      throw std::invalid_argument("GPU MSM: " + std::to_string(sl.n) + " points exceed 2^31 (31-bit point indices)");
+    total += sl.n;
+  }
+  if (total == 0) return g1_jacobian_t::infinity();
+  if (c == 0) c = gpu_msm_window_bits(total);
   if (c < 2 || c > 20) throw std::invalid_argument("GPU MSM: window bits must be in [2, 20]");
   const unsigned windows = (256 + c - 1) / c;  // Booth digits need windows * c >= 256
   const uint32_t per_window = 1u << (c - 1);
-  const unsigned group = unsigned(std::max<size_t>(1, std::min<size_t>(windows, kMaxPairs / n)));
-  const unsigned segs = std::min<uint32_t>(kSegments, per_window);
+  const uint32_t segs = std::max<uint32_t>(1, per_window / kSegLen);
+  const size_t all_buckets = size_t(windows) * per_window;
+  g1_xyzz_t* buckets = grow(buckets_, all_buckets, "MSM buckets");
+  fill_infinity_kernel<<<grid_for(all_buckets, 256), 256, 0, s>>>(buckets, all_buckets);
+  CUZK_CUDA_CHECK_LAUNCH("fill_infinity_kernel");
+  for (const MsmSlice& sl : slices)
+    if (sl.n) accumulate(sl, s, c, windows, buckets);
 
+  g1_xyzz_t* segsums = grow(seg_sums_[0], size_t(windows) * segs, "MSM window segments");
+  window_segments_kernel<<<grid_for(size_t(windows) * segs, 128), 128, 0, s>>>(buckets, per_window, windows, segs,
+                                                                              segsums);
+  // Each window's segment sums, reduced in rounds of kGroup to one per window.
+  int src = 0;
+  for (uint32_t count = segs; count > 1;) {
+    const uint32_t groups = (count + kGroup - 1) / kGroup;
+    g1_xyzz_t* dst = grow(seg_sums_[1 - src], size_t(windows) * groups, "MSM window segments");
+    sum_groups_kernel<<<grid_for(size_t(windows) * groups, 128), 128, 0, s>>>(seg_sums_[src].get(), windows, count,
+                                                                            kGroup, dst);
+    src = 1 - src;
+    count = groups;
+  }
+  CUZK_CUDA_CHECK_LAUNCH("window reduction");
   std::vector<g1_xyzz_t> window_sums(windows);
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums.data(), seg_sums_[src].get(), windows * sizeof(g1_xyzz_t),
+                                  cudaMemcpyDeviceToHost, s));
+  CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+  // Horner on the host: sum_w 2^(c w) W_w.
+  g1_jacobian_t acc = g1_jacobian_t::infinity();
+  for (unsigned w = windows; w-- > 0;) {
+    for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
+    acc = acc + window_sums[w].to_jacobian();
+  }
+  return acc;
+}
+
+void MsmG1::accumulate(const MsmSlice& sl, cudaStream_t s, unsigned c, unsigned windows, g1_xyzz_t* all_buckets) {
+  const size_t n = sl.n;
+  const uint32_t per_window = 1u << (c - 1);
+  const unsigned group = unsigned(std::max<size_t>(1, std::min<size_t>(windows, kMaxPairs / n)));
+  const uint32_t chunk = chunk_;
+  if (sl.scalars_ready) CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, sl.scalars_ready, 0));
+  bool waited = sl.bases_ready == nullptr;
+  const fr_t* d_scalars = sl.scalars;
+  const g1_affine_t* d_bases = sl.bases;
   for (unsigned w0 = 0; w0 < windows; w0 += group) {
     const unsigned w1 = std::min(windows, w0 + group), wn = w1 - w0;
     const size_t pairs = size_t(wn) * n;
@@ -192,7 +259,7 @@ g1_jacobian_t MsmG1::run(const g1_affine_t* d_bases, const fr_t* d_scalars, size
     uint32_t* k1 = grow(keys_[1], pairs, "MSM bucket keys (sort buffer)");
     uint32_t* v0 = grow(vals_[0], pairs, "MSM point indices");
     uint32_t* v1 = grow(vals_[1], pairs, "MSM point indices (sort buffer)");
-    digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(d_scalars, d_bases, n, c, w0, w1, sentinel, k0, v0);
+    digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(d_scalars, n, c, w0, w1, sentinel, k0, v0);
     CUZK_CUDA_CHECK_LAUNCH("digits_kernel");
 
     cub::DoubleBuffer<uint32_t> kb(k0, k1), vb(v0, v1);
@@ -203,7 +270,7 @@ g1_jacobian_t MsmG1::run(const g1_affine_t* d_bases, const fr_t* d_scalars, size
     uint32_t* runs_key = grow(run_key_, sentinel + 1, "MSM bucket runs");
     uint32_t* runs_len = grow(run_len_, sentinel + 2, "MSM bucket run lengths");
     uint32_t* runs_off = grow(run_off_, sentinel + 2, "MSM bucket run offsets");
-    uint32_t* counts = grow(scalar_count_, 2, "MSM run count");
+    uint32_t* counts = grow(run_count_, 2, "MSM run count");
     tb = std::max(tb, cub_temp([&](void* p, size_t& b) {
       return cub::DeviceRunLengthEncode::Encode(p, b, kb.Current(), runs_key, runs_len, counts, items, s);
     }));
@@ -219,17 +286,15 @@ g1_jacobian_t MsmG1::run(const g1_affine_t* d_bases, const fr_t* d_scalars, size
     // The sentinel (zero digits, points at infinity) sorts last: drop its run, often the largest.
     if (runs > 0) {
       uint32_t last = 0;
-      CUZK_CUDA_CHECK(cudaMemcpy(&last, runs_key + runs - 1, sizeof last, cudaMemcpyDeviceToHost));
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(&last, runs_key + runs - 1, sizeof last, cudaMemcpyDeviceToHost, s));
+      CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
       if (last == sentinel) --runs;
     }
-    if (runs == 0) {
-      for (unsigned w = w0; w < w1; ++w) window_sums[w] = g1_xyzz_t::infinity();
-      continue;
-    }
+    if (runs == 0) continue;
 
     // Round 0: chunks of points. seg_len/seg_off describe each run's chunk sums afterwards.
     auto chunk_offsets = [&](const uint32_t* len, uint32_t segs_n, uint32_t* cnt, uint32_t* off) -> uint32_t {
-      chunk_count_kernel<<<grid_for(segs_n, 256), 256, 0, s>>>(len, cnt, segs_n);
+      chunk_count_kernel<<<grid_for(segs_n, 256), 256, 0, s>>>(len, cnt, segs_n, chunk);
       CUZK_CUDA_CHECK_LAUNCH("chunk_count_kernel");
       size_t need = cub_temp([&](void* p, size_t& b) { return cub::DeviceScan::ExclusiveSum(p, b, cnt, off, int(segs_n + 1), s); });
       void* tmp = grow(temp_, need, "MSM CUB temporary storage");
@@ -252,8 +317,12 @@ g1_jacobian_t MsmG1::run(const g1_affine_t* d_bases, const fr_t* d_scalars, size
     uint32_t* toff = grow(task_off_, runs + 1, "MSM chunk offsets");
     uint32_t tasks = chunk_offsets(runs_len, runs, cnt, toff);
     g1_xyzz_t* cur = grow(part_[0], tasks, "MSM bucket partial sums");
+    if (!waited) {  // everything so far needed only the scalars
+      CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, sl.bases_ready, 0));
+      waited = true;
+    }
     sum_points_kernel<<<grid_for(tasks, 128), 128, 0, s>>>(d_bases, vb.Current(), runs_off, runs_len, toff, runs,
-                                                           tasks, cur);
+                                                           tasks, chunk, cur);
     CUZK_CUDA_CHECK_LAUNCH("sum_points_kernel");
     // Each run now has cnt[r] partial sums at toff[r]; repeat until one each.
     uint32_t* len = grow(seg_len_[1], runs + 1, "MSM segment lengths");
@@ -267,7 +336,7 @@ g1_jacobian_t MsmG1::run(const g1_affine_t* d_bases, const fr_t* d_scalars, size
       uint32_t ntasks = chunk_offsets(len, runs, ncnt, ntoff);
       g1_xyzz_t* nxt = grow(part_[1 - which], ntasks, "MSM bucket partial sums");
       cur = part_[which].get();
-      sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, nxt);
+      sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, chunk, nxt);
       CUZK_CUDA_CHECK_LAUNCH("sum_partials_kernel");
       CUZK_CUDA_CHECK(cudaMemcpyAsync(len, ncnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
       CUZK_CUDA_CHECK(cudaMemcpyAsync(off, ntoff, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
@@ -275,24 +344,10 @@ g1_jacobian_t MsmG1::run(const g1_affine_t* d_bases, const fr_t* d_scalars, size
       tasks = ntasks;
     }
     cur = part_[which].get();
-    g1_xyzz_t* buckets = grow(buckets_, sentinel, "MSM buckets");
-    fill_infinity_kernel<<<grid_for(sentinel, 256), 256, 0, s>>>(buckets, sentinel);
-    scatter_buckets_kernel<<<grid_for(runs, 256), 256, 0, s>>>(cur, off, runs_key, runs, sentinel, buckets);
-    g1_xyzz_t* segsums = grow(seg_sums_, size_t(wn) * segs, "MSM window segments");
-    g1_xyzz_t* wsums = grow(window_sums_, wn, "MSM window sums");
-    window_segments_kernel<<<grid_for(size_t(wn) * segs, 128), 128, 0, s>>>(buckets, per_window, wn, segs, segsums);
-    window_total_kernel<<<grid_for(wn, 32), 32, 0, s>>>(segsums, segs, wn, wsums);
-    CUZK_CUDA_CHECK_LAUNCH("window reduction");
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums.data() + w0, wsums, wn * sizeof(g1_xyzz_t), cudaMemcpyDeviceToHost, s));
-    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+    add_to_buckets_kernel<<<grid_for(runs, 128), 128, 0, s>>>(cur, off, runs_key, runs, sentinel,
+                                                              all_buckets + size_t(w0) * per_window);
+    CUZK_CUDA_CHECK_LAUNCH("add_to_buckets_kernel");
   }
-  // Horner on the host: sum_w 2^(c w) W_w.
-  g1_jacobian_t acc = g1_jacobian_t::infinity();
-  for (unsigned w = windows; w-- > 0;) {
-    for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
-    acc = acc + window_sums[w].to_jacobian();
-  }
-  return acc;
 }
 
 }  // namespace cuzk::cuda

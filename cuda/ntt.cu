@@ -24,9 +24,16 @@ __device__ __forceinline__ uint32_t rev_bits(uint32_t i, unsigned log_n) {
   return log_n ? __brev(i) >> (32 - log_n) : 0;
 }
 
-__global__ void twiddle_kernel(fr_t* tw, size_t half, PowTable t) {
-  size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (j < half) tw[j] = pow_by_table(t, uint32_t(j));
+// The twiddles of every stage, each stage's run contiguous: stage s of a 2^log_n transform uses
+// omega^(j 2^s) for j < h = 2^(log_n-s-1), kept at tw[h - 1 + j]. A single table omega^j read at
+// stride 2^s made consecutive threads of the early stages fetch a sector each; here they read
+// consecutive elements. n - 1 entries in all (the single table had n/2).
+__global__ void twiddle_kernel(fr_t* tw, uint32_t count, unsigned log_n, PowTable t) {
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const unsigned lh = 31 - __clz(i + 1);  // h = 2^lh <= i + 1 < 2h
+  const uint32_t j = i + 1 - (1u << lh);
+  tw[i] = pow_by_table(t, j << (log_n - 1 - lh));  // stage s = log_n - 1 - lh
 }
 
 // Stages s0 .. s0+k-1 of a DIF (or the same stages, in reverse order, of a DIT) on G = 2^lg
@@ -34,18 +41,43 @@ __global__ void twiddle_kernel(fr_t* tw, size_t half, PowTable t) {
 // omega^(j << s), j = i mod h. A group holds the 2^k elements base + t*hmin (hmin = n >> (s0+k)),
 // which the k stages only ever combine with each other. Every size is a power of two: indices
 // are 32-bit and split with shifts and masks (a 64-bit division costs a GPU ~100 instructions).
+//
+// Shared memory holds the elements limb-planar (limb l of slot p at l * elems + p), so a warp
+// reading one limb of 32 consecutive slots touches 256 consecutive bytes: with whole 32-byte
+// elements side by side every such read was a 4-way bank conflict, and shared memory, not the
+// products, bounded the kernel. Slots are ordered so that consecutive threads use consecutive
+// slots both when loading and in the butterflies: group-fastest (slot t * G + g) while the
+// groups are interleaved in global memory (hmin >= G), position-fastest (g * 2^k + t) otherwise.
+struct SharedPlanes {
+  uint64_t* p;
+  uint32_t stride;
+  __device__ __forceinline__ fr_t get(uint32_t i) const {
+    fr_t v;
+#pragma unroll
+    for (int l = 0; l < fr_t::N; ++l) v.l[l] = p[l * stride + i];
+    return v;
+  }
+  __device__ __forceinline__ void put(uint32_t i, const fr_t& v) const {
+#pragma unroll
+    for (int l = 0; l < fr_t::N; ++l) p[l * stride + i] = v.l[l];
+  }
+};
+
 template <bool kDit>
 __global__ void __launch_bounds__(kPassThreads) ntt_pass_kernel(fr_t* d, unsigned log_n, unsigned s0, unsigned k,
                                                                unsigned lg, const fr_t* tw) {
-  extern __shared__ fr_t sh[];
+  extern __shared__ uint64_t sh_words[];
   const unsigned lh = log_n - s0 - k;  // log2(hmin)
   const uint32_t hmask = (1u << lh) - 1;
   const uint32_t elems = 1u << (lg + k);
   const uint32_t g0 = blockIdx.x << lg;  // first group of this block
+  const bool group_fastest = lh >= lg;
+  const SharedPlanes sh{sh_words, elems};
+  auto slot = [&](uint32_t gl, uint32_t t) { return group_fastest ? (t << lg) + gl : (gl << k) + t; };
   // Element e of the block -> (group gl, position t), chosen so that consecutive threads read
   // consecutive addresses: groups side by side when hmin >= G, whole contiguous runs otherwise.
   auto locate = [&](uint32_t e, uint32_t& gl, uint32_t& t) -> uint32_t {
-    if (lh >= lg) {
+    if (group_fastest) {
       t = e >> lg;
       gl = e & ((1u << lg) - 1);
     } else {
@@ -59,30 +91,41 @@ __global__ void __launch_bounds__(kPassThreads) ntt_pass_kernel(fr_t* d, unsigne
   for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
     uint32_t gl, t;
     const uint32_t a = locate(e, gl, t);
-    sh[(gl << k) + t] = d[a];
+    sh.put(slot(gl, t), d[a]);
   }
   __syncthreads();
   const uint32_t half_elems = elems >> 1;
   for (unsigned qq = 0; qq < k; ++qq) {
     const unsigned q = kDit ? k - 1 - qq : qq;  // stage s0 + q
     const unsigned lhs = k - 1 - q;             // log2 of the pair distance inside the group
+    const bool unit = s0 + q == log_n - 1;
     for (uint32_t bf = threadIdx.x; bf < half_elems; bf += blockDim.x) {
-      const uint32_t gl = bf >> (k - 1), u = bf & ((1u << (k - 1)) - 1);
+      uint32_t gl, u;  // group and butterfly within it, in the order of the slots
+      if (group_fastest) {
+        gl = bf & ((1u << lg) - 1);
+        u = bf >> lg;
+      } else {
+        gl = bf >> (k - 1);
+        u = bf & ((1u << (k - 1)) - 1);
+      }
       const uint32_t low = u & ((1u << lhs) - 1);
       const uint32_t t = ((u >> lhs) << (lhs + 1)) | low;  // the lower element of the pair
+      const uint32_t sx = slot(gl, t), sy = slot(gl, t + (1u << lhs));
+      const fr_t x0 = sh.get(sx), y0 = sh.get(sy);
+      if (unit) {  // the last stage pairs neighbours: every twiddle is omega^0 = 1
+        sh.put(sx, x0 + y0);
+        sh.put(sy, x0 - y0);
+        continue;
+      }
       const uint32_t j = ((g0 + gl) & hmask) + (low << lh);  // index mod h of the lower element
-      const fr_t w = tw[j << (s0 + q)];
-      fr_t& x = sh[(gl << k) + t];
-      fr_t& y = sh[(gl << k) + t + (1u << lhs)];
+      const fr_t w = tw[(1u << (log_n - 1 - s0 - q)) - 1 + j];
       if (kDit) {
-        const fr_t wy = y * w;
-        const fr_t x0 = x;
-        x = x0 + wy;
-        y = x0 - wy;
+        const fr_t wy = y0 * w;
+        sh.put(sx, x0 + wy);
+        sh.put(sy, x0 - wy);
       } else {
-        const fr_t x0 = x;
-        x = x0 + y;
-        y = (x0 - y) * w;
+        sh.put(sx, x0 + y0);
+        sh.put(sy, (x0 - y0) * w);
       }
     }
     __syncthreads();
@@ -90,20 +133,77 @@ __global__ void __launch_bounds__(kPassThreads) ntt_pass_kernel(fr_t* d, unsigne
   for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
     uint32_t gl, t;
     const uint32_t a = locate(e, gl, t);
-    d[a] = sh[(gl << k) + t];
+    d[a] = sh.get(slot(gl, t));
   }
 }
 
-__global__ void scale_kernel(fr_t* d, size_t n, unsigned log_n, PowTable t, fr_t c, bool rev) {
+// d[i] *= lo[k & lo_mask] * hi[k >> lo_bits], k = i or its reversal: x^k from two tables of about
+// sqrt(n) powers each (lo holds c x^j, hi holds x^(j 2^lo_bits)), two products per element where
+// raising x to k would take one per set bit of k.
+__global__ void scale_kernel(fr_t* d, size_t n, unsigned log_n, const fr_t* lo, const fr_t* hi, unsigned lo_bits,
+                             bool rev) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  const uint32_t idx = rev ? rev_bits(uint32_t(i), log_n) : uint32_t(i);
-  d[i] = d[i] * (c * pow_by_table(t, idx));
+  const uint32_t k = rev ? rev_bits(uint32_t(i), log_n) : uint32_t(i);
+  d[i] = d[i] * (lo[k & ((1u << lo_bits) - 1)] * hi[k >> lo_bits]);
+}
+
+// out[j] = c * x^j for j < count
+__global__ void powers_kernel(fr_t* out, uint32_t count, PowTable t, fr_t c) {
+  uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < count) out[j] = c * pow_by_table(t, j);
+}
+
+__global__ void mul_const_kernel(fr_t* d, size_t n, fr_t c) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) d[i] = d[i] * c;
+}
+
+// Bit reversal in tiles of 32 x 32, so that reads and writes are both runs of 32 consecutive
+// elements (a plain out[rev(i)] = in[i] scatters every write: 0.65 TB/s at 2^24). Index
+// i = (h, m, l) with 5-bit h and l; rev(i) = (rev(l), rev(m), rev(h)). The block of m loads
+// tile m and, in place, the tile of rev(m) too (which no other block touches), then writes each
+// transposed into the other's place. Rows are padded by one element against bank conflicts.
+constexpr unsigned kRevTile = 5;
+constexpr unsigned kRevSide = 1u << kRevTile;
+constexpr unsigned kRevThreads = 256;
+constexpr size_t kRevSmem = 2 * kRevSide * (kRevSide + 1) * sizeof(fr_t);
+
+__global__ void __launch_bounds__(kRevThreads) bitrev_tiles_kernel(fr_t* out, const fr_t* in, unsigned log_n) {
+  extern __shared__ fr_t tiles[];
+  const unsigned mid = log_n - 2 * kRevTile;
+  const uint32_t m = blockIdx.x, mr = rev_bits(m, mid);
+  const bool in_place = out == in;
+  if (in_place && mr < m) return;  // the block of mr swaps this pair
+  const bool two = in_place && mr != m;
+  auto at = [&](uint32_t h, uint32_t mm, uint32_t l) { return (size_t(h) << (mid + kRevTile)) | (size_t(mm) << kRevTile) | l; };
+  fr_t* a = tiles;
+  fr_t* b = tiles + kRevSide * (kRevSide + 1);
+  for (unsigned e = threadIdx.x; e < kRevSide * kRevSide; e += blockDim.x) {
+    const uint32_t h = e >> kRevTile, l = e & (kRevSide - 1);
+    a[h * (kRevSide + 1) + l] = in[at(h, m, l)];
+    if (two) b[h * (kRevSide + 1) + l] = in[at(h, mr, l)];
+  }
+  __syncthreads();
+  // out(h2, mr, l2) = in(rev(l2), m, rev(h2)), and the other way round for the pair.
+  for (unsigned e = threadIdx.x; e < kRevSide * kRevSide; e += blockDim.x) {
+    const uint32_t h2 = e >> kRevTile, l2 = e & (kRevSide - 1);
+    const uint32_t src = rev_bits(l2, kRevTile) * (kRevSide + 1) + rev_bits(h2, kRevTile);
+    out[at(h2, mr, l2)] = a[src];
+    if (two) out[at(h2, m, l2)] = b[src];
+  }
 }
 
 __global__ void bitrev_kernel(fr_t* out, const fr_t* in, size_t n, unsigned log_n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < n) out[rev_bits(uint32_t(i), log_n)] = in[i];
+  if (i >= n) return;
+  const size_t r = rev_bits(uint32_t(i), log_n);
+  if (out != in) out[r] = in[i];
+  else if (i < r) {
+    const fr_t t = in[i];
+    out[i] = in[r];
+    out[r] = t;
+  }
 }
 
 __global__ void h_pointwise_kernel(fr_t* a, const fr_t* b, const fr_t* c, fr_t z, size_t n) {
@@ -135,15 +235,16 @@ const NttContext::Tables& NttContext::tables(unsigned log_n, cudaStream_t s) {
   auto& slot = tables_[log_n];
   if (slot) return *slot;
   auto t = std::make_unique<Tables>();
-  const size_t n = size_t(1) << log_n, half = n / 2;
+  const size_t n = size_t(1) << log_n;
   t->omega = fr_t::root_of_unity(log_n);
   t->omega_inv = t->omega.inv();
   t->n_inv = fr_t::from_u64(n).inv();
-  if (half) {
-    t->fwd = DeviceArray<fr_t>(half, "NTT twiddles (forward)");
-    t->inv = DeviceArray<fr_t>(half, "NTT twiddles (inverse)");
-    twiddle_kernel<<<grid_for(half, 256), 256, 0, s>>>(t->fwd.get(), half, PowTable::of(t->omega));
-    twiddle_kernel<<<grid_for(half, 256), 256, 0, s>>>(t->inv.get(), half, PowTable::of(t->omega_inv));
+  if (n > 1) {
+    const uint32_t count = uint32_t(n - 1);
+    t->fwd = DeviceArray<fr_t>(count, "NTT twiddles (forward)");
+    t->inv = DeviceArray<fr_t>(count, "NTT twiddles (inverse)");
+    twiddle_kernel<<<grid_for(count, 256), 256, 0, s>>>(t->fwd.get(), count, log_n, PowTable::of(t->omega));
+    twiddle_kernel<<<grid_for(count, 256), 256, 0, s>>>(t->inv.get(), count, log_n, PowTable::of(t->omega_inv));
     CUZK_CUDA_CHECK_LAUNCH("twiddle_kernel");
   }
   slot = std::move(t);
@@ -179,45 +280,65 @@ void NttContext::passes(fr_t* d, unsigned log_n, const fr_t* tw, bool dit, cudaS
 
 void NttContext::dif_inverse(fr_t* d, unsigned log_n, cudaStream_t s) { passes(d, log_n, tables(log_n, s).inv.get(), false, s); }
 void NttContext::dit_forward(fr_t* d, unsigned log_n, cudaStream_t s) { passes(d, log_n, tables(log_n, s).fwd.get(), true, s); }
+void NttContext::dif_forward(fr_t* d, unsigned log_n, cudaStream_t s) { passes(d, log_n, tables(log_n, s).fwd.get(), false, s); }
 
-void NttContext::forward(fr_t* d, fr_t* scratch, unsigned log_n, cudaStream_t s) {
-  // DIT wants reversed input: reverse first, then the natural-order output lands in d.
-  bit_reverse(scratch, d, log_n, s);
-  passes(scratch, log_n, tables(log_n, s).fwd.get(), true, s);
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(d, scratch, (size_t(1) << log_n) * sizeof(fr_t), cudaMemcpyDeviceToDevice, s));
+void NttContext::forward(fr_t* d, unsigned log_n, cudaStream_t s) {
+  dif_forward(d, log_n, s);  // natural in, reversed out
+  bit_reverse(d, d, log_n, s);
 }
 
-void NttContext::inverse(fr_t* d, fr_t* scratch, unsigned log_n, cudaStream_t s) {
+void NttContext::inverse(fr_t* d, unsigned log_n, cudaStream_t s) {
   const Tables& t = tables(log_n, s);
   passes(d, log_n, t.inv.get(), false, s);
-  scale_by_index_powers(d, log_n, fr_t::one(), t.n_inv, false, s);
-  bit_reverse(scratch, d, log_n, s);
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(d, scratch, (size_t(1) << log_n) * sizeof(fr_t), cudaMemcpyDeviceToDevice, s));
+  const size_t n = size_t(1) << log_n;
+  mul_const_kernel<<<grid_for(n, 256), 256, 0, s>>>(d, n, t.n_inv);
+  CUZK_CUDA_CHECK_LAUNCH("mul_const_kernel");
+  bit_reverse(d, d, log_n, s);
 }
 
-void NttContext::coset_forward(fr_t* d, fr_t* scratch, unsigned log_n, const fr_t& g, cudaStream_t s) {
-  scale_by_index_powers(d, log_n, g, fr_t::one(), false, s);
-  forward(d, scratch, log_n, s);
+void NttContext::coset_forward(fr_t* d, unsigned log_n, const fr_t& g, cudaStream_t s) {
+  scale(d, log_n, g, fr_t::one(), false, s);
+  forward(d, log_n, s);
 }
 
-void NttContext::coset_inverse(fr_t* d, fr_t* scratch, unsigned log_n, const fr_t& g, cudaStream_t s) {
-  inverse(d, scratch, log_n, s);
-  scale_by_index_powers(d, log_n, g.inv(), fr_t::one(), false, s);
+void NttContext::coset_inverse(fr_t* d, unsigned log_n, const fr_t& g, cudaStream_t s) {
+  inverse(d, log_n, s);
+  scale(d, log_n, g.inv(), fr_t::one(), false, s);
 }
 
-void scale_by_index_powers(fr_t* d, unsigned log_n, const fr_t& x, const fr_t& c, bool reversed_index,
-                           cudaStream_t s) {
+void NttContext::scale(fr_t* d, unsigned log_n, const fr_t& x, const fr_t& c, bool reversed_index, cudaStream_t s) {
   check_log(log_n);
   const size_t n = size_t(1) << log_n;
-  scale_kernel<<<grid_for(n, 256), 256, 0, s>>>(d, n, log_n, PowTable::of(x), c, reversed_index);
+  const unsigned lo_bits = (log_n + 1) / 2, hi_bits = log_n - lo_bits;
+  const uint32_t lo_n = 1u << lo_bits, hi_n = 1u << hi_bits;
+  if (scale_tables_.size() < size_t(lo_n) + hi_n) {
+    scale_tables_ = DeviceArray<fr_t>();
+    scale_tables_ = DeviceArray<fr_t>(size_t(lo_n) + hi_n, "NTT scaling tables");
+  }
+  fr_t* lo = scale_tables_.get();
+  fr_t* hi = lo + lo_n;
+  fr_t x_step = x;  // x^(2^lo_bits)
+  for (unsigned b = 0; b < lo_bits; ++b) x_step = x_step.sqr();
+  powers_kernel<<<grid_for(lo_n, 256), 256, 0, s>>>(lo, lo_n, PowTable::of(x), c);
+  powers_kernel<<<grid_for(hi_n, 256), 256, 0, s>>>(hi, hi_n, PowTable::of(x_step), fr_t::one());
+  scale_kernel<<<grid_for(n, 256), 256, 0, s>>>(d, n, log_n, lo, hi, lo_bits, reversed_index);
   CUZK_CUDA_CHECK_LAUNCH("scale_kernel");
 }
 
 void bit_reverse(fr_t* out, const fr_t* in, unsigned log_n, cudaStream_t s) {
   check_log(log_n);
-  const size_t n = size_t(1) << log_n;
-  bitrev_kernel<<<grid_for(n, 256), 256, 0, s>>>(out, in, n, log_n);
-  CUZK_CUDA_CHECK_LAUNCH("bitrev_kernel");
+  if (log_n >= 2 * kRevTile) {
+    static bool attr_set = [] {
+      CUZK_CUDA_CHECK(cudaFuncSetAttribute(bitrev_tiles_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kRevSmem)));
+      return true;
+    }();
+    (void)attr_set;
+    bitrev_tiles_kernel<<<1u << (log_n - 2 * kRevTile), kRevThreads, kRevSmem, s>>>(out, in, log_n);
+  } else {
+    const size_t n = size_t(1) << log_n;
+    bitrev_kernel<<<grid_for(n, 256), 256, 0, s>>>(out, in, n, log_n);
+  }
+  CUZK_CUDA_CHECK_LAUNCH("bit reversal");
 }
 
 void h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, const fr_t& z, size_t n, cudaStream_t s) {

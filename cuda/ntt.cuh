@@ -3,8 +3,9 @@
 // Layout: radix-2, decimation in frequency (DIF: natural order in, bit-reversed out) and in
 // time (DIT: bit-reversed in, natural out). A kernel pass runs up to kPassStages consecutive
 // butterfly stages of one group of elements in shared memory, so a 2^24 transform reads and
-// writes global memory 3 times instead of 24. Twiddles omega^j (j < n/2) are one device table
-// per (domain, direction), computed on the device and kept for the context's lifetime.
+// writes global memory 3 times instead of 24. Twiddles are one device table per (domain,
+// direction), each stage's run contiguous, computed on the device and kept for the context's
+// lifetime.
 //
 // With DIF for the inverse and DIT for the forward transform, the H computation never needs a
 // bit reversal between its steps: iNTT (natural -> reversed coefficients), coset scaling by the
@@ -30,7 +31,7 @@ class NttContext {
  public:
   // The twiddle tables of domain 2^log_n (built on first use on `stream`).
   struct Tables {
-    DeviceArray<fr_t> fwd, inv;  // omega^j, omega^-j for j < n/2
+    DeviceArray<fr_t> fwd, inv;  // per stage s, omega^(+-j 2^s) for j < n/2^(s+1) (ntt.cu)
     fr_t omega, omega_inv, n_inv;
   };
   const Tables& tables(unsigned log_n, cudaStream_t stream);
@@ -39,22 +40,23 @@ class NttContext {
   // 1/n); forward: DIT with omega (reversed -> natural).
   void dif_inverse(fr_t* d, unsigned log_n, cudaStream_t s);
   void dit_forward(fr_t* d, unsigned log_n, cudaStream_t s);
-  // Plain transforms, natural order in and out (a DIF/DIT and one reversal through `scratch`).
-  void forward(fr_t* d, fr_t* scratch, unsigned log_n, cudaStream_t s);
-  void inverse(fr_t* d, fr_t* scratch, unsigned log_n, cudaStream_t s);  // scaled by 1/n
+  void dif_forward(fr_t* d, unsigned log_n, cudaStream_t s);  // DIF with omega (natural -> reversed)
+  // Plain transforms, natural order in and out: DIF, then one bit reversal in place.
+  void forward(fr_t* d, unsigned log_n, cudaStream_t s);
+  void inverse(fr_t* d, unsigned log_n, cudaStream_t s);  // scaled by 1/n
   // Coset variants on g*<omega>: forward takes coefficients, inverse returns them.
-  void coset_forward(fr_t* d, fr_t* scratch, unsigned log_n, const fr_t& g, cudaStream_t s);
-  void coset_inverse(fr_t* d, fr_t* scratch, unsigned log_n, const fr_t& g, cudaStream_t s);
+  void coset_forward(fr_t* d, unsigned log_n, const fr_t& g, cudaStream_t s);
+  void coset_inverse(fr_t* d, unsigned log_n, const fr_t& g, cudaStream_t s);
+  // d[i] *= c * x^(idx(i)), idx(i) = i or the log_n-bit reversal of i.
+  void scale(fr_t* d, unsigned log_n, const fr_t& x, const fr_t& c, bool reversed_index, cudaStream_t s);
 
  private:
   void passes(fr_t* d, unsigned log_n, const fr_t* tw, bool dit, cudaStream_t s);
   std::map<unsigned, std::unique_ptr<Tables>> tables_;
+  DeviceArray<fr_t> scale_tables_;  // scale()'s two power tables, rebuilt per call
 };
 
-// d[i] *= c * x^(idx(i)), idx(i) = i or the log_n-bit reversal of i.
-void scale_by_index_powers(fr_t* d, unsigned log_n, const fr_t& x, const fr_t& c, bool reversed_index,
-                           cudaStream_t s);
-// out[rev(i)] = in[i] (out of place).
+// out[rev(i)] = in[i]; out == in reverses in place.
 void bit_reverse(fr_t* out, const fr_t* in, unsigned log_n, cudaStream_t s);
 // a[i] = (a[i] * b[i] - c[i]) * z for i < n.
 void h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, const fr_t& z, size_t n, cudaStream_t s);

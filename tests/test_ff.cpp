@@ -354,6 +354,32 @@ void check_montgomery_constants() {
   REQUIRE(p.back() < (~uint64_t(0) >> 1) - 1);
 }
 
+// The GPU's +, - and * (32-bit words, carry chains) run here with the emulated flag of
+// carry_chain.hpp: they must equal the portable 64-bit code on edge values and random inputs.
+template <class F>
+void check_words_vs_portable(std::mt19937_64& g, int iters) {
+  std::vector<F> edge = {F::zero(), F::one(), minus_one<F>(), -F::from_u64(2), F::from_u64(2)};
+  {
+    F raw_max;  // p-1 as raw Montgomery limbs: every word of the input near its largest
+    constexpr auto M = F::modulus();
+    for (int i = 0; i < F::N; i++) raw_max.l[i] = M.v[i];
+    raw_max.l[0] -= 1;
+    edge.push_back(raw_max);
+  }
+  auto check = [](const F& a, const F& b) {
+    REQUIRE(F::mul_words(a, b) == F::mul_portable(a, b));
+    REQUIRE(F::add_words(a, b) == a + b);
+    REQUIRE(F::sub_words(a, b) == a - b);
+  };
+  for (const F& a : edge)
+    for (const F& b : edge) check(a, b);
+  for (int i = 0; i < iters; i++) {
+    const F a = F::random(g), b = F::random(g);
+    check(a, b);
+    check(a, a);
+  }
+}
+
 // exponent (p^k - 1) / d as limbs
 std::vector<uint64_t> frob_exp(int k, uint64_t mult, uint64_t d) {
   big p = modulus_big<fp_t>();
@@ -434,6 +460,14 @@ TEST_CASE("ADX multiplication equals the portable multiplication", "[ff]") {
   std::mt19937_64 g(seed);
   SECTION("fp") { check_adx_vs_portable<fp_t>(g, 100000); }
   SECTION("fr") { check_adx_vs_portable<fr_t>(g, 100000); }
+}
+
+TEST_CASE("32-bit word arithmetic (the GPU's +, -, *) equals the portable code", "[ff]") {
+  uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  SECTION("fp") { check_words_vs_portable<fp_t>(g, 20000); }
+  SECTION("fr") { check_words_vs_portable<fr_t>(g, 20000); }
 }
 
 TEST_CASE("Fr two-adic structure: root of unity of exact order 2^32 equals 7^((r-1)/2^32)", "[ff]") {

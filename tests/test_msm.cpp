@@ -138,3 +138,55 @@ TEST_CASE("batched affine sums handle doublings, negations and infinity") {
   std::vector<g1_affine_t> cancel{pts[4], pts[5]};
   CHECK(sum_affine_batched(cancel).is_infinity());
 }
+
+// Windows of 11 bits hold 1024 buckets: with a few thousand points each task fills them with
+// batched affine additions (msm.cpp, AffineBatch), where windows of 5 bits use XYZZ buckets.
+TEST_CASE("MSMs with batched affine buckets equal the naive sum, also on repeated and opposite points") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  ThreadPool pool(2);
+  const g1_jacobian_t gen = g1_generator().to_jacobian();
+  const size_t n = 2500;
+  auto pts = random_points(n, gen, g);
+  std::vector<fr_t> sc(n);
+  for (auto& s : sc) s = fr_t::random(g);
+  REQUIRE(msm_g1(pts, sc, &pool, 11) == (naive<g1_affine_t, g1_jacobian_t>(pts, sc)));
+  // Six points and their negations with scalars below 64: the same bucket meets the same point
+  // (a doubling) and its negation (infinity) inside one batch, in window 0 and window 1.
+  auto few = random_points(6, gen, g);
+  std::vector<g1_affine_t> rep(n);
+  std::vector<fr_t> small(n);
+  for (size_t i = 0; i < n; ++i) {
+    rep[i] = (i / 6) % 2 ? -few[i % 6] : few[i % 6];
+    small[i] = fr_t::from_u64(1 + g() % 63);
+  }
+  REQUIRE(msm_g1(rep, small, &pool, 11) == (naive<g1_affine_t, g1_jacobian_t>(rep, small)));
+  REQUIRE(msm_g1(rep, small, &pool, 5) == (naive<g1_affine_t, g1_jacobian_t>(rep, small)));
+  // G2: the batched buckets (c = 11) against the XYZZ ones (c = 5), on full-width scalars.
+  const g2_jacobian_t gen2 = g2_generator().to_jacobian();
+  auto q = random_points(n, gen2, g);
+  REQUIRE(msm_g2(q, sc, &pool, 11) == msm_g2(q, sc, &pool, 5));
+}
+
+// The ones of a mostly-bit MSM are summed in 512 lanes (msm.cpp, sum_indexed): points repeating
+// with a period dividing 512 meet themselves and their negations in a lane.
+TEST_CASE("mostly-one MSMs on repeated and opposite points equal the plain sum") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  ThreadPool pool(2);
+  const g2_jacobian_t gen = g2_generator().to_jacobian();
+  auto few = random_points(4, gen, g);
+  const size_t n = 5000;
+  std::vector<g2_affine_t> pts(n);
+  std::vector<fr_t> s(n, fr_t::one());
+  g2_jacobian_t ref = g2_jacobian_t::infinity();
+  for (size_t i = 0; i < n; ++i) {
+    pts[i] = (i / 1024) % 3 == 1 ? -few[i % 4] : few[i % 4];
+    if (g() % 4 == 0) s[i] = fr_t::zero();
+    if (i % 97 == 0) s[i] = fr_t::from_u64(3);
+    if (!s[i].is_zero()) ref = ref + pts[i].to_jacobian().mul(s[i]);
+  }
+  CHECK(msm_g2(pts, s, &pool) == ref);
+}

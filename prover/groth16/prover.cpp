@@ -121,11 +121,9 @@ Proof prove_cpu(const ProvingKey& pk, const Witness& w, const Randomness& rs, Th
   if (h.size() != pk.h_query.size())
     throw std::invalid_argument("H has " + std::to_string(h.size()) + " terms but the key's H query has " +
                                 std::to_string(pk.h_query.size()));
-  // One canonical conversion of the assignment, shared by the a, b_g1, b_g2 MSMs.
-  std::vector<fr_t> z(w.input.begin(), w.input.end());
-  z.insert(z.end(), w.aux.begin(), w.aux.end());
-  const std::vector<uint64_t> zc = to_canonical(z, &tp);
-  const std::vector<uint64_t> hc = to_canonical(h, &tp);
+  // One canonical conversion of the assignment (input then aux), shared by the a, b_g1, b_g2 MSMs.
+  const CanonicalScalars zc = to_canonical(w.input, w.aux, &tp);
+  const CanonicalScalars hc = to_canonical(h, {}, &tp);
   const uint64_t* auxc = zc.data() + 4 * w.input.size();
   MsmResults m;
   {
@@ -138,15 +136,15 @@ Proof prove_cpu(const ProvingKey& pk, const Witness& w, const Randomness& rs, Th
   }
   {
     instr::Phase p("msm_a");
-    m.a = msm_g1_canonical(pk.a_query, zc.data(), z.size(), &tp);
+    m.a = msm_g1_canonical(pk.a_query, zc.data(), zc.size(), &tp);
   }
   {
     instr::Phase p("msm_b_g1");
-    m.b_g1 = msm_g1_canonical(pk.b_g1_query, zc.data(), z.size(), &tp);
+    m.b_g1 = msm_g1_canonical(pk.b_g1_query, zc.data(), zc.size(), &tp);
   }
   {
     instr::Phase p("msm_b_g2");
-    m.b_g2 = msm_g2_canonical(pk.b_g2_query, zc.data(), z.size(), &tp);
+    m.b_g2 = msm_g2_canonical(pk.b_g2_query, zc.data(), zc.size(), &tp);
   }
   return assemble(pk, m, rs);
 }

@@ -1,6 +1,7 @@
 #include "prover/msm/msm.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -24,31 +25,197 @@ inline uint64_t bits_at(const uint64_t* s, unsigned lo, unsigned len) {
 
 unsigned num_windows(unsigned c) { return kScalarBits / c + 1; }
 
-template <class Affine, class Xyzz>
-Xyzz window_partial(std::span<const Affine> points, const uint64_t* scalars, size_t begin, size_t end, unsigned w,
-                    unsigned c, std::vector<Xyzz>& buckets) {
-  const size_t nb = size_t(1) << (c - 1);
-  buckets.assign(nb, Xyzz::infinity());
-  for (size_t i = begin; i < end; ++i) {
-    int d = msm_signed_digit(scalars + 4 * i, w, c);
-    if (d == 0 || points[i].is_infinity()) continue;
-    if (d > 0)
-      buckets[d - 1] += points[i];
-    else
-      buckets[-d - 1] += -points[i];
+// Affine additions acc[slot[k]] += q[k] for a batch of pending pairs with distinct slots, at one
+// field inversion per batch (Montgomery's trick): about 6 products per addition, where an XYZZ
+// mixed addition takes 10 (G1: 8M + 2S; G2 the same in Fp2 products). Pairs with equal x
+// (P == Q or P == -Q) cannot take the affine formula: flush hands them to the caller, with the
+// slot left at infinity. An empty slot just takes q.
+template <class Affine>
+struct AffineBatch {
+  using F = typename Affine::field_t;
+  std::vector<Affine> q;
+  std::vector<uint32_t> slot;
+  std::vector<F> d, prefix;
+  size_t m = 0;
+
+  explicit AffineBatch(size_t cap) : q(cap), slot(cap), d(cap), prefix(cap) {}
+  bool full() const { return m == q.size(); }
+  void push(uint32_t s, const Affine& p) {
+    slot[m] = s;
+    q[m] = p;
+    ++m;
   }
-  // sum_k k * bucket[k-1] via running sums from the top bucket down.
+  template <class Exceptional>
+  void flush(Affine* acc, Exceptional&& exceptional) {
+    F run = F::one();
+    for (size_t k = 0; k < m; ++k) {
+      const Affine& p = acc[slot[k]];
+      d[k] = p.inf ? F::zero() : q[k].x - p.x;  // 0: no inversion (empty slot or equal x)
+      prefix[k] = run;
+      if (!d[k].is_zero()) run = run * d[k];
+    }
+    F inv = run.inv();
+    for (size_t k = m; k-- > 0;) {  // 1/d_k = inv * prefix_k, then drop d_k from inv
+      if (d[k].is_zero()) continue;
+      const F dinv = inv * prefix[k];
+      inv = inv * d[k];
+      d[k] = dinv;
+    }
+    for (size_t k = 0; k < m; ++k) {
+      Affine& p = acc[slot[k]];
+      if (d[k].is_zero()) {
+        if (p.inf) {
+          p = q[k];
+        } else {
+          const Affine old = p;
+          p = Affine::infinity();
+          exceptional(slot[k], old, q[k]);
+        }
+        continue;
+      }
+      const F lambda = (q[k].y - p.y) * d[k];
+      const F x3 = lambda.sqr() - p.x - q[k].x;
+      p.y = lambda * (p.x - x3) - p.y;
+      p.x = x3;
+    }
+    m = 0;
+  }
+};
+
+// k * P for a small k (a bucket index), by double-and-add from the top bit.
+template <class Xyzz>
+Xyzz mul_small(const Xyzz& p, size_t k) {
+  Xyzz r = Xyzz::infinity();
+  for (int b = std::bit_width(k); b-- > 0;) {
+    r = r.dbl();
+    if ((k >> b) & 1) r += p;
+  }
+  return r;
+}
+
+// Per-thread scratch of window_partial, reused across its tasks.
+template <class Affine, class Xyzz>
+struct WindowScratch {
+  struct Pending {  // a point whose bucket was already in the open batch
+    size_t i;
+    uint32_t k;
+    bool neg;
+  };
+  std::vector<Xyzz> xyzz;
+  std::vector<Affine> affine;
+  std::vector<uint8_t> busy;
+  std::vector<Pending> deferred;
+};
+
+// Window w's sum over the buckets [lo, hi) only, i.e. sum over digits d with lo < |d| <= hi
+// of d * P. Splitting a window by bucket range instead of by points costs no extra bucket
+// reduction (each bucket is still reduced once), so a window can be cut into as many tasks as
+// balance needs; each task scans all digits, which is cheap beside the additions.
+//
+// Buckets are XYZZ points filled by mixed additions; with enough points per bucket they also
+// have an affine part filled by AffineBatch, which is cheaper per addition. A point whose bucket
+// is already in the open batch waits for the next batch, up to `cap` waiting points; past that
+// (digits crowding into few buckets: the top window, or many equal scalars) it goes to the
+// XYZZ part, so no digit distribution costs more than the plain XYZZ buckets.
+template <class Affine, class Xyzz>
+Xyzz window_partial(std::span<const Affine> points, const uint64_t* scalars, size_t n, unsigned w, unsigned c,
+                    size_t lo, size_t hi, WindowScratch<Affine, Xyzz>& sc) {
+  const size_t nb = hi - lo;
+  // A batch of nb/4 distinct buckets makes about 1 point in 8 wait; under 64 the inversion
+  // costs more than the cheaper additions save.
+  const size_t cap = std::min<size_t>(256, nb / 4);
+  const bool batched = cap >= 64 && n >= 2 * nb;
+  auto bucket_of = [&](size_t i, int& d) {  // bucket index in [0, nb), or nb when none
+    d = msm_signed_digit(scalars + 4 * i, w, c);
+    const size_t k = size_t(d < 0 ? -d : d) - 1;  // d == 0 wraps to SIZE_MAX
+    return k < lo || k >= hi || points[i].is_infinity() ? nb : k - lo;
+  };
+  auto point = [&](size_t i, bool neg) { return neg ? -points[i] : points[i]; };
+  sc.xyzz.assign(nb, Xyzz::infinity());
+  if (batched) {
+    sc.affine.assign(nb, Affine::infinity());
+    sc.busy.assign(nb, 0);
+    sc.deferred.clear();
+    AffineBatch<Affine> batch(cap);
+    // P + Q with equal x (a doubling, or infinity) in XYZZ
+    auto exceptional = [&](uint32_t k, const Affine& p, const Affine& q) { sc.xyzz[k] += p.to_xyzz() + q; };
+    auto push = [&](size_t i, size_t k, bool neg) {
+      batch.push(uint32_t(k), point(i, neg));
+      sc.busy[k] = 1;
+    };
+    // Flush the open batch, then open the next one with the waiting points it can take.
+    auto drain = [&] {
+      for (size_t k = 0; k < batch.m; ++k) sc.busy[batch.slot[k]] = 0;
+      batch.flush(sc.affine.data(), exceptional);
+      size_t keep = 0;
+      for (const auto& e : sc.deferred) {
+        if (batch.full() || sc.busy[e.k])
+          sc.deferred[keep++] = e;
+        else
+          push(e.i, e.k, e.neg);
+      }
+      sc.deferred.resize(keep);
+    };
+    for (size_t i = 0; i < n; ++i) {
+      int d;
+      const size_t k = bucket_of(i, d);
+      if (k == nb) continue;
+      if (!sc.busy[k])
+        push(i, k, d < 0);
+      else if (sc.deferred.size() < cap)
+        sc.deferred.push_back({i, uint32_t(k), d < 0});
+      else
+        sc.xyzz[k] += point(i, d < 0);
+      if (batch.full()) drain();
+    }
+    drain();
+    for (const auto& e : sc.deferred) sc.xyzz[e.k] += point(e.i, e.neg);
+    batch.flush(sc.affine.data(), exceptional);
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      int d;
+      const size_t k = bucket_of(i, d);
+      if (k != nb) sc.xyzz[k] += point(i, d < 0);
+    }
+  }
+  // sum_k (k + 1) * bucket[k] as sum_k (k - lo + 1) * bucket[k] via running sums from the top
+  // bucket down, plus lo * (sum of the buckets).
   Xyzz running = Xyzz::infinity(), total = Xyzz::infinity();
   for (size_t k = nb; k-- > 0;) {
-    running += buckets[k];
+    if (batched) running += sc.affine[k];
+    running += sc.xyzz[k];
     total += running;
   }
+  if (lo && !running.is_infinity()) total += mul_small(running, lo);
   return total;
 }
 
 template <class Affine, class Jac, class Xyzz>
 Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, ThreadPool* pool, unsigned c,
              bool split_bits = true);
+
+// The sum of points[idx[0..m)] (none at infinity) in kLanes running sums, each step adding the
+// next kLanes points, one to each lane, as one AffineBatch. The lanes stay in cache and the
+// points are read once, in order, from the caller's array: the pairwise tree this replaces
+// (sum_affine_batched) needed a copy of the ones' points (~1 s of CPU time at 2^24 G2 points on
+// the 16-core Xeon) and streamed it through memory once per level.
+template <class Affine, class Jac>
+Jac sum_indexed(std::span<const Affine> points, const std::vector<uint32_t>& idx) {
+  // 512 lanes: the inversion (~200 products) is spread over 512 additions, and the batch
+  // (~300 KB for G2) stays in L2.
+  constexpr size_t kLanes = 512;
+  const size_t lanes = std::min(kLanes, idx.size());
+  std::vector<Affine> lane(lanes, Affine::infinity());
+  AffineBatch<Affine> batch(std::max<size_t>(lanes, 1));
+  Jac extra = Jac::infinity();
+  auto exceptional = [&](uint32_t, const Affine& p, const Affine& q) { extra = extra + p.to_jacobian() + q.to_jacobian(); };
+  for (size_t i = 0; i < idx.size(); ++i) {
+    batch.push(uint32_t(batch.m), points[idx[i]]);
+    if (batch.full()) batch.flush(lane.data(), exceptional);
+  }
+  batch.flush(lane.data(), exceptional);
+  return extra + sum_affine_batched(lane);
+}
 
 // A Groth16 assignment is mostly bits: in the PoRep-shaped circuit about half the values are 0
 // and half 1 (measured in suites/micro/bench_gpu.cpp). In Pippenger every 1 lands in bucket 1 of
@@ -65,20 +232,22 @@ std::optional<Jac> msm_split_bits(std::span<const Affine> points, const uint64_t
     if (s[1] | s[2] | s[3]) return 2;
     return s[0] == 0 ? 0 : s[0] == 1 ? 1 : 2;
   };
-  const size_t chunks = std::min<size_t>(n / 1024, 8 * size_t(tp.size()));
+  // Chunks of at most 2^32 points (32-bit offsets in sum_indexed's index lists).
+  const size_t chunks = std::max<size_t>(std::min<size_t>(n / 1024, 8 * size_t(tp.size())), (n >> 32) + 1);
   const size_t per = (n + chunks - 1) / chunks;
   std::vector<size_t> others(chunks, 0);
   std::vector<Jac> ones(chunks, Jac::infinity());
   tp.parallel_for(chunks, [&](size_t cb, size_t ce) {
-    std::vector<Affine> mine;
+    std::vector<uint32_t> mine;
     for (size_t ch = cb; ch < ce; ++ch) {
       mine.clear();
-      for (size_t i = ch * per, e = std::min(n, i + per); i < e; ++i) {
+      const size_t b = ch * per, e = std::min(n, b + per);
+      for (size_t i = b; i < e; ++i) {
         const int k = kind(i);
-        if (k == 1) mine.push_back(points[i]);
+        if (k == 1 && !points[i].is_infinity()) mine.push_back(uint32_t(i - b));
         others[ch] += k == 2;
       }
-      ones[ch] = sum_affine_batched(mine);  // batched affine additions: ~6 products each
+      if (b < e) ones[ch] = sum_indexed<Affine, Jac>(points.subspan(b, e - b), mine);
     }
   }, chunks);
   size_t n_other = 0;
@@ -119,36 +288,45 @@ Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, 
   if (split_bits)
     if (auto split = msm_split_bits<Affine, Jac, Xyzz>(points, scalars, n, tp, c)) return *split;
   const unsigned W = num_windows(c);
-  // Enough tasks to keep every thread busy; windows first, then point chunks per window.
-  const size_t threads = tp.size();
-  size_t chunks = std::max<size_t>(1, (2 * threads + W - 1) / W);
-  chunks = std::min(chunks, std::max<size_t>(1, n / 1024));
-  const size_t per = (n + chunks - 1) / chunks;
-  std::vector<Xyzz> partial(W * chunks, Xyzz::infinity());
-  tp.parallel_for(W * chunks, [&](size_t tb, size_t te) {
-    std::vector<Xyzz> buckets;
+  // Windows cut into bucket ranges: about 4 tasks per thread, taken dynamically, keep the
+  // threads' finishing times close (one task per window left threads idle at the tail). The
+  // ranges cover the digits a window can hold: scalars are below r, so |d_w| <= (r >> wc) + 1,
+  // and the top window's few buckets are cut as finely as the others (else its first task
+  // takes all the top window's points).
+  const size_t nb = size_t(1) << (c - 1);
+  constexpr limbs_t<4> order = fr_params::modulus();
+  auto buckets_of = [&](unsigned w) -> size_t {  // r >> wc fits 64 bits from wc = 192 up
+    return w * c >= 192 ? std::min<uint64_t>(nb, bits_at(order.v, w * c, 64) + 1) : nb;
+  };
+  const size_t ranges = std::max<size_t>(1, (4 * size_t(tp.size()) + W - 1) / W);
+  std::vector<Xyzz> partial(W * ranges, Xyzz::infinity());
+  tp.parallel_for(W * ranges, [&](size_t tb, size_t te) {
+    WindowScratch<Affine, Xyzz> scratch;
     for (size_t t = tb; t < te; ++t) {
-      unsigned w = unsigned(t / chunks);
-      size_t ch = t % chunks, b = ch * per, e = std::min(n, b + per);
-      if (b < e) partial[t] = window_partial<Affine, Xyzz>(points, scalars, b, e, w, c, buckets);
+      const unsigned w = unsigned(t / ranges);
+      const size_t nbw = buckets_of(w), per = (nbw + ranges - 1) / ranges;
+      const size_t lo = (t % ranges) * per, hi = std::min(nbw, lo + per);
+      if (lo < hi) partial[t] = window_partial<Affine, Xyzz>(points, scalars, n, w, c, lo, hi, scratch);
     }
-  }, W * chunks);
+  }, W * ranges);
   Xyzz acc = Xyzz::infinity();
   for (unsigned w = W; w-- > 0;) {
     if (!acc.is_infinity())
       for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
-    for (size_t ch = 0; ch < chunks; ++ch) acc += partial[w * chunks + ch];
+    for (size_t r = 0; r < ranges; ++r) acc += partial[w * ranges + r];
   }
   return acc.to_jacobian();
 }
 
 }  // namespace
 
-std::vector<uint64_t> to_canonical(std::span<const fr_t> s, ThreadPool* pool) {
-  std::vector<uint64_t> out(4 * s.size());
+CanonicalScalars to_canonical(std::span<const fr_t> first, std::span<const fr_t> second, ThreadPool* pool) {
+  const size_t n = first.size() + second.size();
+  CanonicalScalars out{std::unique_ptr<uint64_t[]>(new uint64_t[4 * n]), n};  // default-initialized: not zeroed
   ThreadPool& tp = pool ? *pool : ThreadPool::global();
-  tp.parallel_for(s.size(), [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) s[i].to_canonical(&out[4 * i]);
+  tp.parallel_for(n, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i)
+      (i < first.size() ? first[i] : second[i - first.size()]).to_canonical(&out.limbs[4 * i]);
   });
   return out;
 }
@@ -188,12 +366,12 @@ g2_jacobian_t msm_g2_canonical(std::span<const g2_affine_t> points, const uint64
 }
 g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, ThreadPool* pool,
                      unsigned c) {
-  auto s = to_canonical(scalars, pool);
+  auto s = to_canonical(scalars, {}, pool);
   return msm_g1_canonical(points, s.data(), scalars.size(), pool, c);
 }
 g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> scalars, ThreadPool* pool,
                      unsigned c) {
-  auto s = to_canonical(scalars, pool);
+  auto s = to_canonical(scalars, {}, pool);
   return msm_g2_canonical(points, s.data(), scalars.size(), pool, c);
 }
 

@@ -56,11 +56,27 @@ std::vector<fr_t> random_scalars(size_t n, uint64_t seed) {
   return s;
 }
 
+// One point set per size, never reallocated: the synthetic keys below hold views into them
+// (growing one shared vector for a larger size left the smaller key's views dangling).
 const std::vector<g1_affine_t>& g1_points(size_t n) {
-  static std::vector<g1_affine_t> pts;
-  if (pts.size() < n) pts = random_points<g1_affine_t, g1_jacobian_t>(n, g1_generator(), 1);
+  static std::map<size_t, std::vector<g1_affine_t>> cache;
+  auto& pts = cache[n];
+  if (pts.empty()) pts = random_points<g1_affine_t, g1_jacobian_t>(n, g1_generator(), 1);
   return pts;
 }
+
+// Field products per second (a chain of 256 products in each of 2^20 threads).
+void BM_gpu_field_mul(benchmark::State& st) {
+  const bool fp = st.range(0) != 0;
+  double rate = 0;
+  for (auto _ : st) {
+    rate = cuda::field_mul_throughput(fp);
+    st.SetIterationTime(double((size_t(1) << 20) * 256) / rate);
+  }
+  st.counters["Gmul_per_s"] = rate / 1e9;
+}
+BENCHMARK(BM_gpu_field_mul)->Arg(1)->Arg(0)->ArgName("fp")->UseManualTime()
+    ->Unit(benchmark::kMillisecond)->Iterations(3);
 
 void BM_gpu_msm_g1(benchmark::State& st) {
   const size_t n = size_t(1) << st.range(0);
@@ -90,6 +106,51 @@ BENCHMARK(BM_gpu_msm_g1)->ArgsProduct({{20, 22, 24}, {1, 0}})->ArgNames({"log_n"
     ->Unit(benchmark::kMillisecond)->Iterations(5);
 
 // Window width sweep (GPU time of the MSM on resident data).
+// The pinned upload overlapped with the MSM (DeviceMsmG1::upload_and_run): the scalars first,
+// then the points while the digits are computed and sorted. Time = first copy to result.
+void BM_gpu_msm_g1_overlap(benchmark::State& st) {
+  const size_t n = size_t(1) << st.range(0);
+  std::span<const g1_affine_t> pts(g1_points(n).data(), n);
+  std::vector<fr_t> sc = random_scalars(n, 2);
+  cuda::HostPin pin_p(pts.data(), pts.size_bytes()), pin_s(sc.data(), sc.size() * sizeof(fr_t));
+  cuda::DeviceMsmG1 msm;
+  double run = 0;
+  for (auto _ : st) {
+    auto t0 = Clock::now();
+    benchmark::DoNotOptimize(msm.upload_and_run(pts, sc));
+    st.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
+    run += msm.last_run_gpu_ms();
+  }
+  st.counters["total_gpu_ms"] = run / double(st.iterations());
+}
+BENCHMARK(BM_gpu_msm_g1_overlap)->DenseRange(20, 24, 2)->ArgName("log_n")->UseManualTime()
+    ->Unit(benchmark::kMillisecond)->Iterations(5);
+
+// Points per thread in the bucket sums (MsmG1::set_chunk), on random scalars (mix 0) and on the
+// witness mix (mix 1: most scalars 0 or 1, one huge bucket).
+void BM_gpu_msm_chunk(benchmark::State& st) {
+  const size_t n = size_t(1) << st.range(0);
+  std::span<const g1_affine_t> pts(g1_points(n).data(), n);
+  std::vector<fr_t> sc = random_scalars(n, 2);
+  if (st.range(2)) {
+    std::mt19937_64 g(9);
+    for (auto& x : sc) {
+      const auto r = g() % 1000;
+      if (r < 516) x = fr_t::zero();
+      else if (r < 986) x = fr_t::one();
+    }
+  }
+  cuda::DeviceMsmG1 msm;
+  msm.set_chunk(uint32_t(st.range(1)));
+  msm.upload(pts, sc);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(msm.run());
+    st.SetIterationTime(msm.last_run_gpu_ms() / 1e3);
+  }
+}
+BENCHMARK(BM_gpu_msm_chunk)->ArgsProduct({{24}, {16, 32, 64, 128, 256}, {0, 1}})->ArgNames({"log_n", "chunk", "mix"})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
 void BM_gpu_msm_window(benchmark::State& st) {
   const size_t n = size_t(1) << st.range(0);
   std::span<const g1_affine_t> pts(g1_points(n).data(), n);
@@ -101,20 +162,23 @@ void BM_gpu_msm_window(benchmark::State& st) {
     st.SetIterationTime(msm.last_run_gpu_ms() / 1e3);
   }
 }
-BENCHMARK(BM_gpu_msm_window)->ArgsProduct({{20}, {10, 11, 12, 13, 14, 16}})->ArgsProduct({{24}, {13, 14, 15, 16, 18}})
+BENCHMARK(BM_gpu_msm_window)->ArgsProduct({{20}, {10, 11, 12, 13, 14, 16}})->ArgsProduct({{24}, {14, 15, 16, 17, 18, 19, 20}})
     ->ArgNames({"log_n", "c"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
+// Forward NTT on resident data: natural order in and out (reversed 0), or natural in and
+// bit-reversed out (reversed 1: the DIF passes alone, as the H computation uses them).
 void BM_gpu_ntt_forward(benchmark::State& st) {
   const unsigned log_n = unsigned(st.range(0));
+  const bool reversed = st.range(1) != 0;
   cuda::DeviceNtt ntt(log_n);
   ntt.upload(random_scalars(size_t(1) << log_n, 3));
   for (auto _ : st) {
-    ntt.forward();
+    ntt.forward(reversed);
     st.SetIterationTime(ntt.last_gpu_ms() / 1e3);
   }
 }
-BENCHMARK(BM_gpu_ntt_forward)->DenseRange(20, 26, 2)->ArgName("log_n")->UseManualTime()->Unit(benchmark::kMillisecond)
-    ->Iterations(10);
+BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 22, 24, 26}, {0, 1}})->ArgNames({"log_n", "reversed"})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
 
 // ---- the proving stage ----
 

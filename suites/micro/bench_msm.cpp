@@ -69,6 +69,6 @@ static void BM_msm_g2_bits(benchmark::State& st) {
   for (auto _ : st) benchmark::DoNotOptimize(msm_g2(p, sc));
   st.counters["points"] = double(n);
 }
-BENCHMARK(BM_msm_g2_bits)->Arg(14)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_msm_g2_bits)->Arg(14)->Arg(16)->Arg(18)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -94,7 +94,7 @@ TEST_CASE("GPU NTTs equal the CPU's at several sizes") {
   const uint64_t seed = fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 g(seed);
-  for (unsigned log_n : {0u, 1u, 3u, 8u, 9u, 13u, 16u, 17u}) {
+  for (unsigned log_n : {0u, 1u, 3u, 8u, 9u, 13u, 16u, 17u, 20u}) {
     INFO("log_n " << log_n);
     Domain dom(log_n);
     const fr_t shift = fr_t::random(g);
@@ -146,6 +146,8 @@ TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buck
     CHECK(cuda::msm_g1(pts, sc) == msm_g1(pts, sc));
     // Small windows: many chunk rounds per bucket.
     CHECK(cuda::msm_g1(pts, sc, 4) == msm_g1(pts, sc));
+    // Uploaded in slices that add into the same buckets (3 slices: a short last one).
+    CHECK(cuda::msm_g1(pts, sc, 0, 3) == msm_g1(pts, sc));
   }
   // Bit-valued scalars (a Groth16 witness is full of them): one bucket holds most points.
   const size_t n = 200000;
@@ -153,6 +155,7 @@ TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buck
   std::vector<fr_t> bits(n);
   for (size_t i = 0; i < n; ++i) bits[i] = (g() & 3) ? fr_t::one() : fr_t::zero();
   CHECK(cuda::msm_g1(pts, bits) == msm_g1(pts, bits));
+  CHECK(cuda::msm_g1(pts, bits, 0, 5) == msm_g1(pts, bits));
   // All zero: the point at infinity.
   std::vector<fr_t> zeros(1000, fr_t::zero());
   CHECK(cuda::msm_g1(std::span(pts).first(1000), zeros).is_infinity());
@@ -221,16 +224,18 @@ TEST_CASE("CUDA errors are exceptions naming what was needed") {
   std::vector<g1_affine_t> none;
   std::vector<fr_t> sc(3, fr_t::one());
   CHECK_THROWS_AS(cuda::msm_g1(none, sc), std::invalid_argument);
-  // An allocation larger than the device reports DeviceOutOfMemory with the sizes.
+  // An allocation larger than the device reports DeviceOutOfMemory with what and the sizes.
   const cuda::DeviceInfo d = cuda::probe_device();
-  std::vector<fr_t> huge_ok(4);
   try {
-    cuda::DeviceNtt too_big(31);  // 2^31 * 32 B * 2 = 128 GiB plus twiddles: over 139 GiB
-    (void)huge_ok;
-    WARN("a 2^31 NTT fit in " << d.total_bytes << " bytes");
+    cuda::try_device_alloc(d.total_bytes + (size_t(1) << 30), "the test's oversized buffer");
+    FAIL("an allocation over the device's " << d.total_bytes << " bytes succeeded");
   } catch (const cuda::DeviceOutOfMemory& e) {
     const std::string msg = e.what();
     CHECK(msg.find("device out of memory") != std::string::npos);
+    CHECK(msg.find("the test's oversized buffer") != std::string::npos);
     CHECK(msg.find("free of") != std::string::npos);
   }
+  // The device is usable afterwards.
+  std::vector<fr_t> one(1, fr_t::one());
+  CHECK(cuda::fr_mul(one, one)[0] == fr_t::one());
 }
