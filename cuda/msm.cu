@@ -283,7 +283,7 @@ void MsmG1::accumulate(const MsmSlice& sl, cudaStream_t s, unsigned c, unsigned 
     uint32_t runs = 0;
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&runs, counts, sizeof runs, cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
-    // The sentinel (zero digits, points at infinity) sorts last: drop its run, often the largest.
+    // The sentinel (zero digits) sorts last: drop its run, often the largest.
     if (runs > 0) {
       uint32_t last = 0;
       CUZK_CUDA_CHECK(cudaMemcpyAsync(&last, runs_key + runs - 1, sizeof last, cudaMemcpyDeviceToHost, s));

@@ -368,8 +368,8 @@ void check_words_vs_portable(std::mt19937_64& g, int iters) {
   }
   auto check = [](const F& a, const F& b) {
     REQUIRE(F::mul_words(a, b) == F::mul_portable(a, b));
-    REQUIRE(F::add_words(a, b) == a + b);
-    REQUIRE(F::sub_words(a, b) == a - b);
+    REQUIRE(F::add_words(a, b) == F::add_portable(a, b));
+    REQUIRE(F::sub_words(a, b) == F::sub_portable(a, b));
   };
   for (const F& a : edge)
     for (const F& b : edge) check(a, b);
@@ -377,6 +377,53 @@ void check_words_vs_portable(std::mt19937_64& g, int iters) {
     const F a = F::random(g), b = F::random(g);
     check(a, b);
     check(a, a);
+  }
+}
+
+// Reduced values whose raw limbs sit at the edges of the Fp2 product's bounds: 0, 1, p-1
+// and 2 as field elements and as raw limbs, (p-1)/2 and (p+1)/2 (their sum is p), and limbs
+// 0..N-2 all ones under a top limb just below p's.
+template <class F>
+std::vector<F> raw_edge_values() {
+  std::vector<F> edge = {F::zero(), F::one(), minus_one<F>(), -F::from_u64(2), F::from_u64(2)};
+  constexpr auto M = F::modulus();
+  constexpr auto H = F::half_p();
+  uint64_t one[F::N] = {1}, two[F::N] = {2}, pm1[F::N], ones[F::N], h1[F::N];
+  for (int i = 0; i < F::N; i++) {
+    pm1[i] = M.v[i];
+    ones[i] = ~uint64_t(0);
+    h1[i] = H.v[i];
+  }
+  pm1[0] -= 1;
+  ones[F::N - 1] = M.v[F::N - 1] - 1;
+  h1[0] += 1;  // (p+1)/2: the low limb of (p-1)/2 is not all ones, so + 1 does not carry
+  for (const uint64_t* l : {(const uint64_t*)one, (const uint64_t*)two, (const uint64_t*)pm1,
+                            (const uint64_t*)ones, (const uint64_t*)H.v, (const uint64_t*)h1})
+    edge.push_back(F::from_raw(l));
+  return edge;
+}
+
+// Fp2 product and square against the schoolbook formula in Fp built from the portable operations
+// only: (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + (a0 b1 + a1 b0) u.
+fp2_t fp2_schoolbook(const fp2_t& a, const fp2_t& b) {
+  auto mul = fp_t::mul_portable;
+  return fp2_t{fp_t::sub_portable(mul(a.c0, b.c0), mul(a.c1, b.c1)),
+               fp_t::add_portable(mul(a.c0, b.c1), mul(a.c1, b.c0))};
+}
+void check_fp2_mul_vs_schoolbook(std::mt19937_64& g, int iters) {
+  const auto edge = raw_edge_values<fp_t>();
+  std::vector<fp2_t> e2;
+  for (const fp_t& x : edge)
+    for (const fp_t& y : edge) e2.push_back(fp2_t{x, y});
+  for (const fp2_t& a : e2) {
+    REQUIRE(a.sqr() == fp2_schoolbook(a, a));
+    for (const fp2_t& b : e2) REQUIRE(a * b == fp2_schoolbook(a, b));
+  }
+  for (int i = 0; i < iters; i++) {
+    const fp2_t a = fp2_t::random(g), b = fp2_t::random(g);
+    REQUIRE(a * b == fp2_schoolbook(a, b));
+    REQUIRE(a.sqr() == fp2_schoolbook(a, a));
+    REQUIRE(a * a == fp2_schoolbook(a, a));
   }
 }
 
@@ -460,6 +507,13 @@ TEST_CASE("ADX multiplication equals the portable multiplication", "[ff]") {
   std::mt19937_64 g(seed);
   SECTION("fp") { check_adx_vs_portable<fp_t>(g, 100000); }
   SECTION("fr") { check_adx_vs_portable<fr_t>(g, 100000); }
+}
+
+TEST_CASE("Fp2 product and square (delayed reduction on ADX hosts) equal the schoolbook formula", "[ff]") {
+  uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  check_fp2_mul_vs_schoolbook(g, 100000);
 }
 
 TEST_CASE("32-bit word arithmetic (the GPU's +, -, *) equals the portable code", "[ff]") {

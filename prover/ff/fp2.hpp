@@ -25,6 +25,9 @@ struct fp2_t {
   CUZK_HD fp2_t dbl() const { return fp2_t{c0.dbl(), c1.dbl()}; }
   // Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u
   CUZK_HD fp2_t operator*(const fp2_t& b) const {
+#if CUZK_USE_ADX && !defined(__CUDA_ARCH__)
+    if (cpu_has_adx()) return mul_adx(*this, b);
+#endif
     fp_t t0 = c0 * b.c0;
     fp_t t1 = c1 * b.c1;
     fp_t t2 = (c0 + c1) * (b.c0 + b.c1);
@@ -33,9 +36,60 @@ struct fp2_t {
   CUZK_HD fp2_t operator*(const fp_t& b) const { return fp2_t{c0 * b, c1 * b}; }
   // (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u
   CUZK_HD fp2_t sqr() const {
+#if CUZK_USE_ADX && !defined(__CUDA_ARCH__)
+    if (cpu_has_adx()) return sqr_adx(*this);
+#endif
     fp_t t = c0 * c1;
     return fp2_t{(c0 + c1) * (c0 - c1), t.dbl()};
   }
+#if CUZK_USE_ADX && !defined(__CUDA_ARCH__)
+  // Host, bmi2+adx. The same Karatsuba formula with the reductions delayed: the three products
+  // are plain 768-bit integers (mont_adx_wide6::mul) and each coordinate is reduced once
+  // (mont_adx_wide6::redc, which needs its input < p R, R = 2^384, and gives < 2p), so two
+  // Montgomery reductions instead of three and no modular reduction of the sums. Bounds, with all
+  // coordinates < p < 2^381:
+  //   a0 + a1, b0 + b1 < 2p < 2^382 (plain 6-limb sums, no carry out)
+  //   T0 = a0 b0 < p^2, T1 = a1 b1 < p^2, T2 = (a0 + a1)(b0 + b1) < 4p^2 < 2^764
+  //   c1: T2 - T0 - T1 = a0 b1 + a1 b0 in [0, 2p^2), and 2p^2 < p R since 2p < R
+  //   c0: T0 - T1 in (-p^2, p^2); when negative (the 768-bit subtraction borrows) add p R, i.e. p
+  //       to the high six limbs, giving a value in (p R - p^2, p R); either way in [0, p R)
+  static fp2_t mul_adx(const fp2_t& a, const fp2_t& b) {
+    uint64_t sa[6], sb[6], t0[12], t1[12], t2[12];
+    detail::add_plain<6>(sa, a.c0.l, a.c1.l);
+    detail::add_plain<6>(sb, b.c0.l, b.c1.l);
+    mont_adx_wide6::mul(t0, a.c0.l, b.c0.l);
+    mont_adx_wide6::mul(t1, a.c1.l, b.c1.l);
+    mont_adx_wide6::mul(t2, sa, sb);
+    detail::sub_plain<12>(t2, t2, t0);  // no borrow: the differences are >= 0 (above)
+    detail::sub_plain<12>(t2, t2, t1);
+    const uint64_t neg = detail::sub_plain<12>(t0, t0, t1);
+    constexpr limbs_t<6> M = fp_params::modulus();
+    uint64_t pm[6];
+CUZK_FF_UNROLL
+    for (int i = 0; i < 6; i++) pm[i] = M.v[i] & (0 - neg);
+    detail::add_plain<6>(t0 + 6, t0 + 6, pm);  // carry out = the borrow above: the sum wraps to T0 - T1 + p R
+    fp2_t r;
+    mont_adx_wide6::redc<fp_params>(r.c0.l, t0);
+    mont_adx_wide6::redc<fp_params>(r.c1.l, t2);
+    return fp2_t{r.c0.reduce_once(), r.c1.reduce_once()};
+  }
+  // (a0 + a1)(a0 - a1) + 2 a0 a1 u with the operands of both products left unreduced in [0, 2p):
+  // a0 + a1, a0 + (p - a1) and a0 + a0 are plain sums < 2p. mont_adx<6>::mul accepts them: its
+  // state stays below 3p + 1 < 2^383, and a product x y < 4p^2 gives (x y + m p) / R < 4p^2 / R + p
+  // < 2p (4p < R), so one reduce_once still finishes it.
+  static fp2_t sqr_adx(const fp2_t& a) {
+    constexpr limbs_t<6> M = fp_params::modulus();
+    uint64_t s[6], d[6], a2[6];
+    detail::add_plain<6>(s, a.c0.l, a.c1.l);
+    detail::sub_plain<6>(d, M.v, a.c1.l);  // p - a1 > 0
+    detail::add_plain<6>(d, d, a.c0.l);
+    detail::add_plain<6>(a2, a.c0.l, a.c0.l);
+    fp2_t r;
+    mont_adx<6>::mul<fp_params>(r.c0.l, s, d);
+    mont_adx<6>::mul<fp_params>(r.c1.l, a2, a.c1.l);
+    return fp2_t{r.c0.reduce_once(), r.c1.reduce_once()};
+  }
+#endif
   CUZK_HD fp2_t& operator+=(const fp2_t& b) { return *this = *this + b; }
   CUZK_HD fp2_t& operator-=(const fp2_t& b) { return *this = *this - b; }
   CUZK_HD fp2_t& operator*=(const fp2_t& b) { return *this = *this * b; }
