@@ -16,22 +16,12 @@ uint32_t u32(const json& p, const char* key) { return uint32_t(p.at(key).get<int
 bool run_pipeline(RunContext& ctx) {
   const json& p = ctx.params;
   PipelineJob job;
-  job.circuit = porep_params(p);
-  job.partitions = u32(p, "partitions");
+  take_porep_case(job, ctx);
   job.jobs = u32(p, "jobs");
   job.config.max_batch_size = u32(p, "batch");
   job.config.overlap = p.at("overlap").get<int64_t>() != 0;
   job.config.lookahead = u32(p, "lookahead");
   job.config.memory_budget = uint64_t(p.at("budget_mib").get<int64_t>()) << 20;
-  job.circuit_seed = uint64_t(p.at("circuit_seed").get<int64_t>());
-  job.params_seed = uint64_t(p.at("params_seed").get<int64_t>());
-  job.rs_seed = uint64_t(p.at("seed").get<int64_t>());
-  job.backend = ctx.backend;
-  job.suite = ctx.suite;
-  job.case_name = ctx.case_name;
-  job.warmup = ctx.warmup;
-  job.reps = ctx.reps;
-  job.on_rep = ctx.on_rep;
   job.on_run = [&](int rep, bool warm, const std::vector<engine::JobRecord>& records, uint64_t wall_ns) {
     fmt::print(stderr, "[{}] {}: {} {}: {} jobs in {:.3f} s, {:.1f} proofs/min\n", ctx.suite, ctx.case_name,
                warm ? "warm-up" : "repetition", warm ? rep + 1 : rep - ctx.warmup + 1, records.size(), wall_ns / 1e9,

@@ -34,19 +34,8 @@ using nlohmann::json;
 
 
 bool run_porep(RunContext& ctx) {
-  const json& p = ctx.params;
   PorepJob job;
-  job.circuit = porep_params(p);
-  job.partitions = uint32_t(p.at("partitions").get<int64_t>());
-  job.circuit_seed = uint64_t(p.at("circuit_seed").get<int64_t>());
-  job.params_seed = uint64_t(p.at("params_seed").get<int64_t>());
-  job.rs_seed = uint64_t(p.at("seed").get<int64_t>());
-  job.suite = ctx.suite;
-  job.case_name = ctx.case_name;
-  job.warmup = ctx.warmup;
-  job.reps = ctx.reps;
-  job.backend = ctx.backend;
-  job.on_rep = ctx.on_rep;
+  take_porep_case(job, ctx);
   return run_porep_job(*ctx.session, job);
 }
 

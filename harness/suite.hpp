@@ -87,6 +87,24 @@ KindSpec pipeline_kind();
 // depth), for the kinds that prove it.
 circuits::PorepParams porep_params(const nlohmann::json& params);
 
+// The fields every PoRep-proving job (PorepJob, PipelineJob) takes from its case and run: the
+// circuit, partitions, the three seeds, names, repetitions, backend and progress callback.
+template <class Job>
+void take_porep_case(Job& job, const RunContext& ctx) {
+  const nlohmann::json& p = ctx.params;
+  job.circuit = porep_params(p);
+  job.partitions = uint32_t(p.at("partitions").get<int64_t>());
+  job.circuit_seed = uint64_t(p.at("circuit_seed").get<int64_t>());
+  job.params_seed = uint64_t(p.at("params_seed").get<int64_t>());
+  job.rs_seed = uint64_t(p.at("seed").get<int64_t>());
+  job.suite = ctx.suite;
+  job.case_name = ctx.case_name;
+  job.warmup = ctx.warmup;
+  job.reps = ctx.reps;
+  job.backend = ctx.backend;
+  job.on_rep = ctx.on_rep;
+}
+
 struct Case {
   std::string name;
   std::string kind;

@@ -2,11 +2,10 @@
 # reported as skipped by ctest where no GPU is found (it exits 77).
 if(TARGET cuzk_cuda)
   add_executable(test_gpu ${CMAKE_CURRENT_SOURCE_DIR}/gpu/gpu_main.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu.cpp)
+  # its own main (gpu_main.cpp), so Catch2 without Catch2WithMain on both major versions
+  target_link_libraries(test_gpu PRIVATE Catch2::Catch2)
   if(Catch2_VERSION VERSION_GREATER_EQUAL 3)
-    target_link_libraries(test_gpu PRIVATE Catch2::Catch2)
     target_compile_definitions(test_gpu PRIVATE CUZK_CATCH3=1)
-  else()
-    target_link_libraries(test_gpu PRIVATE Catch2::Catch2)
   endif()
   target_include_directories(test_gpu PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)
   target_link_libraries(test_gpu PRIVATE cuzk_cuda cuzk_harness)
