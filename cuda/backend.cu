@@ -67,6 +67,10 @@ class CudaBackend final : public groth16::Backend {
  public:
   explicit CudaBackend(bool pin_abc) : pin_abc_(pin_abc) {
     CUZK_CUDA_CHECK(cudaSetDevice(0));
+    // Wait for the GPU by sleeping, not spinning: msm_b_g2 runs on every CPU core meanwhile, and a
+    // spinning wait would take one of them for the whole GPU part. Best effort: an older driver
+    // may refuse the flag on an already active context, which only costs that core.
+    if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
     CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
   ~CudaBackend() override { cudaStreamDestroy(stream_); }

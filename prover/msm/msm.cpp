@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "prover/ff/fp_ifma.hpp"
+#include "prover/msm/affine_batch_ifma.hpp"
 #include "prover/util/thread_pool.hpp"
 
 namespace cuzk {
@@ -47,6 +49,8 @@ struct AffineBatch {
   }
   template <class Exceptional>
   void flush(Affine* acc, Exceptional&& exceptional) {
+    if constexpr (std::is_same_v<Affine, g2_affine_t>)
+      if (cpu_has_ifma()) return flush_ifma(acc, exceptional);
     F run = F::one();
     for (size_t k = 0; k < m; ++k) {
       const Affine& p = acc[slot[k]];
@@ -64,13 +68,7 @@ struct AffineBatch {
     for (size_t k = 0; k < m; ++k) {
       Affine& p = acc[slot[k]];
       if (d[k].is_zero()) {
-        if (p.inf) {
-          p = q[k];
-        } else {
-          const Affine old = p;
-          p = Affine::infinity();
-          exceptional(slot[k], old, q[k]);
-        }
+        finish_special(acc, k, exceptional);
         continue;
       }
       const F lambda = (q[k].y - p.y) * d[k];
@@ -79,6 +77,31 @@ struct AffineBatch {
       p.x = x3;
     }
     m = 0;
+  }
+
+ private:
+  std::vector<uint32_t> special;
+  // The same additions eight lanes at a time (affine_batch_ifma.cpp), which leaves the special
+  // pairs to finish_special as flush does.
+  template <class Exceptional>
+  void flush_ifma(Affine* acc, Exceptional& exceptional) {
+    special.clear();
+    g2_affine_batch_ifma(acc, q.data(), slot.data(), m, special);
+    for (uint32_t k : special) finish_special(acc, k, exceptional);
+    m = 0;
+  }
+  // A pair the affine formula cannot take: an empty slot takes the point; equal x goes to the
+  // caller's general addition, the slot restarting at infinity.
+  template <class Exceptional>
+  void finish_special(Affine* acc, size_t k, Exceptional& exceptional) {
+    Affine& p = acc[slot[k]];
+    if (p.inf) {
+      p = q[k];
+    } else {
+      const Affine old = p;
+      p = Affine::infinity();
+      exceptional(slot[k], old, q[k]);
+    }
   }
 };
 
@@ -204,6 +227,12 @@ Jac sum_indexed(std::span<const Affine> points, const std::vector<uint32_t>& idx
   // 512 lanes: the inversion (~200 products) is spread over 512 additions, and the batch
   // (~300 KB for G2) stays in L2.
   constexpr size_t kLanes = 512;
+  if constexpr (std::is_same_v<Affine, g2_affine_t>)
+    if (cpu_has_ifma() && idx.size() >= kLanes) {
+      Jac extra = Jac::infinity();
+      auto sums = g2_sum_indexed_ifma(points.data(), idx.data(), idx.size(), kLanes, extra);
+      return extra + sum_affine_batched(sums);
+    }
   const size_t lanes = std::min(kLanes, idx.size());
   std::vector<Affine> lane(lanes, Affine::infinity());
   AffineBatch<Affine> batch(std::max<size_t>(lanes, 1));

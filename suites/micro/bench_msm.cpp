@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "prover/ff/fp_ifma.hpp"
 #include "prover/msm/msm.hpp"
 #include "prover/util/thread_pool.hpp"
 
@@ -41,21 +42,37 @@ static void BM_msm_g1(benchmark::State& st) {
 }
 BENCHMARK(BM_msm_g1)->DenseRange(10, 18, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Full-width scalars: the Pippenger buckets (batched affine additions); second argument as in
+// BM_msm_g2_bits below.
 static void BM_msm_g2(benchmark::State& st) {
   const size_t n = size_t(1) << st.range(0);
+  const bool ifma = st.range(1) != 0;
+  if (ifma && !cpu_has_ifma()) {
+    st.SkipWithError("no AVX-512 IFMA on this CPU or in this build");
+    return;
+  }
   static std::vector<g2_affine_t> pts;
   if (pts.size() < n) pts = make_points<g2_affine_t, g2_jacobian_t>(n, g2_generator());
   auto sc = make_scalars(n);
   std::span<const g2_affine_t> p(pts.data(), n);
+  set_ifma_enabled(ifma);
   for (auto _ : st) benchmark::DoNotOptimize(msm_g2(p, sc));
+  set_ifma_enabled(true);
   st.counters["points"] = double(n);
 }
-BENCHMARK(BM_msm_g2)->Arg(12)->Arg(14)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_msm_g2)->ArgsProduct({{12, 14, 16}, {0, 1}})->ArgNames({"log_n", "ifma"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // A witness-like mix (the PoRep-shaped circuit's assignment: about 52% zeros, 47% ones, the
 // rest full-width; suites/micro/bench_gpu.cpp measures it): the zero/one split's case.
+// Second argument: 1 lets the batched additions use AVX-512 IFMA where the CPU has it, 0 forces the
+// scalar path (the A/B of prover/ff/fp_ifma.hpp).
 static void BM_msm_g2_bits(benchmark::State& st) {
   const size_t n = size_t(1) << st.range(0);
+  const bool ifma = st.range(1) != 0;
+  if (ifma && !cpu_has_ifma()) {
+    st.SkipWithError("no AVX-512 IFMA on this CPU or in this build");
+    return;
+  }
   static std::vector<g2_affine_t> pts;
   if (pts.size() < n) pts = make_points<g2_affine_t, g2_jacobian_t>(n, g2_generator());
   auto sc = make_scalars(n);
@@ -66,9 +83,11 @@ static void BM_msm_g2_bits(benchmark::State& st) {
     else if (r < 986) x = fr_t::one();
   }
   std::span<const g2_affine_t> p(pts.data(), n);
+  set_ifma_enabled(ifma);
   for (auto _ : st) benchmark::DoNotOptimize(msm_g2(p, sc));
+  set_ifma_enabled(true);
   st.counters["points"] = double(n);
 }
-BENCHMARK(BM_msm_g2_bits)->Arg(14)->Arg(16)->Arg(18)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_msm_g2_bits)->ArgsProduct({{14, 16, 18}, {0, 1}})->ArgNames({"log_n", "ifma"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

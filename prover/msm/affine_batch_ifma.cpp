@@ -1,0 +1,218 @@
+#include "prover/msm/affine_batch_ifma.hpp"
+
+// GCC 12 reports the AVX-512 intrinsics' own undefined-vector idiom (_mm512_undefined_epi32)
+// as maybe-uninitialized once they are inlined here.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include <algorithm>
+#include <cstddef>
+
+#include "prover/ff/fp_ifma.hpp"
+
+namespace cuzk {
+
+#if CUZK_USE_IFMA
+namespace {
+using namespace ifma;
+
+#define CUZK_IFMA_BODY __attribute__((target("avx512f,avx512ifma")))
+
+constexpr uint64_t kX = offsetof(g2_affine_t, x), kY = offsetof(g2_affine_t, y), kInf = offsetof(g2_affine_t, inf);
+static_assert(sizeof(g2_affine_t) >= kInf + 8, "the flag's gathered word stays inside the point");
+
+// Montgomery one (R mod p) in 52-bit limbs.
+CUZK_IFMA_FN fp2_x8 one_x8() {
+  constexpr limbs_t<6> r = fp_params::r();
+  fp2_x8 o;
+  for (int k = 0; k < kLimbs; ++k) {
+    o.c0.l[k] = bc(limb52(r.v, k));
+    o.c1.l[k] = _mm512_setzero_si512();
+  }
+  return o;
+}
+
+// Byte offsets of the acc slots and q entries of lanes 8g .. 8g+7; lanes past m repeat the
+// group's first entry and are masked off.
+CUZK_IFMA_FN void group_offsets(const uint32_t* slot, size_t m, size_t g, __m512i& acc_off, __m512i& q_off,
+                                __mmask8& live) {
+  alignas(64) uint64_t a[8], q[8];
+  live = 0;
+  for (int e = 0; e < 8; ++e) {
+    const size_t k = 8 * g + e;
+    const bool in = k < m;
+    const size_t kk = in ? k : 8 * g;
+    a[e] = uint64_t(slot[kk]) * sizeof(g2_affine_t);
+    q[e] = uint64_t(kk) * sizeof(g2_affine_t);
+    live |= __mmask8(in) << e;
+  }
+  acc_off = _mm512_load_si512(a);
+  q_off = _mm512_load_si512(q);
+}
+
+std::vector<__mmask8>& scratch_masks(size_t n) {
+  thread_local std::vector<__mmask8> m;
+  if (m.size() < n) m.resize(n);
+  return m;
+}
+
+struct Scratch {
+  std::vector<fp2_x8> d, prefix;
+  std::vector<__mmask8> special;
+};
+
+// d[g] = 1 / d[g] for g < groups, given prefix[g] = d[0] ... d[g-1] and run = the product of all
+// (lane by lane): the eight lanes' products are inverted together on the scalar side, so a batch
+// costs one field inversion.
+CUZK_IFMA_FN void invert_all(const fp2_x8& run, fp2_x8* d, const fp2_x8* prefix, size_t groups) {
+  alignas(64) fp2_t lane[8], inv[8];
+  alignas(64) uint64_t lane_off[8];
+  for (int e = 0; e < 8; ++e) lane_off[e] = uint64_t(e) * sizeof(fp2_t);
+  const __m512i lo = _mm512_load_si512(lane_off);
+  store(lane, lo, run);
+  fp2_t acc_prod = fp2_t::one();
+  for (int e = 0; e < 8; ++e) {
+    inv[e] = acc_prod;  // product of lanes before e
+    acc_prod = acc_prod * lane[e];
+  }
+  fp2_t t = acc_prod.inv();
+  for (int e = 8; e-- > 0;) {
+    const fp2_t ie = t * inv[e];
+    t = t * lane[e];
+    inv[e] = ie;
+  }
+  fp2_x8 rinv = load_fp2(inv, lo);
+  for (size_t g = groups; g-- > 0;) {
+    const fp2_x8 di = mul(rinv, prefix[g]);
+    rinv = mul(rinv, d[g]);
+    d[g] = di;
+  }
+}
+
+}  // namespace
+
+CUZK_IFMA_BODY void g2_affine_batch_ifma(g2_affine_t* acc, const g2_affine_t* q, const uint32_t* slot, size_t m,
+                                         std::vector<uint32_t>& special) {
+  if (m == 0) return;
+  thread_local Scratch sc;
+  const size_t groups = (m + 7) / 8;
+  if (sc.d.size() < groups) {
+    sc.d.resize(groups);
+    sc.prefix.resize(groups);
+    sc.special.resize(groups);
+  }
+  const fp2_x8 one = one_x8();
+  const __m512i x_off = bc(kX), y_off = bc(kY), inf_off = bc(kInf);
+  // Pass 1: d = q.x - acc.x and the running products of the d (Montgomery's trick, one chain per
+  // lane). Lanes that cannot take the affine formula (slot at infinity, equal x) or are padding
+  // multiply by 1 instead.
+  fp2_x8 run = one;
+  for (size_t g = 0; g < groups; ++g) {
+    __m512i ao, qo;
+    __mmask8 live;
+    group_offsets(slot, m, g, ao, qo, live);
+    const __m512i inf_word = _mm512_i64gather_epi64(_mm512_add_epi64(ao, inf_off), acc, 1);
+    const __mmask8 inf = _mm512_test_epi64_mask(inf_word, bc(0xff));
+    fp2_x8 d = sub(load_fp2(q, _mm512_add_epi64(qo, x_off)), load_fp2(acc, _mm512_add_epi64(ao, x_off)));
+    const __mmask8 sp = live & (inf | is_zero(d));
+    d = blend(__mmask8(sp | ~live), d, one);
+    sc.special[g] = sp;
+    sc.d[g] = d;
+    sc.prefix[g] = run;
+    run = mul(run, d);
+  }
+  // Pass 2: 1/d for each entry.
+  invert_all(run, sc.d.data(), sc.prefix.data(), groups);
+  // Pass 3: lambda = (q.y - acc.y) / d, x3 = lambda^2 - acc.x - q.x, y3 = lambda (acc.x - x3) - acc.y.
+  for (size_t g = 0; g < groups; ++g) {
+    __m512i ao, qo;
+    __mmask8 live;
+    group_offsets(slot, m, g, ao, qo, live);
+    const __mmask8 normal = live & __mmask8(~sc.special[g]);
+    if (sc.special[g])
+      for (int e = 0; e < 8; ++e)
+        if ((sc.special[g] >> e) & 1) special.push_back(uint32_t(8 * g + e));
+    if (!normal) continue;
+    const __m512i ax = _mm512_add_epi64(ao, x_off), ay = _mm512_add_epi64(ao, y_off);
+    const fp2_x8 px = load_fp2(acc, ax), py = load_fp2(acc, ay);
+    const fp2_x8 qx = load_fp2(q, _mm512_add_epi64(qo, x_off)), qy = load_fp2(q, _mm512_add_epi64(qo, y_off));
+    const fp2_x8 lambda = mul(sub(qy, py), sc.d[g]);
+    const fp2_x8 x3 = sub(sub(sqr(lambda), px), qx);
+    const fp2_x8 y3 = sub(mul(lambda, sub(px, x3)), py);
+    store(acc, ax, x3, normal);
+    store(acc, ay, y3, normal);
+  }
+}
+CUZK_IFMA_BODY std::vector<g2_affine_t> g2_sum_indexed_ifma(const g2_affine_t* points, const uint32_t* idx,
+                                                           size_t count, size_t lanes, g2_jacobian_t& extra) {
+  const size_t groups = lanes / 8;
+  std::vector<fp2_x8> ax(groups), ay(groups), qx(groups), qy(groups), d(groups), prefix(groups);
+  std::vector<__mmask8> inf(groups, 0xff);  // every running sum starts at infinity
+  const fp2_x8 one = one_x8();
+  const __m512i x_off = bc(kX), y_off = bc(kY);
+  alignas(64) uint64_t off[8];
+  alignas(64) g2_affine_t old[8];
+  alignas(64) uint64_t old_off[8];
+  for (int e = 0; e < 8; ++e) old_off[e] = uint64_t(e) * sizeof(g2_affine_t);
+  for (size_t start = 0; start < count; start += lanes) {
+    const size_t batch = std::min(lanes, count - start), used = (batch + 7) / 8;
+    fp2_x8 run = one;
+    std::vector<__mmask8>& live_of = scratch_masks(used);
+    for (size_t g = 0; g < used; ++g) {
+      __mmask8 live = 0;
+      for (int e = 0; e < 8; ++e) {
+        const size_t k = 8 * g + e;
+        off[e] = uint64_t(idx[start + (k < batch ? k : 0)]) * sizeof(g2_affine_t);
+        live |= __mmask8(k < batch) << e;
+      }
+      live_of[g] = live;
+      const __m512i qo = _mm512_load_si512(off);
+      qx[g] = load_fp2(points, _mm512_add_epi64(qo, x_off));
+      qy[g] = load_fp2(points, _mm512_add_epi64(qo, y_off));
+      const fp2_x8 dd = sub(qx[g], ax[g]);
+      // 1 for lanes that do not take the formula: padding, a sum at infinity, equal x
+      d[g] = blend(__mmask8(~live | inf[g] | is_zero(dd)), dd, one);
+      prefix[g] = run;
+      run = mul(run, d[g]);
+    }
+    invert_all(run, d.data(), prefix.data(), used);
+    for (size_t g = 0; g < used; ++g) {
+      const __mmask8 live = live_of[g];
+      const __mmask8 take = live & inf[g];  // a sum at infinity becomes the point
+      const __mmask8 equal = live & __mmask8(~inf[g]) & is_zero(sub(qx[g], ax[g]));
+      const __mmask8 normal = live & __mmask8(~(take | equal));
+      if (equal) {  // rare: P + Q with equal x through the general formula, and the sum restarts
+        store(old, _mm512_add_epi64(_mm512_load_si512(old_off), x_off), ax[g]);
+        store(old, _mm512_add_epi64(_mm512_load_si512(old_off), y_off), ay[g]);
+        for (int e = 0; e < 8; ++e)
+          if ((equal >> e) & 1) {
+            old[e].inf = false;
+            extra = extra + old[e].to_jacobian() + points[idx[start + 8 * g + e]].to_jacobian();
+          }
+      }
+      const fp2_x8 lambda = mul(sub(qy[g], ay[g]), d[g]);
+      const fp2_x8 x3 = sub(sub(sqr(lambda), ax[g]), qx[g]);
+      const fp2_x8 y3 = sub(mul(lambda, sub(ax[g], x3)), ay[g]);
+      ax[g] = blend(take, blend(normal, ax[g], x3), qx[g]);
+      ay[g] = blend(take, blend(normal, ay[g], y3), qy[g]);
+      inf[g] = __mmask8((inf[g] & ~take) | equal);
+    }
+  }
+  std::vector<g2_affine_t> out(lanes);
+  for (size_t g = 0; g < groups; ++g) {
+    alignas(64) uint64_t o[8];
+    for (int e = 0; e < 8; ++e) o[e] = uint64_t(8 * g + e) * sizeof(g2_affine_t);
+    const __m512i oo = _mm512_load_si512(o);
+    store(out.data(), _mm512_add_epi64(oo, x_off), ax[g]);
+    store(out.data(), _mm512_add_epi64(oo, y_off), ay[g]);
+    for (int e = 0; e < 8; ++e) out[8 * g + e].inf = (inf[g] >> e) & 1;
+  }
+  return out;
+}
+#else
+void g2_affine_batch_ifma(g2_affine_t*, const g2_affine_t*, const uint32_t*, size_t, std::vector<uint32_t>&) {}
+std::vector<g2_affine_t> g2_sum_indexed_ifma(const g2_affine_t*, const uint32_t*, size_t, size_t, g2_jacobian_t&) {
+  return {};
+}
+#endif
+
+}  // namespace cuzk
