@@ -50,21 +50,15 @@ namespace {
 // element i0 instead, which exists).
 template <class T>
 CUZK_IFMA_FN __m512i offsets(size_t i0, size_t n, __mmask8& live) {
-  alignas(64) uint64_t o[8];
-  live = 0;
-  for (int e = 0; e < 8; ++e) {
-    const bool in = i0 + e < n;
-    o[e] = (in ? i0 + e : i0) * sizeof(T);
-    live |= __mmask8(in) << e;
-  }
-  return _mm512_load_si512(o);
+  live = live_lanes(i0, n);
+  return _mm512_mask_blend_epi64(live, bc(i0 * sizeof(T)), lane_offsets(i0, sizeof(T)));
 }
 
 CUZK_IFMA_FN fp_x8 load_as(const fp_t* a, __m512i off) { return load_fp(a, off); }
 CUZK_IFMA_FN fp2_x8 load_as(const fp2_t* a, __m512i off) { return load_fp2(a, off); }
 
 template <class T, class Op>
-__attribute__((target("avx512f,avx512ifma"))) void apply_n(const T* a, const T* b, T* r, size_t n, Op op) {
+CUZK_IFMA_TARGET void apply_n(const T* a, const T* b, T* r, size_t n, Op op) {
   for (size_t i = 0; i < n; i += 8) {
     __mmask8 live;
     const __m512i off = offsets<T>(i, n, live);
@@ -75,19 +69,19 @@ __attribute__((target("avx512f,avx512ifma"))) void apply_n(const T* a, const T* 
 }  // namespace
 
 void fp_mul_n(const fp_t* a, const fp_t* b, fp_t* r, size_t n) {
-  apply_n(a, b, r, n, [](const fp_x8& x, const fp_x8& y) __attribute__((target("avx512f,avx512ifma"))) { return mul(x, y); });
+  apply_n(a, b, r, n, [](const fp_x8& x, const fp_x8& y) CUZK_IFMA_TARGET { return mul(x, y); });
 }
 void fp_add_n(const fp_t* a, const fp_t* b, fp_t* r, size_t n) {
-  apply_n(a, b, r, n, [](const fp_x8& x, const fp_x8& y) __attribute__((target("avx512f,avx512ifma"))) { return add(x, y); });
+  apply_n(a, b, r, n, [](const fp_x8& x, const fp_x8& y) CUZK_IFMA_TARGET { return add(x, y); });
 }
 void fp_sub_n(const fp_t* a, const fp_t* b, fp_t* r, size_t n) {
-  apply_n(a, b, r, n, [](const fp_x8& x, const fp_x8& y) __attribute__((target("avx512f,avx512ifma"))) { return sub(x, y); });
+  apply_n(a, b, r, n, [](const fp_x8& x, const fp_x8& y) CUZK_IFMA_TARGET { return sub(x, y); });
 }
 void fp2_mul_n(const fp2_t* a, const fp2_t* b, fp2_t* r, size_t n) {
-  apply_n(a, b, r, n, [](const fp2_x8& x, const fp2_x8& y) __attribute__((target("avx512f,avx512ifma"))) { return mul(x, y); });
+  apply_n(a, b, r, n, [](const fp2_x8& x, const fp2_x8& y) CUZK_IFMA_TARGET { return mul(x, y); });
 }
 void fp2_sqr_n(const fp2_t* a, fp2_t* r, size_t n) {
-  apply_n(a, a, r, n, [](const fp2_x8& x, const fp2_x8&) __attribute__((target("avx512f,avx512ifma"))) { return sqr(x); });
+  apply_n(a, a, r, n, [](const fp2_x8& x, const fp2_x8&) CUZK_IFMA_TARGET { return sqr(x); });
 }
 }  // namespace ifma
 #else

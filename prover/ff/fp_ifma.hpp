@@ -45,6 +45,9 @@ void fp2_sqr_n(const fp2_t* a, fp2_t* r, size_t n);
 #if CUZK_USE_IFMA && !defined(__CUDA_ARCH__)
 #include <immintrin.h>
 
+// Functions that use the vector code are compiled for these extensions; CUZK_IFMA_FN marks the
+// inline building blocks below.
+#define CUZK_IFMA_TARGET __attribute__((target("avx512f,avx512ifma")))
 #define CUZK_IFMA_FN __attribute__((target("avx512f,avx512ifma"), always_inline)) inline
 // Every loop over limbs or columns is unrolled: the limbs and columns are arrays of vectors, and
 // only fully unrolled code keeps them in registers (a rolled loop indexes them in memory).
@@ -93,6 +96,16 @@ struct alignas(64) fp2_x8 {
 };
 
 CUZK_IFMA_FN __m512i bc(uint64_t v) { return _mm512_set1_epi64(int64_t(v)); }
+// Byte offsets (first + e) * stride of lanes e = 0..7: eight consecutive array elements.
+CUZK_IFMA_FN __m512i lane_offsets(uint64_t first, uint64_t stride) {
+  return _mm512_add_epi64(bc(first * stride), _mm512_set_epi64(int64_t(7 * stride), int64_t(6 * stride), int64_t(5 * stride),
+                                                               int64_t(4 * stride), int64_t(3 * stride), int64_t(2 * stride),
+                                                               int64_t(stride), 0));
+}
+// Lanes e with first + e < n, the rest masked off.
+CUZK_IFMA_FN __mmask8 live_lanes(size_t first, size_t n) {
+  return n - first >= 8 ? __mmask8(0xff) : __mmask8((1u << (n - first)) - 1);
+}
 
 // Carry limbs 0..7 into each other (arithmetic shifts: limbs may be negative); the top limb keeps
 // the sign. Returns nothing: r is normalized in place.

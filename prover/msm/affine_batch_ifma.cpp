@@ -15,8 +15,6 @@ namespace cuzk {
 namespace {
 using namespace ifma;
 
-#define CUZK_IFMA_BODY __attribute__((target("avx512f,avx512ifma")))
-
 constexpr uint64_t kX = offsetof(g2_affine_t, x), kY = offsetof(g2_affine_t, y), kInf = offsetof(g2_affine_t, inf);
 static_assert(sizeof(g2_affine_t) >= kInf + 8, "the flag's gathered word stays inside the point");
 
@@ -35,24 +33,11 @@ CUZK_IFMA_FN fp2_x8 one_x8() {
 // group's first entry and are masked off.
 CUZK_IFMA_FN void group_offsets(const uint32_t* slot, size_t m, size_t g, __m512i& acc_off, __m512i& q_off,
                                 __mmask8& live) {
-  alignas(64) uint64_t a[8], q[8];
-  live = 0;
-  for (int e = 0; e < 8; ++e) {
-    const size_t k = 8 * g + e;
-    const bool in = k < m;
-    const size_t kk = in ? k : 8 * g;
-    a[e] = uint64_t(slot[kk]) * sizeof(g2_affine_t);
-    q[e] = uint64_t(kk) * sizeof(g2_affine_t);
-    live |= __mmask8(in) << e;
-  }
+  alignas(64) uint64_t a[8];
+  live = live_lanes(8 * g, m);
+  for (int e = 0; e < 8; ++e) a[e] = uint64_t(slot[(live >> e) & 1 ? 8 * g + e : 8 * g]) * sizeof(g2_affine_t);
   acc_off = _mm512_load_si512(a);
-  q_off = _mm512_load_si512(q);
-}
-
-std::vector<__mmask8>& scratch_masks(size_t n) {
-  thread_local std::vector<__mmask8> m;
-  if (m.size() < n) m.resize(n);
-  return m;
+  q_off = _mm512_mask_blend_epi64(live, bc(8 * g * sizeof(g2_affine_t)), lane_offsets(8 * g, sizeof(g2_affine_t)));
 }
 
 struct Scratch {
@@ -65,9 +50,7 @@ struct Scratch {
 // costs one field inversion.
 CUZK_IFMA_FN void invert_all(const fp2_x8& run, fp2_x8* d, const fp2_x8* prefix, size_t groups) {
   alignas(64) fp2_t lane[8], inv[8];
-  alignas(64) uint64_t lane_off[8];
-  for (int e = 0; e < 8; ++e) lane_off[e] = uint64_t(e) * sizeof(fp2_t);
-  const __m512i lo = _mm512_load_si512(lane_off);
+  const __m512i lo = lane_offsets(0, sizeof(fp2_t));
   store(lane, lo, run);
   fp2_t acc_prod = fp2_t::one();
   for (int e = 0; e < 8; ++e) {
@@ -90,7 +73,7 @@ CUZK_IFMA_FN void invert_all(const fp2_x8& run, fp2_x8* d, const fp2_x8* prefix,
 
 }  // namespace
 
-CUZK_IFMA_BODY void g2_affine_batch_ifma(g2_affine_t* acc, const g2_affine_t* q, const uint32_t* slot, size_t m,
+CUZK_IFMA_TARGET void g2_affine_batch_ifma(g2_affine_t* acc, const g2_affine_t* q, const uint32_t* slot, size_t m,
                                          std::vector<uint32_t>& special) {
   if (m == 0) return;
   thread_local Scratch sc;
@@ -142,28 +125,23 @@ CUZK_IFMA_BODY void g2_affine_batch_ifma(g2_affine_t* acc, const g2_affine_t* q,
     store(acc, ay, y3, normal);
   }
 }
-CUZK_IFMA_BODY std::vector<g2_affine_t> g2_sum_indexed_ifma(const g2_affine_t* points, const uint32_t* idx,
+
+CUZK_IFMA_TARGET std::vector<g2_affine_t> g2_sum_indexed_ifma(const g2_affine_t* points, const uint32_t* idx,
                                                            size_t count, size_t lanes, g2_jacobian_t& extra) {
   const size_t groups = lanes / 8;
   std::vector<fp2_x8> ax(groups), ay(groups), qx(groups), qy(groups), d(groups), prefix(groups);
-  std::vector<__mmask8> inf(groups, 0xff);  // every running sum starts at infinity
+  std::vector<__mmask8> inf(groups, 0xff), live_of(groups);  // every running sum starts at infinity
   const fp2_x8 one = one_x8();
   const __m512i x_off = bc(kX), y_off = bc(kY);
+  const __m512i old_off = lane_offsets(0, sizeof(g2_affine_t));
   alignas(64) uint64_t off[8];
   alignas(64) g2_affine_t old[8];
-  alignas(64) uint64_t old_off[8];
-  for (int e = 0; e < 8; ++e) old_off[e] = uint64_t(e) * sizeof(g2_affine_t);
   for (size_t start = 0; start < count; start += lanes) {
     const size_t batch = std::min(lanes, count - start), used = (batch + 7) / 8;
     fp2_x8 run = one;
-    std::vector<__mmask8>& live_of = scratch_masks(used);
     for (size_t g = 0; g < used; ++g) {
-      __mmask8 live = 0;
-      for (int e = 0; e < 8; ++e) {
-        const size_t k = 8 * g + e;
-        off[e] = uint64_t(idx[start + (k < batch ? k : 0)]) * sizeof(g2_affine_t);
-        live |= __mmask8(k < batch) << e;
-      }
+      const __mmask8 live = live_lanes(8 * g, batch);
+      for (int e = 0; e < 8; ++e) off[e] = uint64_t(idx[start + ((live >> e) & 1 ? 8 * g + e : 0)]) * sizeof(g2_affine_t);
       live_of[g] = live;
       const __m512i qo = _mm512_load_si512(off);
       qx[g] = load_fp2(points, _mm512_add_epi64(qo, x_off));
@@ -181,8 +159,8 @@ CUZK_IFMA_BODY std::vector<g2_affine_t> g2_sum_indexed_ifma(const g2_affine_t* p
       const __mmask8 equal = live & __mmask8(~inf[g]) & is_zero(sub(qx[g], ax[g]));
       const __mmask8 normal = live & __mmask8(~(take | equal));
       if (equal) {  // rare: P + Q with equal x through the general formula, and the sum restarts
-        store(old, _mm512_add_epi64(_mm512_load_si512(old_off), x_off), ax[g]);
-        store(old, _mm512_add_epi64(_mm512_load_si512(old_off), y_off), ay[g]);
+        store(old, _mm512_add_epi64(old_off, x_off), ax[g]);
+        store(old, _mm512_add_epi64(old_off, y_off), ay[g]);
         for (int e = 0; e < 8; ++e)
           if ((equal >> e) & 1) {
             old[e].inf = false;
@@ -199,9 +177,7 @@ CUZK_IFMA_BODY std::vector<g2_affine_t> g2_sum_indexed_ifma(const g2_affine_t* p
   }
   std::vector<g2_affine_t> out(lanes);
   for (size_t g = 0; g < groups; ++g) {
-    alignas(64) uint64_t o[8];
-    for (int e = 0; e < 8; ++e) o[e] = uint64_t(8 * g + e) * sizeof(g2_affine_t);
-    const __m512i oo = _mm512_load_si512(o);
+    const __m512i oo = lane_offsets(8 * g, sizeof(g2_affine_t));
     store(out.data(), _mm512_add_epi64(oo, x_off), ax[g]);
     store(out.data(), _mm512_add_epi64(oo, y_off), ay[g]);
     for (int e = 0; e < 8; ++e) out[8 * g + e].inf = (inf[g] >> e) & 1;
