@@ -96,11 +96,11 @@ Sample job_sample(const engine::JobRecord& r, const SpanCollector& c, uint64_t r
     p.wall_ns = ns;
     p.count = 1;
   };
-  set("proof", r.total_ns);
-  set("proof/queue", r.queue_ns);
-  set("proof/srs_load", r.srs_load_ns);
-  set("proof/synth", r.synth_ns);
-  set("proof/prove", r.prove_ns);
+  set("proof", r.total_ns());
+  set("proof/queue", r.queue_ns());
+  set("proof/srs_load", r.srs_load_ns());
+  set("proof/synth", r.synth_ns());
+  set("proof/prove", r.prove_ns());
   set("pipeline", run_wall_ns);
 
   auto inside = [](uint64_t b, uint64_t e, uint64_t t0, uint64_t t1) { return b >= t0 && e <= t1; };
@@ -125,8 +125,8 @@ Sample job_sample(const engine::JobRecord& r, const SpanCollector& c, uint64_t r
       PhaseRecord& p = s.phases.count(g.path) ? s.phases[g.path] : phase(g.path);
       p.gpu_ns = p.gpu_ns.value_or(0) + g.ns;
     }
-  span("proof", r.submitted_at, r.total_ns, 0);
-  s.wall_ns = r.total_ns;
+  span("proof", r.submitted_at, r.total_ns(), 0);
+  s.wall_ns = r.total_ns();
   return s;
 }
 

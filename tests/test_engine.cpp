@@ -107,9 +107,9 @@ TEST_CASE("pipelined, batched proofs equal the one-at-a-time proofs; parameters 
     }
   }
   // srs_load: the load in the first job, 0 once resident.
-  CHECK(got[0].record.srs_load_ns > 0);
-  CHECK(got[1].record.srs_load_ns == 0);
-  CHECK(got[2].record.srs_load_ns == 0);
+  CHECK(got[0].record.srs_load_ns() > 0);
+  CHECK(got[1].record.srs_load_ns() == 0);
+  CHECK(got[2].record.srs_load_ns() == 0);
   // Batching: jobs 0 and 1 share a proving call, job 2 goes alone (nothing else is coming).
   CHECK(got[0].record.batch_size == 2);
   CHECK(got[1].record.batch_size == 2);
@@ -117,7 +117,7 @@ TEST_CASE("pipelined, batched proofs equal the one-at-a-time proofs; parameters 
   CHECK(got[0].record.prove_begin == got[1].record.prove_begin);
   for (auto& r : got) {
     const auto& x = r.record;
-    CHECK(x.queue_ns + x.srs_load_ns + x.synth_ns + x.prove_ns == x.total_ns);
+    CHECK(x.queue_ns() + x.srs_load_ns() + x.synth_ns() + x.prove_ns() == x.total_ns());
   }
 }
 
@@ -143,8 +143,8 @@ TEST_CASE("with overlap on, synthesis of the next job runs during proving; off, 
   auto on = run(true, wall_on);
   auto off = run(false, wall_off);
   uint64_t stages_on = 0, stages_off = 0;
-  for (auto& r : on) stages_on += r.srs_load_ns + r.synth_ns + r.prove_ns;
-  for (auto& r : off) stages_off += r.srs_load_ns + r.synth_ns + r.prove_ns;
+  for (auto& r : on) stages_on += r.srs_load_ns() + r.synth_ns() + r.prove_ns();
+  for (auto& r : off) stages_off += r.srs_load_ns() + r.synth_ns() + r.prove_ns();
   INFO("overlap on: wall " << wall_on << " ns, stages " << stages_on << " ns; off: wall " << wall_off << ", stages "
                            << stages_off);
   CHECK(wall_on < stages_on);
@@ -153,7 +153,7 @@ TEST_CASE("with overlap on, synthesis of the next job runs during proving; off, 
     CHECK(on[j + 1].synth_begin < on[j].prove_end);     // look-ahead: synthesized while j was proved
     CHECK(off[j + 1].synth_begin >= off[j].prove_end);  // serial: after j was done
   }
-  for (auto& r : on) CHECK(r.srs_load_ns == 0);  // preloaded
+  for (auto& r : on) CHECK(r.srs_load_ns() == 0);  // preloaded
 }
 
 TEST_CASE("readiness: preload, is_ready/wait_ready, and the ready file appears whole") {

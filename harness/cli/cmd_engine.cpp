@@ -105,8 +105,8 @@ int run_engine(const EngineOptions& o) {
     fmt::print("  {:<12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6}\n", "job", "queue ms", "srs ms", "synth ms",
                "prove ms", "total ms", "batch");
     for (const auto& r : records)
-      fmt::print("  {:<12} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>6}\n", r.id, ms(r.queue_ns),
-                 ms(r.srs_load_ns), ms(r.synth_ns), ms(r.prove_ns), ms(r.total_ns), r.batch_size);
+      fmt::print("  {:<12} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>6}\n", r.id, ms(r.queue_ns()),
+                 ms(r.srs_load_ns()), ms(r.synth_ns()), ms(r.prove_ns()), ms(r.total_ns()), r.batch_size);
     fmt::print("  throughput: {} sector proof(s) in {:.3f} s = {:.2f} proofs/min\n", records.size(), wall_ns / 1e9,
                engine::proofs_per_minute(records.size(), wall_ns));
     std::fflush(stdout);

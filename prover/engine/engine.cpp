@@ -130,16 +130,13 @@ struct Engine::Impl {
       p.rec.srs_begin = now_ns();
       {
         instr::Phase srs("srs_load");
-        bool waited = false;
-        p.pk = cache.get(p.job.params_path, &waited);
+        p.pk = cache.get(p.job.params_path, &p.rec.srs_waited);
         groth16::check_params_shape(*p.pk, shape.inputs, shape.aux, shape.constraints,
                                     "the circuit " + p.job.circuit.to_string() + " of job " + p.job.id);
         p.rec.synth_begin = now_ns();
-        p.rec.srs_load_ns = waited ? p.rec.synth_begin - p.rec.srs_begin : 0;
       }
       p.assignments = synth::synthesize_partitions(*p.job.partitions);
       p.rec.synth_end = now_ns();
-      p.rec.synth_ns = p.rec.synth_end - p.rec.synth_begin;
       return nullptr;
     } catch (...) {
       return std::current_exception();
@@ -192,10 +189,7 @@ struct Engine::Impl {
       k += p->assignments.size();
       p->rec.prove_begin = t0;
       p->rec.prove_end = t1;
-      p->rec.prove_ns = t1 - t0;
       p->rec.batch_size = uint32_t(batch.size());
-      p->rec.total_ns = t1 - p->rec.submitted_at;
-      p->rec.queue_ns = p->rec.total_ns - p->rec.srs_load_ns - p->rec.synth_ns - p->rec.prove_ns;
       r.record = p->rec;
       r.pk = p->pk;
       p->assignments.clear();  // the witnesses are what the budget accounts for

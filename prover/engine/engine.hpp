@@ -66,12 +66,20 @@ Job make_porep_job(std::string id, const circuits::PorepParams& circuit, uint32_
 // queue is all the time the job waited (input queue, memory budget, look-ahead slot, prover).
 struct JobRecord {
   std::string id;
-  uint64_t queue_ns = 0, srs_load_ns = 0, synth_ns = 0, prove_ns = 0, total_ns = 0;
   uint32_t batch_size = 0;  // sectors in the prove_batch call that proved this job
   uint32_t partitions = 0;
   uint64_t estimated_bytes = 0;
-  // Timestamps (steady clock, ns since its epoch), for traces and for attributing sub-phases.
+  // Timestamps (steady clock, ns since its epoch), for traces and for attributing sub-phases;
+  // the durations below derive from them.
   uint64_t submitted_at = 0, srs_begin = 0, synth_begin = 0, synth_end = 0, prove_begin = 0, prove_end = 0;
+  bool srs_waited = false;  // the job waited for its parameters to load (not already cached)
+
+  uint64_t srs_load_ns() const { return srs_waited ? synth_begin - srs_begin : 0; }
+  uint64_t synth_ns() const { return synth_end - synth_begin; }
+  uint64_t prove_ns() const { return prove_end - prove_begin; }
+  uint64_t total_ns() const { return prove_end - submitted_at; }
+  // The rest of the total: waiting for a worker, a batch, or the parameters of another job.
+  uint64_t queue_ns() const { return total_ns() - srs_load_ns() - synth_ns() - prove_ns(); }
 };
 
 struct JobResult {
