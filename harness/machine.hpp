@@ -27,7 +27,7 @@ struct MachineInfo {
   std::string os;              // PRETTY_NAME from /etc/os-release
   std::string kernel;          // uname -r
   bool virtualized = false;    // "hypervisor" CPU flag
-  std::string cpu_flags_of_note;  // bmi2, adx, avx2, avx512f where present
+  std::string cpu_flags_of_note;  // bmi2, adx, avx2, avx512f, avx512ifma where present (which arithmetic paths can run)
   std::vector<GpuInfo> gpus;
   std::string gpu_probe;       // how GPUs were found, or why none were
 };
