@@ -36,11 +36,12 @@ struct SlicedUpload {
   std::vector<MsmSlice> slices;
   SlicedUpload(g1_affine_t* d_points, fr_t* d_scalars, std::span<const g1_affine_t> points,
                std::span<const fr_t> scalars, size_t count, cudaStream_t s, cudaStream_t up) {
+    const size_t n = points.size(), per = (n + count - 1) / count;
     events.emplace_back();
     CUZK_CUDA_CHECK(cudaEventRecord(events[0].e, s));
     CUZK_CUDA_CHECK(cudaStreamWaitEvent(up, events[0].e, 0));
-    size_t b = 0;
-    for (const size_t len : slice_lengths(points.size(), count)) {
+    for (size_t b = 0; b < n; b += per) {
+      const size_t len = std::min(n, b + per) - b;
       events.emplace_back();
       events.emplace_back();
       MsmSlice sl{d_points + b, d_scalars + b, len, events[events.size() - 2].e, events.back().e};
@@ -49,21 +50,7 @@ struct SlicedUpload {
       CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points + b, points.data() + b, len * sizeof(g1_affine_t), cudaMemcpyHostToDevice, up));
       CUZK_CUDA_CHECK(cudaEventRecord(sl.bases_ready, up));
       slices.push_back(sl);
-      b += len;
     }
-  }
-  // A first slice of n/8, then count - 1 equal ones: only the first slice's upload waits in front
-  // of the GPU's work, and each slice costs a few kernels of its own (2^24 points from pinned
-  // memory on the H200, 2026-11-30: 4 equal slices 154.9 ms, 3 with the short first one 147.3).
-  // Equal slices where n is too small for that.
-  static std::vector<size_t> slice_lengths(size_t n, size_t count) {
-    std::vector<size_t> len;
-    const size_t first = count > 1 ? n / 8 : 0;
-    const size_t rest = n - first, parts = first ? count - 1 : count;
-    if (first) len.push_back(first);
-    const size_t per = (rest + parts - 1) / parts;
-    for (size_t b = 0; b < rest; b += per) len.push_back(std::min(per, rest - b));
-    return len;
   }
 };
 
@@ -264,9 +251,9 @@ g1_jacobian_t DeviceMsmG1::upload_and_run(std::span<const g1_affine_t> points, s
                                           unsigned window_bits) {
   auto& m = *impl_;
   m.reserve(points, scalars);
-  // A short first slice and then slices of at least 6 Mi points (SlicedUpload::slice_lengths):
-  // 3 slices at 2^24; one below 2^22 points.
-  const size_t count = m.n < (size_t(1) << 22) ? 1 : 1 + std::clamp<size_t>((m.n - m.n / 8) / (size_t(6) << 20), 1, 7);
+  // Slices of at least 2^22 points (at most 8): the first slice's upload is the only one not
+  // hidden behind the GPU's work, and each slice costs a few small kernels of its own.
+  const size_t count = std::clamp<size_t>(m.n >> 22, 1, 8);
   GpuTimer t;
   t.start(m.st.s);
   SlicedUpload up(m.points.get(), m.scalars.get(), points, scalars, count, m.st.s, m.upload_st.s);

@@ -146,7 +146,7 @@ TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buck
     CHECK(cuda::msm_g1(pts, sc) == msm_g1(pts, sc));
     // Small windows: many chunk rounds per bucket.
     CHECK(cuda::msm_g1(pts, sc, 4) == msm_g1(pts, sc));
-    // Uploaded in slices that add into the same buckets (3 slices: a short first one).
+    // Uploaded in slices that add into the same buckets (3 slices: a short last one).
     CHECK(cuda::msm_g1(pts, sc, 0, 3) == msm_g1(pts, sc));
   }
   // Bit-valued scalars (a Groth16 witness is full of them): one bucket holds most points.
