@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "prover/ff/batch_inverse.hpp"
 #include "prover/util/hd.hpp"
 
 namespace cuzk {
@@ -388,20 +389,8 @@ jacobian_t<F, Cfg> sum_affine_batched(std::vector<affine_t<F, Cfg>>& pts) {
     const size_t pairs = m / 2;
     d.resize(pairs);
     prefix.resize(pairs);
-    F acc = F::one();
-    for (size_t k = 0; k < pairs; k++) {
-      d[k] = pts[2 * k + 1].x - pts[2 * k].x;
-      prefix[k] = acc;
-      if (!d[k].is_zero()) acc = acc * d[k];
-    }
-    F inv = acc.inv();
-    // Back to front: 1/d_k = inv * prefix_k, then drop d_k from inv (d_k becomes its inverse).
-    for (size_t k = pairs; k-- > 0;) {
-      if (d[k].is_zero()) continue;
-      const F dinv = inv * prefix[k];
-      inv = inv * d[k];
-      d[k] = dinv;
-    }
+    for (size_t k = 0; k < pairs; k++) d[k] = pts[2 * k + 1].x - pts[2 * k].x;
+    batch_invert_nonzero(d.data(), prefix.data(), pairs);  // d_k becomes 1/d_k (zeros stay)
     // Front to back: slot k is written after slots 2k and 2k+1 (>= k) were read.
     for (size_t k = 0; k < pairs; k++) {
       const Affine p = pts[2 * k], q = pts[2 * k + 1];

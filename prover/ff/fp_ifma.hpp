@@ -150,16 +150,6 @@ CUZK_IFMA_FN fp_x8 sub(const fp_x8& a, const fp_x8& b) {
   add_if_negative(r, t, kConsts.two_p);
   return r;
 }
-// 2p - b in (0, 2p]: the negation a product takes without a conditional step (a product's
-// operands may be up to 2p).
-CUZK_IFMA_FN fp_x8 neg_lazy(const fp_x8& b) {
-  fp_x8 r;
-  CUZK_IFMA_UNROLL
-  for (int k = 0; k < kLimbs; ++k) r.l[k] = _mm512_sub_epi64(bc(kConsts.two_p[k]), b.l[k]);
-  carry8(r.l);
-  return r;
-}
-
 // t[0..16) += a * b, the 2^52-radix schoolbook product (columns collect lo and hi halves).
 CUZK_IFMA_FN void mul_acc(__m512i* t, const fp_x8& a, const fp_x8& b) {
   CUZK_IFMA_UNROLL
@@ -284,7 +274,6 @@ CUZK_IFMA_FN fp2_x8 sqr(const fp2_x8& a) {
   r.c1 = mul(add(a.c0, a.c0), a.c1);
   return r;
 }
-CUZK_IFMA_FN fp2_x8 add(const fp2_x8& a, const fp2_x8& b) { return {add(a.c0, b.c0), add(a.c1, b.c1)}; }
 CUZK_IFMA_FN fp2_x8 sub(const fp2_x8& a, const fp2_x8& b) { return {sub(a.c0, b.c0), sub(a.c1, b.c1)}; }
 
 // Lanes whose value is 0 mod p (0 or p in the lazy range).

@@ -49,21 +49,11 @@ struct Scratch {
 // (lane by lane): the eight lanes' products are inverted together on the scalar side, so a batch
 // costs one field inversion.
 CUZK_IFMA_FN void invert_all(const fp2_x8& run, fp2_x8* d, const fp2_x8* prefix, size_t groups) {
-  alignas(64) fp2_t lane[8], inv[8];
+  alignas(64) fp2_t lane[8], prefix_lanes[8];
   const __m512i lo = lane_offsets(0, sizeof(fp2_t));
   store(lane, lo, run);
-  fp2_t acc_prod = fp2_t::one();
-  for (int e = 0; e < 8; ++e) {
-    inv[e] = acc_prod;  // product of lanes before e
-    acc_prod = acc_prod * lane[e];
-  }
-  fp2_t t = acc_prod.inv();
-  for (int e = 8; e-- > 0;) {
-    const fp2_t ie = t * inv[e];
-    t = t * lane[e];
-    inv[e] = ie;
-  }
-  fp2_x8 rinv = load_fp2(inv, lo);
+  batch_invert_nonzero(lane, prefix_lanes, 8);  // no lane's product is 0: every factor is d or 1
+  fp2_x8 rinv = load_fp2(lane, lo);
   for (size_t g = groups; g-- > 0;) {
     const fp2_x8 di = mul(rinv, prefix[g]);
     rinv = mul(rinv, d[g]);

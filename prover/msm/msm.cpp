@@ -51,20 +51,11 @@ struct AffineBatch {
   void flush(Affine* acc, Exceptional&& exceptional) {
     if constexpr (std::is_same_v<Affine, g2_affine_t>)
       if (cpu_has_ifma()) return flush_ifma(acc, exceptional);
-    F run = F::one();
     for (size_t k = 0; k < m; ++k) {
       const Affine& p = acc[slot[k]];
       d[k] = p.inf ? F::zero() : q[k].x - p.x;  // 0: no inversion (empty slot or equal x)
-      prefix[k] = run;
-      if (!d[k].is_zero()) run = run * d[k];
     }
-    F inv = run.inv();
-    for (size_t k = m; k-- > 0;) {  // 1/d_k = inv * prefix_k, then drop d_k from inv
-      if (d[k].is_zero()) continue;
-      const F dinv = inv * prefix[k];
-      inv = inv * d[k];
-      d[k] = dinv;
-    }
+    batch_invert_nonzero(d.data(), prefix.data(), m);
     for (size_t k = 0; k < m; ++k) {
       Affine& p = acc[slot[k]];
       if (d[k].is_zero()) {
