@@ -48,8 +48,9 @@ class DeviceMsmG1 {
   // Upload and MSM overlapped: the input goes up in slices on a second stream (each slice's
   // scalars, then its points) while the GPU sorts and sums the slices already there
   // (MsmSlice). last_run_gpu_ms() is then the whole, from the first copy to the result.
+  // slices 0 picks the default count for the length.
   g1_jacobian_t upload_and_run(std::span<const g1_affine_t> points, std::span<const fr_t> scalars,
-                               unsigned window_bits = 0);
+                               unsigned window_bits = 0, unsigned slices = 0);
   void set_chunk(uint32_t points);  // MsmG1::set_chunk
   double last_upload_ms() const;
   double last_run_gpu_ms() const;

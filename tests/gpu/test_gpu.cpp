@@ -143,11 +143,23 @@ TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buck
     for (size_t i = 2; i < n; i += 7) pts[i] = g1_affine_t::infinity();
     if (n > 3) sc[3] = -fr_t::one();  // the largest scalar
     INFO("n " << n);
-    CHECK(cuda::msm_g1(pts, sc) == msm_g1(pts, sc));
-    // Small windows: many chunk rounds per bucket.
-    CHECK(cuda::msm_g1(pts, sc, 4) == msm_g1(pts, sc));
-    // Uploaded in slices that add into the same buckets (3 slices: a short last one).
-    CHECK(cuda::msm_g1(pts, sc, 0, 3) == msm_g1(pts, sc));
+    const g1_jacobian_t want = msm_g1(pts, sc);
+    CHECK(cuda::msm_g1(pts, sc) == want);
+    // Small windows: few buckets, each a run across many chunks.
+    CHECK(cuda::msm_g1(pts, sc, 4) == want);
+    // Uploaded in slices that add into the same buckets: 3 slices growing threefold, or equal
+    // ones with a short last one where n < 13.
+    CHECK(cuda::msm_g1(pts, sc, 0, 3) == want);
+    // Chunks of 2 and 3 points (many rounds of partial sums per bucket) and of 4096 (a thread
+    // per bucket), resident and uploaded in 7 slices.
+    for (uint32_t chunk : {2u, 3u, 4096u}) {
+      INFO("chunk " << chunk);
+      cuda::DeviceMsmG1 d;
+      d.set_chunk(chunk);
+      d.upload(pts, sc);
+      CHECK(d.run() == want);
+      CHECK(d.upload_and_run(pts, sc, 0, 7) == want);
+    }
   }
   // Bit-valued scalars (a Groth16 witness is full of them): one bucket holds most points.
   const size_t n = 200000;
@@ -156,6 +168,7 @@ TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buck
   for (size_t i = 0; i < n; ++i) bits[i] = (g() & 3) ? fr_t::one() : fr_t::zero();
   CHECK(cuda::msm_g1(pts, bits) == msm_g1(pts, bits));
   CHECK(cuda::msm_g1(pts, bits, 0, 5) == msm_g1(pts, bits));
+  CHECK(cuda::msm_g1(pts, bits, 0, 32) == msm_g1(pts, bits));
   // All zero: the point at infinity.
   std::vector<fr_t> zeros(1000, fr_t::zero());
   CHECK(cuda::msm_g1(std::span(pts).first(1000), zeros).is_infinity());
