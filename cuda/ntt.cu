@@ -104,6 +104,11 @@ __device__ __forceinline__ void butterfly_unit(fr_t& x, fr_t& y) {
   y = x - y;
   x = s;
 }
+template <bool kDit>
+__device__ __forceinline__ void butterfly(fr_t& x, fr_t& y, const fr_t& w) {
+  if constexpr (kDit) butterfly_dit(x, y, w);
+  else butterfly_dif(x, y, w);
+}
 
 // Three blocks per SM: the two-stage round trips need 108-112 registers, which allows only two
 // blocks of 256 threads; capped at 80 (48 bytes of spills) the 2^24 transform takes 4.80 ms
@@ -171,28 +176,26 @@ __global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(fr_t* d, unsi
       // j + (d2 << lh); stage q+1 pairs (x0, x1) and (x2, x3), both at j. DIT does stage q+1 first.
       const uint32_t j = ((g0 + gl) & hmask) + (low << lh);
       const uint32_t tw1 = (1u << (log_n - 1 - s0 - q)) - 1 + j;
-      if (kDit) {
+      const auto stage_q = [&] {
+        butterfly<kDit>(x0, x2, load_tw(tw + tw1));
+        butterfly<kDit>(x1, x3, load_tw(tw + tw1 + (d2 << lh)));
+      };
+      const auto stage_q1 = [&] {  // one twiddle for both pairs
         if (unit) {
           butterfly_unit(x0, x1);
           butterfly_unit(x2, x3);
         } else {
           const fr_t w2 = load_tw(tw + (1u << (log_n - 2 - s0 - q)) - 1 + j);
-          butterfly_dit(x0, x1, w2);
-          butterfly_dit(x2, x3, w2);
+          butterfly<kDit>(x0, x1, w2);
+          butterfly<kDit>(x2, x3, w2);
         }
-        butterfly_dit(x0, x2, load_tw(tw + tw1));
-        butterfly_dit(x1, x3, load_tw(tw + tw1 + (d2 << lh)));
+      };
+      if constexpr (kDit) {
+        stage_q1();
+        stage_q();
       } else {
-        butterfly_dif(x0, x2, load_tw(tw + tw1));
-        butterfly_dif(x1, x3, load_tw(tw + tw1 + (d2 << lh)));
-        if (unit) {
-          butterfly_unit(x0, x1);
-          butterfly_unit(x2, x3);
-        } else {
-          const fr_t w2 = load_tw(tw + (1u << (log_n - 2 - s0 - q)) - 1 + j);
-          butterfly_dif(x0, x1, w2);
-          butterfly_dif(x2, x3, w2);
-        }
+        stage_q();
+        stage_q1();
       }
       sh.put(p0, x0);
       sh.put(p1, x1);
@@ -216,11 +219,7 @@ __global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(fr_t* d, unsi
         butterfly_unit(x0, y0);
       } else {
         const uint32_t j = ((g0 + gl) & hmask) + (low << lh);  // index mod h of the lower element
-        const fr_t w = load_tw(tw + (1u << (log_n - 1 - s0 - q)) - 1 + j);
-        if (kDit)
-          butterfly_dit(x0, y0, w);
-        else
-          butterfly_dif(x0, y0, w);
+        butterfly<kDit>(x0, y0, load_tw(tw + (1u << (log_n - 1 - s0 - q)) - 1 + j));
       }
       sh.put(sx, x0);
       sh.put(sy, y0);
