@@ -66,17 +66,26 @@ __device__ __forceinline__ uint32_t find_segment(const uint32_t* task_off, uint3
   return lo;
 }
 
-// Round 0: chunk t of bucket run `seg` sums its points.
+// The entries [begin, end) that chunk t sums: the chunks of segment s are numbered from
+// task_off[s] and cut its entries [off[s], off[s] + len[s]) into pieces of `chunk`.
+struct ChunkRange {
+  uint32_t begin, end;
+};
+__device__ __forceinline__ ChunkRange chunk_range(const uint32_t* task_off, const uint32_t* off, const uint32_t* len,
+                                                  uint32_t segs, uint32_t t, uint32_t chunk) {
+  const uint32_t seg = find_segment(task_off, segs, t);
+  const uint32_t begin = off[seg] + (t - task_off[seg]) * chunk;
+  return {begin, min(off[seg] + len[seg], begin + chunk)};
+}
+
+// Round 0: chunk t of a bucket's run sums its points.
 __global__ void __launch_bounds__(128) sum_points_kernel(const g1_affine_t* bases, const uint32_t* vals,
                                                          const uint32_t* run_off, const uint32_t* run_len,
                                                          const uint32_t* task_off, uint32_t runs, uint32_t tasks,
                                                          uint32_t chunk, g1_xyzz_t* out) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= tasks) return;
-  const uint32_t seg = find_segment(task_off, runs, t);
-  const uint32_t q = t - task_off[seg];
-  const uint32_t begin = run_off[seg] + q * chunk;
-  const uint32_t end = min(run_off[seg] + run_len[seg], begin + chunk);
+  const auto [begin, end] = chunk_range(task_off, run_off, run_len, runs, t, chunk);
   g1_xyzz_t acc = g1_xyzz_t::infinity();
   for (uint32_t k = begin; k < end; ++k) {
     const uint32_t v = vals[k];
@@ -87,17 +96,14 @@ __global__ void __launch_bounds__(128) sum_points_kernel(const g1_affine_t* base
   out[t] = acc;
 }
 
-// Later rounds: chunk t of segment `seg` sums partial sums in[off .. off+len).
+// Later rounds: chunk t of a bucket's partial sums adds them.
 __global__ void __launch_bounds__(128) sum_partials_kernel(const g1_xyzz_t* in, const uint32_t* seg_off,
                                                            const uint32_t* seg_len, const uint32_t* task_off,
                                                            uint32_t segs, uint32_t tasks, uint32_t chunk,
                                                            g1_xyzz_t* out) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= tasks) return;
-  const uint32_t seg = find_segment(task_off, segs, t);
-  const uint32_t q = t - task_off[seg];
-  const uint32_t begin = seg_off[seg] + q * chunk;
-  const uint32_t end = min(seg_off[seg] + seg_len[seg], begin + chunk);
+  const auto [begin, end] = chunk_range(task_off, seg_off, seg_len, segs, t, chunk);
   g1_xyzz_t acc = in[begin];
   for (uint32_t k = begin + 1; k < end; ++k) acc = acc.add(in[k]);
   out[t] = acc;
