@@ -97,8 +97,7 @@ class CudaBackend final : public groth16::Backend {
       try {
         for (size_t i = 0; i < ws.size(); ++i) {
           instr::Phase p("msm_b_g2", parent);
-          const CanonicalScalars zc = to_canonical(ws[i].input, ws[i].aux);
-          b_g2[i] = msm_g2_canonical(pk.b_g2_query, zc.data(), m);
+          b_g2[i] = msm_g2(pk.b_g2_query, ws[i].input, ws[i].aux);
         }
       } catch (...) {
         g2_error = std::current_exception();

@@ -119,6 +119,21 @@ TEST_CASE("MSMs of mostly-bit scalars (the zero/one split) equal sums of small M
   g2_jacobian_t ref2 = msm_g2(std::span(q).first(2250), std::span<const fr_t>(s2).first(2250)) +
                        msm_g2(std::span(q).subspan(2250), std::span<const fr_t>(s2).subspan(2250));
   CHECK(msm_g2(q, s2) == ref2);
+  // Canonical scalars (the CPU prover converts once for several MSMs) take the same split.
+  const CanonicalScalars c2 = to_canonical(s2);
+  CHECK(msm_g2_canonical(q, c2.data(), c2.size()) == ref2);
+  // The assignment in two parts (input, aux), as the GPU backend's msm_b_g2 passes it: the
+  // split reads Montgomery form across the seam; with full-width scalars (no split) all are
+  // converted.
+  for (size_t seam : {size_t(0), size_t(1), size_t(3), size_t(2250), size_t(4500)}) {
+    INFO("seam " << seam);
+    const std::span<const fr_t> all(s2);
+    CHECK(msm_g2(q, all.first(seam), all.subspan(seam)) == ref2);
+  }
+  std::vector<fr_t> full(4500);
+  for (auto& x : full) x = fr_t::random(g);
+  const std::span<const fr_t> fs(full);
+  CHECK(msm_g2(q, fs.first(2), fs.subspan(2)) == msm_g2(q, fs));
 }
 
 TEST_CASE("batched affine sums handle doublings, negations and infinity") {

@@ -243,15 +243,35 @@ Jac sum_indexed(std::span<const Affine> points, const std::vector<uint32_t>& idx
 // nearly all of it in that window). So, as the engine this project models does, zeros are
 // dropped, ones are summed directly across all threads, and only the other scalars go through
 // Pippenger. Returns nullopt when too few scalars are 0 or 1 for the split to pay.
-template <class Affine, class Jac, class Xyzz>
-std::optional<Jac> msm_split_bits(std::span<const Affine> points, const uint64_t* scalars, size_t n, ThreadPool& tp,
-                                  unsigned c) {
+//
+// The scalars come through a view: canonical already, or in Montgomery form, where only the
+// scalars that go to Pippenger are converted (converting all 2^24 of a G2 MSM's scalars first
+// cost the GPU backend's msm_b_g2 tens of milliseconds, mostly in writing the copy).
+struct CanonicalView {
+  const uint64_t* s;
+  int kind(size_t i) const {  // 0: zero, 1: one, 2: other
+    const uint64_t* x = s + 4 * i;
+    if (x[1] | x[2] | x[3]) return 2;
+    return x[0] == 0 ? 0 : x[0] == 1 ? 1 : 2;
+  }
+  void canonical(size_t i, uint64_t* out) const { std::copy(s + 4 * i, s + 4 * i + 4, out); }
+};
+// `first` then `second`: a Groth16 assignment's input part, then its aux part.
+struct MontgomeryView {
+  std::span<const fr_t> first, second;
+  fr_t one = fr_t::one();
+  const fr_t& at(size_t i) const { return i < first.size() ? first[i] : second[i - first.size()]; }
+  int kind(size_t i) const {
+    const fr_t& x = at(i);
+    return x.is_zero() ? 0 : x == one ? 1 : 2;
+  }
+  void canonical(size_t i, uint64_t* out) const { at(i).to_canonical(out); }
+};
+
+template <class Affine, class Jac, class Xyzz, class View>
+std::optional<Jac> msm_split_bits(std::span<const Affine> points, const View& scalars, size_t n, ThreadPool& tp) {
   if (n < 4096) return std::nullopt;
-  auto kind = [&](size_t i) {  // 0: zero, 1: one, 2: other
-    const uint64_t* s = scalars + 4 * i;
-    if (s[1] | s[2] | s[3]) return 2;
-    return s[0] == 0 ? 0 : s[0] == 1 ? 1 : 2;
-  };
+  auto kind = [&](size_t i) { return scalars.kind(i); };
   // Chunks of at most 2^32 points (32-bit offsets in sum_indexed's index lists).
   const size_t chunks = std::max<size_t>(std::min<size_t>(n / 1024, 8 * size_t(tp.size())), (n >> 32) + 1);
   const size_t per = (n + chunks - 1) / chunks;
@@ -283,7 +303,7 @@ std::optional<Jac> msm_split_bits(std::span<const Affine> points, const uint64_t
       for (size_t i = ch * per, e = std::min(n, i + per); i < e; ++i) {
         if (kind(i) != 2) continue;
         sub_points[o] = points[i];
-        std::copy(scalars + 4 * i, scalars + 4 * i + 4, &sub_scalars[4 * o]);
+        scalars.canonical(i, &sub_scalars[4 * o]);
         ++o;
       }
     }
@@ -295,18 +315,23 @@ std::optional<Jac> msm_split_bits(std::span<const Affine> points, const uint64_t
   return acc;
 }
 
+// Checks the lengths and the window width (0: msm_window_bits(n)); returns the width.
+unsigned check_msm_args(size_t points, size_t n, unsigned c) {
+  if (points != n)
+    throw std::invalid_argument("MSM: " + std::to_string(points) + " points but " + std::to_string(n) + " scalars");
+  if (c == 0) c = msm_window_bits(n);
+  if (c < 2 || c > 20) throw std::invalid_argument("MSM: window of " + std::to_string(c) + " bits (2..20)");
+  return c;
+}
+
 template <class Affine, class Jac, class Xyzz>
 Jac msm_impl(std::span<const Affine> points, const uint64_t* scalars, size_t n, ThreadPool* pool, unsigned c,
              bool split_bits) {
-  if (points.size() != n)
-    throw std::invalid_argument("MSM: " + std::to_string(points.size()) + " points but " + std::to_string(n) +
-                                " scalars");
+  c = check_msm_args(points.size(), n, c);
   if (n == 0) return Jac::infinity();
-  if (c == 0) c = msm_window_bits(n);
-  if (c < 2 || c > 20) throw std::invalid_argument("MSM: window of " + std::to_string(c) + " bits (2..20)");
   ThreadPool& tp = pool ? *pool : ThreadPool::global();
   if (split_bits)
-    if (auto split = msm_split_bits<Affine, Jac, Xyzz>(points, scalars, n, tp, c)) return *split;
+    if (auto split = msm_split_bits<Affine, Jac, Xyzz>(points, CanonicalView{scalars}, n, tp)) return *split;
   const unsigned W = num_windows(c);
   // Windows cut into bucket ranges: about 4 tasks per thread, taken dynamically, keep the
   // threads' finishing times close (one task per window left threads idle at the tail). The
@@ -384,15 +409,34 @@ g2_jacobian_t msm_g2_canonical(std::span<const g2_affine_t> points, const uint64
                                unsigned c) {
   return msm_impl<g2_affine_t, g2_jacobian_t, g2_xyzz_t>(points, s, n, pool, c);
 }
+namespace {
+
+// Montgomery-form scalars: the zero/one split reads them as they are; only where it does not
+// pay are they all converted.
+template <class Affine, class Jac, class Xyzz>
+Jac msm_montgomery(std::span<const Affine> points, std::span<const fr_t> first, std::span<const fr_t> second,
+                   ThreadPool* pool, unsigned c) {
+  const size_t n = first.size() + second.size();
+  c = check_msm_args(points.size(), n, c);
+  ThreadPool& tp = pool ? *pool : ThreadPool::global();
+  if (auto split = msm_split_bits<Affine, Jac, Xyzz>(points, MontgomeryView{first, second}, n, tp)) return *split;
+  const CanonicalScalars s = to_canonical(first, second, &tp);
+  return msm_impl<Affine, Jac, Xyzz>(points, s.data(), n, &tp, c, false);
+}
+
+}  // namespace
+
 g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, ThreadPool* pool,
                      unsigned c) {
-  auto s = to_canonical(scalars, {}, pool);
-  return msm_g1_canonical(points, s.data(), scalars.size(), pool, c);
+  return msm_montgomery<g1_affine_t, g1_jacobian_t, g1_xyzz_t>(points, scalars, {}, pool, c);
 }
 g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> scalars, ThreadPool* pool,
                      unsigned c) {
-  auto s = to_canonical(scalars, {}, pool);
-  return msm_g2_canonical(points, s.data(), scalars.size(), pool, c);
+  return msm_montgomery<g2_affine_t, g2_jacobian_t, g2_xyzz_t>(points, scalars, {}, pool, c);
+}
+g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> first, std::span<const fr_t> second,
+                     ThreadPool* pool, unsigned c) {
+  return msm_montgomery<g2_affine_t, g2_jacobian_t, g2_xyzz_t>(points, first, second, pool, c);
 }
 
 }  // namespace cuzk

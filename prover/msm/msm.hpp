@@ -33,6 +33,11 @@ g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> 
 g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> scalars,
                      ThreadPool* pool = nullptr, unsigned window_bits = 0);
 
+// The G2 sum with the scalars in two parts, `first` then `second` (a Groth16 assignment's input
+// and aux parts): where most are 0 or 1 only the others are converted to canonical form.
+g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> first, std::span<const fr_t> second,
+                     ThreadPool* pool = nullptr, unsigned window_bits = 0);
+
 // The same sums from scalars already in canonical form (4 little-endian limbs each), as the
 // prover holds them after one conversion shared by several MSMs.
 g1_jacobian_t msm_g1_canonical(std::span<const g1_affine_t> points, const uint64_t* scalars4, size_t n,
