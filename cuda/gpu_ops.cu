@@ -277,8 +277,7 @@ g1_jacobian_t DeviceMsmG1::upload_and_run(std::span<const g1_affine_t> points, s
   m.reserve(points, scalars);
   // Each slice costs work of its own (its sort, its chunk sums, additions into every bucket),
   // so few: 2 growing slices (n/4, 3n/4; SlicedUpload::slice_lengths) from 2^21 points. At 2^24
-  // on the H200 (2026-11-30, one machine): 1 slice 163.6 ms, 2: 139.4, 3: 143.8, 4: 147.1,
-  // 5: 149.6; 4 equal slices, the rule before, 154.4.
+  // on the H200 (2026-11-30, warm): 1 slice 161.5 ms, 2: 139.7, 3: 138.9, 4: 140.1, 5: 141.4.
   const size_t count = slices ? slices : m.n >= (size_t(1) << 21) ? 2 : 1;
   GpuTimer t;
   t.start(m.st.s);
