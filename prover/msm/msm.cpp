@@ -271,11 +271,12 @@ struct MontgomeryView {
 template <class Affine, class Jac, class Xyzz, class View>
 std::optional<Jac> msm_split_bits(std::span<const Affine> points, const View& scalars, size_t n, ThreadPool& tp) {
   if (n < 4096) return std::nullopt;
-  auto kind = [&](size_t i) { return scalars.kind(i); };
   // Chunks of at most 2^32 points (32-bit offsets in sum_indexed's index lists).
   const size_t chunks = std::max<size_t>(std::min<size_t>(n / 1024, 8 * size_t(tp.size())), (n >> 32) + 1);
   const size_t per = (n + chunks - 1) / chunks;
-  std::vector<size_t> others(chunks, 0);
+  // Offsets of the other scalars in each chunk, so that gathering them needs no second pass
+  // over all scalars.
+  std::vector<std::vector<uint32_t>> others(chunks);
   std::vector<Jac> ones(chunks, Jac::infinity());
   tp.parallel_for(chunks, [&](size_t cb, size_t ce) {
     std::vector<uint32_t> mine;
@@ -283,25 +284,25 @@ std::optional<Jac> msm_split_bits(std::span<const Affine> points, const View& sc
       mine.clear();
       const size_t b = ch * per, e = std::min(n, b + per);
       for (size_t i = b; i < e; ++i) {
-        const int k = kind(i);
+        const int k = scalars.kind(i);
         if (k == 1 && !points[i].is_infinity()) mine.push_back(uint32_t(i - b));
-        others[ch] += k == 2;
+        if (k == 2) others[ch].push_back(uint32_t(i - b));
       }
       if (b < e) ones[ch] = sum_indexed<Affine, Jac>(points.subspan(b, e - b), mine);
     }
   }, chunks);
   size_t n_other = 0;
-  for (size_t k : others) n_other += k;
+  for (const auto& o : others) n_other += o.size();
   if (n_other * 4 > n * 3) return std::nullopt;  // under a quarter are bits: the ones' pass was wasted work
   std::vector<size_t> start(chunks, 0);
-  for (size_t ch = 1; ch < chunks; ++ch) start[ch] = start[ch - 1] + others[ch - 1];
+  for (size_t ch = 1; ch < chunks; ++ch) start[ch] = start[ch - 1] + others[ch - 1].size();
   std::vector<Affine> sub_points(n_other);
   std::vector<uint64_t> sub_scalars(4 * n_other);
   tp.parallel_for(chunks, [&](size_t cb, size_t ce) {
     for (size_t ch = cb; ch < ce; ++ch) {
       size_t o = start[ch];
-      for (size_t i = ch * per, e = std::min(n, i + per); i < e; ++i) {
-        if (kind(i) != 2) continue;
+      for (const uint32_t off : others[ch]) {
+        const size_t i = ch * per + off;
         sub_points[o] = points[i];
         scalars.canonical(i, &sub_scalars[4 * o]);
         ++o;

@@ -183,7 +183,7 @@ void BM_gpu_ntt_forward(benchmark::State& st) {
     st.SetIterationTime(ntt.last_gpu_ms() / 1e3);
   }
 }
-BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 22, 24, 26}, {0, 1}})->ArgNames({"log_n", "reversed"})
+BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 22, 24, 26, 27}, {0, 1}})->ArgNames({"log_n", "reversed"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
 
 // ---- the proving stage ----
