@@ -1,0 +1,174 @@
+// `compare`, output: the terminal table, markdown and JSON of a Comparison.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/compare_detail.hpp"
+
+namespace cuzk {
+namespace {
+
+using json = nlohmann::json;
+using compare_detail::pct;
+
+std::string fmt_ns(double ns) {
+  double a = std::fabs(ns);
+  if (a >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
+  if (a >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  if (a >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
+  return fmt::format("{:.1f} ns", ns);
+}
+
+std::string rel(double spread, double med) {
+  if (med == 0) return "-";
+  return fmt::format("{:.1f}%", 100.0 * spread / std::fabs(med));
+}
+
+std::string case_label(const PhaseComparison& r) {
+  std::string s = r.suite + "/" + r.case_name;
+  if (r.params != "{}" && !r.params.empty()) s += " " + r.params;
+  return s;
+}
+
+std::string counters_text(const PhaseComparison& r) {
+  std::string s;
+  for (const auto& c : r.counters) s += (s.empty() ? "" : ", ") + c.name + " " + c.note;
+  return s;
+}
+
+std::vector<std::string> row_cells(const PhaseComparison& r) {
+  if (!r.missing.empty())
+    return {case_label(r), r.phase, r.metric, r.missing == "a" ? "0/-" : "-/0", "-", "-", "-", "-", "-", "-",
+            r.missing == "a" ? "missing in A" : "missing in B", ""};
+  return {case_label(r),
+          r.phase,
+          r.metric == "wall_ns" ? "wall" : (r.metric == "gpu_ns" ? "gpu" : r.metric),
+          fmt::format("{}/{}", r.n_a, r.n_b),
+          fmt_ns(r.median_a),
+          fmt_ns(r.median_b),
+          rel(r.mad_a, r.median_a) + "/" + rel(r.iqr_a, r.median_a),
+          rel(r.mad_b, r.median_b) + "/" + rel(r.iqr_b, r.median_b),
+          fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high),
+          fmt::format("{:.3g}{}", r.p_value, r.exact_test ? "" : "*"),
+          r.verdict + (r.verdict == "faster" || r.verdict == "slower" ? " " + pct(r.ratio) : ""),
+          counters_text(r)};
+}
+
+const std::vector<std::string> kHeaders = {"case", "phase", "metric", "n A/B", "median A", "median B",
+                                           "MAD/IQR A", "MAD/IQR B", "B/A [95% CI]", "p", "verdict",
+                                           "counters (B vs A)"};
+
+}  // namespace
+
+std::string format_table(const Comparison& c) {
+  // The case is printed once, as a line above its rows; the columns start at "phase".
+  std::vector<std::string> headers(kHeaders.begin() + 1, kHeaders.end());
+  std::vector<std::vector<std::string>> rows{headers};
+  std::vector<std::string> group_line{""};
+  std::string last_case;
+  for (const auto& r : c.rows) {
+    auto cells = row_cells(r);
+    std::string label = cells[0];
+    cells.erase(cells.begin());
+    rows.push_back(cells);
+    group_line.push_back(label != last_case ? label : "");
+    last_case = label;
+  }
+  std::vector<size_t> w(headers.size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  std::string out = fmt::format("A: {}\nB: {}\n\n", c.path_a, c.path_b);
+  for (size_t ri = 0; ri < rows.size(); ++ri) {
+    if (!group_line[ri].empty()) out += (ri > 1 ? "\n" : "") + group_line[ri] + "\n";
+    std::string line;
+    for (size_t i = 0; i < rows[ri].size(); ++i) {
+      bool last = i + 1 == rows[ri].size();
+      line += last ? rows[ri][i] : fmt::format("{:<{}}  ", rows[ri][i], w[i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+    if (ri == 0) {
+      size_t total = headers.back().size();
+      for (size_t i = 0; i + 1 < w.size(); ++i) total += w[i] + 2;
+      out += std::string(total, '-') + "\n";
+    }
+  }
+  out += "\np: two-sided Mann-Whitney U (* = normal approximation); CI: bootstrap of the ratio of medians\n";
+  // One line per distinct warning: with few samples every row carries the same ones.
+  std::vector<std::pair<std::string, std::vector<std::string>>> grouped;
+  for (const auto& r : c.rows)
+    for (const auto& wn : r.warnings) {
+      auto it = std::find_if(grouped.begin(), grouped.end(), [&](const auto& g) { return g.first == wn; });
+      if (it == grouped.end()) it = grouped.insert(grouped.end(), {wn, {}});
+      it->second.push_back(fmt::format("{} {} {}", case_label(r), r.phase, r.metric));
+    }
+  for (const auto& [wn, where] : grouped) {
+    if (where.size() == 1)
+      out += fmt::format("warning: {}: {}\n", where[0], wn);
+    else
+      out += fmt::format("warning: {} ({} rows, e.g. {})\n", wn, where.size(), where[0]);
+  }
+  for (const auto& wn : c.warnings) out += "warning: " + wn + "\n";
+  return out;
+}
+
+std::string format_markdown(const Comparison& c) {
+  auto esc = [](std::string s) {
+    std::string o;
+    for (char ch : s) {
+      if (ch == '|') o += "\\|";
+      else o += ch;
+    }
+    return o;
+  };
+  std::string out = fmt::format("**A**: `{}`  \n**B**: `{}`\n\n|", c.path_a, c.path_b);
+  for (const auto& h : kHeaders) out += " " + h + " |";
+  out += "\n|";
+  for (size_t i = 0; i < kHeaders.size(); ++i) out += " --- |";
+  out += "\n";
+  for (const auto& r : c.rows) {
+    auto cells = row_cells(r);
+    if (r.verdict == "slower" || r.verdict == "faster") cells[10] = fmt::format("**{}**", cells[10]);
+    out += "|";
+    for (const auto& cell : cells) out += fmt::format(" {} |", esc(cell));
+    out += "\n";
+  }
+  out += "\np: two-sided Mann-Whitney U (* = normal approximation); CI: 95% bootstrap of the ratio of medians.\n";
+  std::string warn;
+  for (const auto& r : c.rows)
+    for (const auto& wn : r.warnings) warn += fmt::format("- {} `{}` {}: {}\n", esc(case_label(r)), r.phase, r.metric, wn);
+  for (const auto& wn : c.warnings) warn += "- " + wn + "\n";
+  if (!warn.empty()) out += "\n**Warnings**\n\n" + warn;
+  return out;
+}
+
+nlohmann::json to_json(const Comparison& c) {
+  json rows = json::array();
+  auto num = [](double v) -> json { return std::isfinite(v) ? json(v) : json(nullptr); };
+  for (const auto& r : c.rows) {
+    json counters = json::array();
+    for (const auto& d : r.counters)
+      counters.push_back({{"name", d.name},
+                          {"median_a", d.median_a ? json(*d.median_a) : json(nullptr)},
+                          {"median_b", d.median_b ? json(*d.median_b) : json(nullptr)},
+                          {"ratio", d.ratio ? json(*d.ratio) : json(nullptr)},
+                          {"note", d.note}});
+    rows.push_back({{"suite", r.suite}, {"case", r.case_name}, {"parameters", r.params},
+                    {"phase", r.phase}, {"metric", r.metric}, {"n_a", r.n_a}, {"n_b", r.n_b},
+                    {"median_a", num(r.median_a)}, {"median_b", num(r.median_b)},
+                    {"mad_a", num(r.mad_a)}, {"mad_b", num(r.mad_b)}, {"iqr_a", num(r.iqr_a)},
+                    {"iqr_b", num(r.iqr_b)}, {"ratio", num(r.ratio)}, {"ci_low", num(r.ci_low)},
+                    {"ci_high", num(r.ci_high)}, {"p_value", num(r.p_value)},
+                    {"exact_test", r.exact_test}, {"threshold", r.threshold}, {"verdict", r.verdict},
+                    {"missing", r.missing}, {"counters", counters}, {"warnings", r.warnings}});
+  }
+  return {{"a", {{"path", c.path_a}, {"format", c.format_a}, {"provenance", c.provenance_a}, {"machine", c.machine_a}}},
+          {"b", {{"path", c.path_b}, {"format", c.format_b}, {"provenance", c.provenance_b}, {"machine", c.machine_b}}},
+          {"rows", rows},
+          {"cases_only_a", c.cases_only_a},
+          {"cases_only_b", c.cases_only_b},
+          {"warnings", c.warnings}};
+}
+
+}  // namespace cuzk

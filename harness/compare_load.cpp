@@ -1,0 +1,142 @@
+// `compare`, loading: a results file (cuzk JSON Lines) or Google Benchmark JSON into a Side.
+#include <fmt/core.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "harness/compare_detail.hpp"
+#include "harness/gbench.hpp"
+#include "harness/machine.hpp"
+#include "harness/results.hpp"
+
+namespace cuzk::compare_detail {
+
+using json = nlohmann::json;
+
+std::string key_of(const std::string& s, const std::string& c, const std::string& p) {
+  return s + '\x1f' + c + '\x1f' + p;
+}
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw CompareError(fmt::format("{}: cannot open file", path));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+double to_ns(double v, const std::string& unit) {
+  if (unit == "ns" || unit.empty()) return v;
+  if (unit == "us") return v * 1e3;
+  if (unit == "ms") return v * 1e6;
+  if (unit == "s") return v * 1e9;
+  throw CompareError("unknown Google Benchmark time_unit '" + unit + "'");
+}
+
+Side load_gbench(const std::string& path, const json& doc) {
+  Side s;
+  s.path = path;
+  s.format = "gbench";
+  const json ctx = doc.value("context", json::object());
+  s.machine = {{"host_name", ctx.value("host_name", "")},
+               {"num_cpus", ctx.value("num_cpus", 0)},
+               {"mhz_per_cpu", ctx.value("mhz_per_cpu", 0)}};
+  s.provenance = {{"executable", ctx.value("executable", "")},
+                  {"library_build_type", ctx.value("library_build_type", "")}};
+  s.identity = fmt::format("host {}, {} CPUs, {} MHz", s.machine["host_name"].get<std::string>(),
+                           s.machine["num_cpus"].dump(), s.machine["mhz_per_cpu"].dump());
+  if (!doc["benchmarks"].is_array()) throw CompareError(path + ": 'benchmarks' is not an array");
+  // The case is the benchmark executable's name, so two builds of bench_ff match.
+  std::string exe = ctx.value("executable", "");
+  if (auto slash = exe.find_last_of('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
+  if (exe.empty()) exe = "benchmarks";
+  CaseData& c = s.cases[key_of("gbench", exe, "{}")];
+  c.suite = "gbench";
+  c.case_name = exe;
+  c.params = "{}";
+  for (const auto& b : doc["benchmarks"]) {
+    if (!b.is_object()) continue;
+    std::string rt = b.value("run_type", "iteration");
+    if (rt != "iteration") continue;
+    if (b.contains("error_occurred") && b["error_occurred"].is_boolean() && b["error_occurred"].get<bool>())
+      continue;
+    std::string name = b.value("run_name", b.value("name", ""));
+    if (name.empty() || !b.contains("real_time") || !b["real_time"].is_number())
+      throw CompareError(path + ": benchmark entry without name or real_time");
+    c.phases[name].wall.push_back(to_ns(b["real_time"].get<double>(), b.value("time_unit", "ns")));
+    ++c.samples;
+  }
+  return s;
+}
+
+Side load_cuzk(const std::string& path, const std::string& text, const CompareOptions& o) {
+  ResultsFile rf;
+  try {
+    rf = parse_results(text, path);
+  } catch (const std::exception& e) {
+    throw CompareError(e.what());
+  }
+  Side s;
+  s.path = path;
+  s.format = "cuzk";
+  s.provenance = rf.header.value.value("provenance", json::object());
+  s.machine = rf.header.value.value("machine", json::object());
+  s.identity = machine_identity(s.machine);
+  for (const auto& line : rf.samples) {
+    const json& v = line.value;
+    if (v.value("warmup", false) && !o.include_warmup) {
+      ++s.warmups_skipped;
+      continue;
+    }
+    std::string suite = v.value("suite", ""), cname = v.value("case", "");
+    std::string params = v.value("parameters", json::object()).dump();
+    CaseData& c = s.cases[key_of(suite, cname, params)];
+    c.suite = suite;
+    c.case_name = cname;
+    c.params = params;
+    ++c.samples;
+    for (auto& [phase, rec] : v["phases"].items()) {
+      PhaseData& pd = c.phases[phase];
+      pd.wall.push_back(rec["wall_ns"].get<double>());
+      if (rec.contains("gpu_ns") && rec["gpu_ns"].is_number())
+        pd.gpu.push_back(rec["gpu_ns"].get<double>());
+      else
+        ++pd.gpu_null;
+      if (rec.contains("counters") && rec["counters"].is_object()) {
+        for (auto& [cn, cv] : rec["counters"].items()) {
+          auto& vec = pd.counters[cn];  // creates the entry even when null
+          if (cv.is_number()) {
+            vec.push_back(cv.get<double>());
+          } else {
+            std::string why = "null";
+            if (rec.contains("counter_errors") && rec["counter_errors"].contains(cn) &&
+                rec["counter_errors"][cn].is_string())
+              why = rec["counter_errors"][cn].get<std::string>();
+            pd.counter_null_reason[cn] = why;
+          }
+        }
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+Side load_side(const std::string& path, const CompareOptions& o) {
+  std::string text = read_text(path);
+  // Google Benchmark output is one JSON document (with NaN where a statistic is undefined);
+  // a cuzk results file is JSON Lines, which does not parse as one document.
+  json doc = json::parse(gbench_json_nonfinite_to_null(text), nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_discarded() && doc.is_object() && doc.contains("benchmarks")) return load_gbench(path, doc);
+  return load_cuzk(path, text, o);
+}
+
+std::string pct(double r) {
+  double d = (r - 1.0) * 100.0;
+  return fmt::format("{}{:.1f}%", d >= 0 ? "+" : "", d);
+}
+
+}  // namespace cuzk::compare_detail
