@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cuda/check.cuh"
+#include "cuda/gpu_phase.cuh"
 #include "cuda/h_poly.cuh"
 #include "cuda/msm.cuh"
 #include "cuda/runtime.hpp"
@@ -37,24 +38,6 @@ struct ResidentKey {
   const void* id = nullptr;  // the h_query data pointer identifies the key's storage
   size_t h = 0, l = 0, a = 0, b = 0;
   DeviceArray<g1_affine_t> h_q, l_q, a_q, b_q;
-};
-
-// A phase whose GPU work is bracketed by CUDA events on the stream.
-class GpuPhase {
- public:
-  GpuPhase(const char* name, cudaStream_t s) : phase_(name), s_(s) { timer_.start(s); }
-  // Records the stop event and waits for the GPU before the host scope closes, so that the
-  // phase's wall time covers its GPU work.
-  ~GpuPhase() noexcept(false) {
-    if (std::uncaught_exceptions()) return;
-    timer_.stop(s_);
-    instr::report_gpu_time(phase_.path(), timer_.elapsed_ns());
-  }
-
- private:
-  instr::Phase phase_;
-  cudaStream_t s_;
-  GpuTimer timer_;
 };
 
 unsigned log2_of(uint64_t n) {
