@@ -48,7 +48,7 @@ nlohmann::json porep_job_parameters(const PorepJob& job) {
           {"params_seed", job.params_seed}};
 }
 
-bool run_porep_job(Session& session, const PorepJob& job) {
+PorepJobResult run_porep_job(Session& session, const PorepJob& job) {
   const auto& P = job.circuit;
   const auto shape = circuits::PorepCircuit::shape(P);
   const std::string params_path =
@@ -61,12 +61,14 @@ bool run_porep_job(Session& session, const PorepJob& job) {
   std::unique_ptr<groth16::Backend> backend = groth16::make_backend(job.backend);
   const nlohmann::json recorded = porep_job_parameters(job);
   std::optional<groth16::ProvingKey> pk;  // resident after the first load
-  bool all_verified = true;
-  for (int rep = 0; rep < job.warmup + job.reps; ++rep) {
-    const bool warm = rep < job.warmup;
-    if (job.on_rep) job.on_rep(rep, warm);
+  PorepJobResult result;
+  int rep = 0;  // on_rep's index: warm-ups, then measured repetitions
+  // One recorded proof (`index` counts warm-ups and measured repetitions apart); returns the
+  // wall time of its `proof` phase.
+  auto prove_once = [&](bool warm, int index) {
+    if (job.on_rep) job.on_rep(rep++, warm);
     std::vector<groth16::Proof> proofs;
-    session.measure({job.suite, job.case_name, recorded, "", warm ? rep : rep - job.warmup, warm}, [&] {
+    const nlohmann::json line = session.measure({job.suite, job.case_name, recorded, "", index, warm}, [&] {
       instr::Phase proof("proof");
       {
         instr::Phase srs("srs_load");
@@ -90,14 +92,26 @@ bool run_porep_job(Session& session, const PorepJob& job) {
     // Verification checks the proofs; it is not part of the timed proving job.
     for (uint32_t i = 0; i < job.partitions; ++i) {
       if (!groth16::verify(pk->vk, proofs[i], circuits[i].public_inputs())) {
-        fmt::print(stderr, "cuzk-bench: error: {}: the proof of partition {} (repetition {}) does not verify\n",
-                   job.case_name, i, rep);
-        all_verified = false;
+        fmt::print(stderr, "cuzk-bench: error: {}: the proof of partition {} ({} {}) does not verify\n", job.case_name,
+                   i, warm ? "warm-up" : "repetition", index);
+        result.all_verified = false;
       }
     }
-  }
-  if (job.on_rep) job.on_rep(job.warmup + job.reps, false);
-  return all_verified;
+    return line.at("phases").at("proof").at("wall_ns").get<uint64_t>();
+  };
+
+  const WarmupPlan plan{job.warmup_auto, job.warmup, job.warmup_cap};
+  Warmups warmups(plan);
+  for (int i = 0; warmups.more(); ++i) warmups.add(prove_once(true, i));
+  result.warmup = warmups.outcome();
+  if (result.warmup.automatic && !result.warmup.converged)
+    fmt::print(stderr,
+               "[{}] {}: the warm-ups did not settle within the cap of {} (the last {} proof times span {:.1f}% of "
+               "their median; the rule asks at most {:.0f}%); measuring anyway, raise --warmup-cap to wait longer\n",
+               job.suite, job.case_name, plan.cap, kSettleWindow, result.warmup.spread * 100, kSettleSpread * 100);
+  for (int i = 0; i < job.reps; ++i) prove_once(false, i);
+  if (job.on_rep) job.on_rep(rep, false);
+  return result;
 }
 
 }  // namespace cuzk

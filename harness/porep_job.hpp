@@ -3,7 +3,8 @@
 // (outside the measured proof), then per repetition one recorded sample with the phases
 //   proof, proof/srs_load (the load in the first repetition, 0 once resident), proof/synth
 //   (+ partition_<i>), proof/prove (+ ntt_h, msm_*, assemble per partition)
-// and a verification of every proof after the sample (not timed).
+// and a verification of every proof after the sample (not timed). Warm-ups come first: a fixed
+// count, or with warmup_auto as many as it takes for the proof time to settle (harness/stable.hpp).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "harness/session.hpp"
+#include "harness/stable.hpp"
 #include "prover/circuits/porep.hpp"
 
 namespace cuzk {
@@ -25,6 +27,8 @@ struct PorepJob {
   std::string params_file;           // "" -> results/local/params cache
   std::string suite = "prove", case_name = "porep";
   int warmup = 0, reps = 1;
+  bool warmup_auto = false;            // warm up until settled instead of `warmup` times
+  int warmup_cap = kDefaultWarmupCap;  // warmup_auto: the most warm-ups
   std::string backend = "cpu";
   std::function<void(int rep, bool warm)> on_rep;  // progress: before each repetition and once after
 };
@@ -40,8 +44,13 @@ std::string ensure_porep_params(const circuits::PorepParams& p, uint64_t circuit
 // The parameters recorded in every sample of the job.
 nlohmann::json porep_job_parameters(const PorepJob& job);
 
-// Runs the job's repetitions into `session`. Returns false when a proof did not verify (each
-// failure is reported on stderr). Throws groth16::ParamsError for unusable parameters.
-bool run_porep_job(Session& session, const PorepJob& job);
+struct PorepJobResult {
+  bool all_verified = true;  // false: a proof did not verify (each failure reported on stderr)
+  WarmupOutcome warmup;      // what the warm-ups did (a note on stderr when auto hit the cap)
+};
+
+// Runs the job's warm-ups and repetitions into `session`. Throws groth16::ParamsError for
+// unusable parameters.
+PorepJobResult run_porep_job(Session& session, const PorepJob& job);
 
 }  // namespace cuzk

@@ -10,8 +10,10 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 
+#include "harness/env_readings.hpp"
 #include "harness/machine.hpp"
 #include "harness/process.hpp"
 #include "harness/provenance.hpp"
@@ -60,7 +62,29 @@ json make_header(const HeaderInfo& info) {
   h["suite"] = info.suite;
   // When the run started: reference results (results/reference/) must say when they were taken.
   h["started_utc"] = utc_stamp();
+  merge_line_fields(h, env_header_fields(), "header");  // gpu_state, cpu_governor
+  merge_line_fields(h, info.extra, "header");
   return h;
+}
+
+void merge_line_fields(json& line, const json& extra, const std::string& what) {
+  if (extra.is_null()) return;
+  if (!extra.is_object())
+    throw ResultsError(fmt::format("extra {} fields must be a JSON object, not {}", what, extra.type_name()));
+  for (auto& [k, v] : extra.items()) {
+    if (line.contains(k))
+      throw ResultsError(fmt::format("extra {} field '{}' would replace the {} line's own field", what, k, what));
+    line[k] = v;
+  }
+}
+
+const std::string& run_process_id() {
+  static const std::string id = [] {
+    std::random_device rd;
+    const uint64_t v = (uint64_t(rd()) << 32) ^ uint64_t(rd());
+    return fmt::format("{:016x}", v);
+  }();
+  return id;
 }
 
 json phase_record_json(const PhaseRecord& r) {
@@ -82,6 +106,7 @@ json make_sample(const SampleInfo& info, const Sample& sample, bool with_spans) 
   s["variant"] = info.variant.empty() ? variant_name() : info.variant;
   s["repetition"] = info.repetition;
   s["warmup"] = info.warmup;
+  s["process_id"] = run_process_id();
   s["wall_ns"] = sample.wall_ns;
   json phases = json::object();
   for (const auto& [path, r] : sample.phases) phases[path] = phase_record_json(r);
@@ -304,6 +329,43 @@ void validate_record(const Ctx& c, const std::string& path, const json& r) {
     c.fail(fmt::format("{}: field 'counter_scope' must be a string", what));
 }
 
+// "env" (harness/env_readings.hpp): interval_ns a number or null; values an object of numbers
+// or nulls, each null with its reason in errors (an object of strings); sources an object of
+// strings and gpu_clock_event_reasons an array of strings, where present.
+void validate_env(const Ctx& c, const json& env) {
+  if (!env.is_object()) c.fail(fmt::format("field 'env' must be an object, not {}", kind(env)));
+  auto iv = env.find("interval_ns");
+  if (iv == env.end()) c.fail("env is missing required field 'interval_ns' (null when the sample had no window)");
+  if (!iv->is_null() && !iv->is_number())
+    c.fail(fmt::format("env: field 'interval_ns' must be a number or null, not {}", iv->dump()));
+  auto vs = env.find("values");
+  if (vs == env.end()) c.fail("env is missing required field 'values'");
+  if (!vs->is_object()) c.fail(fmt::format("env: field 'values' must be an object, not {}", kind(*vs)));
+  const json errors = env.value("errors", json::object());
+  if (!errors.is_object()) c.fail(fmt::format("env: field 'errors' must be an object, not {}", kind(errors)));
+  for (auto& [key, e] : errors.items())
+    if (!e.is_string()) c.fail(fmt::format("env: errors['{}'] must be a string, not {}", key, e.dump()));
+  for (auto& [key, v] : vs->items()) {
+    if (v.is_null()) {
+      auto e = errors.find(key);
+      if (e == errors.end() || e->get<std::string>().empty())
+        c.fail(fmt::format("env: value '{}' is null without a reason in 'errors'", key));
+    } else if (!v.is_number()) {
+      c.fail(fmt::format("env: value '{}' must be a number or null, not {}", key, v.dump()));
+    }
+  }
+  if (auto so = env.find("sources"); so != env.end()) {
+    if (!so->is_object()) c.fail(fmt::format("env: field 'sources' must be an object, not {}", kind(*so)));
+    for (auto& [key, v] : so->items())
+      if (!v.is_string()) c.fail(fmt::format("env: sources['{}'] must be a string, not {}", key, v.dump()));
+  }
+  if (auto rs = env.find("gpu_clock_event_reasons"); rs != env.end()) {
+    if (!rs->is_array()) c.fail(fmt::format("env: field 'gpu_clock_event_reasons' must be an array, not {}", kind(*rs)));
+    for (const auto& r : *rs)
+      if (!r.is_string()) c.fail(fmt::format("env: gpu_clock_event_reasons must hold strings, not {}", r.dump()));
+  }
+}
+
 void validate_sample(const Ctx& c, const json& s) {
   need_string(c, s, "sample", "suite");
   need_string(c, s, "sample", "case");
@@ -313,6 +375,12 @@ void validate_sample(const Ctx& c, const json& s) {
   if (!rep.is_number_integer()) c.fail(fmt::format("field 'repetition' must be an integer, not {}", rep.dump()));
   const json& w = need(c, s, "sample", "warmup");
   if (!w.is_boolean()) c.fail(fmt::format("field 'warmup' must be true or false, not {}", w.dump()));
+  if (s.contains("process_id")) {
+    const json& p = s["process_id"];
+    if (!p.is_string() || p.get<std::string>().empty())
+      c.fail(fmt::format("field 'process_id' must be a non-empty string, not {}", p.dump()));
+  }
+  if (s.contains("env")) validate_env(c, s["env"]);
   need_object(c, s, "sample", "phases");
   for (auto& [path, r] : s["phases"].items()) {
     if (path.empty() || path.front() == '/' || path.back() == '/')

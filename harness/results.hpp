@@ -1,8 +1,10 @@
 // Results files: JSON Lines, one self-contained object per line (docs/results-format.md).
 //
-//   header   (first line)  tool, build provenance, machine, counters, command line, suite
+//   header   (first line)  tool, build provenance, machine, counters, command line, suite,
+//            GPU clock state and CPU governor (read only)
 //   sample   (one per measured repetition)  suite, case, parameters, variant, repetition,
-//            warm-up flag, phase records, optional spans for traces
+//            warm-up flag, phase records, optional spans for traces, process id, optional
+//            environment readings ("env")
 //   summary  (last line, absent when the run was killed)  per-phase medians
 //
 // Every line carries "schema": "cuzk.results", "version": 1 and "type". The writer emits each
@@ -37,10 +39,18 @@ struct HeaderInfo {
   std::string suite;
   std::vector<std::string> command_line;
   std::vector<CounterStatus> counters;  // requested events with availability
+  nlohmann::json extra = nlohmann::json::object();  // more header fields (e.g. {"stable": {...}})
 };
 nlohmann::json provenance_to_json();    // every field of build_provenance()
 std::string variant_name();             // the preset, or "custom" when configured by hand
+// Also reads the GPU's clock state and the CPU governor (env_header_fields()); only reads.
 nlohmann::json make_header(const HeaderInfo& info);
+// Merges extra's keys into a line (null: nothing); throws ResultsError when extra is neither
+// an object nor null, or would replace one of the line's own fields (`what` names the line).
+void merge_line_fields(nlohmann::json& line, const nlohmann::json& extra, const std::string& what);
+// This process's id in sample lines ("process_id"): 16 lowercase hex digits, random, drawn
+// once per process, so that readers can group repetitions by the process that ran them.
+const std::string& run_process_id();
 
 struct SampleInfo {
   std::string suite;
@@ -51,6 +61,7 @@ struct SampleInfo {
   bool warmup = false;
 };
 nlohmann::json phase_record_json(const PhaseRecord& r);
+// A sample line; it carries run_process_id(). Session adds "env" (harness/env_readings.hpp).
 nlohmann::json make_sample(const SampleInfo& info, const Sample& sample, bool with_spans = true);
 // Per-phase medians over the non-warm-up samples (sample lines as written).
 nlohmann::json make_summary(const std::vector<nlohmann::json>& samples, uint64_t elapsed_ns);

@@ -31,16 +31,20 @@ Session::Session(const SessionOptions& o) {
   ro.counters = counters_from(o.counters, o.default_counters);
   ro.spans = o.spans;
   recorder_ = std::make_unique<Recorder>(ro);
+  // Built before the file is created, so that bad header_extra leaves no empty file behind.
+  const nlohmann::json header = make_header({o.suite, own_command_line(), recorder_->counter_status(), o.header_extra});
   writer_ = std::make_unique<ResultsWriter>(o.out.empty() ? default_results_path(o.suite) : o.out,
                                             o.overwrite ? ResultsWriter::Mode::kOverwrite : ResultsWriter::Mode::kCreateNew);
   t0_ = now_ns();
-  writer_->write(make_header({o.suite, own_command_line(), recorder_->counter_status()}));
+  writer_->write(header);
 }
 
 Session::~Session() { recorder_->uninstall(); }
 
 nlohmann::json Session::measure(const SampleInfo& info, const std::function<void()>& fn) {
   recorder_->install();
+  // The probe's own readings stay outside the sample's wall time (take_sample starts it).
+  env_.begin();
   recorder_->take_sample();  // drop anything recorded between samples
   try {
     fn();
@@ -49,8 +53,10 @@ nlohmann::json Session::measure(const SampleInfo& info, const std::function<void
     throw;
   }
   Sample s = recorder_->take_sample();
+  nlohmann::json env = env_.end();
   recorder_->uninstall();
   nlohmann::json line = make_sample(info, s, recorder_->options().spans);
+  line["env"] = std::move(env);
   writer_->write(line);
   samples_.push_back(line);
   return line;
@@ -58,14 +64,16 @@ nlohmann::json Session::measure(const SampleInfo& info, const std::function<void
 
 nlohmann::json Session::record(const SampleInfo& info, const Sample& sample, const nlohmann::json& extra) {
   nlohmann::json line = make_sample(info, sample, recorder_->options().spans);
+  line["env"] = EnvProbe::point_in_time();
   for (auto& [k, v] : extra.items()) line[k] = v;
   writer_->write(line);
   samples_.push_back(line);
   return line;
 }
 
-nlohmann::json Session::finish() {
+nlohmann::json Session::finish(const nlohmann::json& extra) {
   nlohmann::json summary = make_summary(samples_, now_ns() - t0_);
+  merge_line_fields(summary, extra, "summary");
   if (!finished_) writer_->write(summary);
   finished_ = true;
   return summary;

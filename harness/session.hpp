@@ -1,5 +1,7 @@
 // A measurement session: one results file, one Recorder, samples written as they finish.
 //
+// Each sample line carries the environment readings of its window ("env": other processes'
+// CPU use, GPU clocks, throttling; harness/env_readings.hpp) and the process id (results.hpp).
 // Everything that can be wrong with the request (counter names, output path) fails in the
 // constructor, before any work runs; each measured repetition is written (one write + fsync)
 // the moment it ends, so a killed run keeps every finished sample.
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/env_readings.hpp"
 #include "harness/recorder.hpp"
 #include "harness/results.hpp"
 
@@ -23,6 +26,7 @@ struct SessionOptions {
   std::optional<std::string> counters;        // --counters; nullopt -> $CUZK_COUNTERS or defaults
   std::vector<std::string> default_counters;  // used when neither is given
   bool spans = true;
+  nlohmann::json header_extra = nlohmann::json::object();  // keys merged into the header line
 };
 
 class Session {
@@ -30,15 +34,18 @@ class Session {
   explicit Session(const SessionOptions& o);  // throws ResultsError / CounterError
   ~Session();
 
-  // Runs fn with the recorder installed and writes one sample line; returns it.
+  // Runs fn with the recorder installed and writes one sample line, with the environment
+  // readings taken around fn ("env"); returns it.
   nlohmann::json measure(const SampleInfo& info, const std::function<void()>& fn);
   // Writes one sample line from phase records measured outside a recorder window; returns it.
   // For work whose units overlap in time (the pipelined engine's jobs), where no recorder
-  // window is one unit. `extra` (an object) adds top-level fields to the line.
+  // window is one unit. `extra` (an object) adds top-level fields to the line. "env" holds
+  // point-in-time readings only (its window values are null: the samples overlap).
   nlohmann::json record(const SampleInfo& info, const Sample& sample,
                         const nlohmann::json& extra = nlohmann::json::object());
-  // Writes the summary line (per-phase medians over the non-warm-up samples); returns it.
-  nlohmann::json finish();
+  // Writes the summary line (per-phase medians over the non-warm-up samples) with extra's keys
+  // merged in (an object; throws ResultsError if one would replace a summary field); returns it.
+  nlohmann::json finish(const nlohmann::json& extra = nlohmann::json::object());
 
   const std::string& path() const { return writer_->path(); }
   const std::vector<CounterStatus>& counter_status() const { return recorder_->counter_status(); }
@@ -47,6 +54,7 @@ class Session {
  private:
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<ResultsWriter> writer_;
+  EnvProbe env_;
   std::vector<nlohmann::json> samples_;
   uint64_t t0_ = 0;
   bool finished_ = false;

@@ -36,7 +36,11 @@ using nlohmann::json;
 bool run_porep(RunContext& ctx) {
   PorepJob job;
   take_porep_case(job, ctx);
-  return run_porep_job(*ctx.session, job);
+  job.warmup_auto = ctx.warmup_auto;
+  job.warmup_cap = ctx.warmup_cap;
+  const PorepJobResult r = run_porep_job(*ctx.session, job);
+  ctx.warmup_outcome = r.warmup;
+  return r.all_verified;
 }
 
 std::map<std::string, KindSpec> make_kinds() {
@@ -55,7 +59,8 @@ std::map<std::string, KindSpec> make_kinds() {
        {"params_seed", 0, INT64_MAX, 1, "toxic-waste seed of the generated parameters"}},
       [](const json& p) { return porep_params(p).validate(); },
       run_porep,
-      {"porep"}};
+      {"porep"},
+      /*auto_warmup=*/true};
   k["micro"] = micro_kind();
   k["pipeline"] = pipeline_kind();
   return k;

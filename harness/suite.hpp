@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/stable.hpp"
 #include "prover/circuits/porep.hpp"
 
 namespace cuzk {
@@ -59,8 +60,13 @@ struct RunContext {
   std::string case_name;
   nlohmann::json params;   // effective parameters (defaults filled in, quick applied)
   int reps = 1, warmup = 0;
+  // --warmup auto: a kind with KindSpec::auto_warmup warms up until settled (at most
+  // warmup_cap) instead of `warmup` times, and reports what it did in warmup_outcome.
+  bool warmup_auto = false;
+  int warmup_cap = kDefaultWarmupCap;
+  std::optional<WarmupOutcome> warmup_outcome;  // set by the runner
   std::string backend = "cpu";
-  // Called before each repetition (index 0 .. warmup+reps-1) and once after the last.
+  // Called before each repetition (index 0 .. warm-ups+reps-1) and once after the last.
   std::function<void(int rep, bool warm)> on_rep;
 };
 
@@ -75,6 +81,8 @@ struct KindSpec {
   std::function<bool(RunContext& ctx)> run;
   // Circuits a case of this kind may name in its optional `circuit` key; empty: none.
   std::vector<std::string> circuits = {};
+  // Its runner honours RunContext::warmup_auto (others run their fixed `warmup` under it).
+  bool auto_warmup = false;
 };
 
 // The registered kinds, by name.

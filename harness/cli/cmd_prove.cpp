@@ -1,14 +1,16 @@
 // `cuzk-bench prove`: the prover's own job, recorded phase by phase through the harness.
 //
 //   PoRep-shaped sector:  cuzk-bench prove [--partitions N --challenges N --layers N --parents N
-//                         --depth N] [--params FILE] [--reps N --warmup N --out FILE]
+//                         --depth N] [--params FILE] [--reps N --warmup N|auto --warmup-cap N
+//                         --out FILE] [--stable]
 //   circom inputs:        cuzk-bench prove --zkey circuit.zkey --wtns witness.wtns [--r1cs F]
 //                         --proof proof.json --public public.json [--vk verification_key.json]
 //
 // With no flags it proves a small sector (2 partitions) in seconds, so a newcomer sees it work.
 // Parameters for the PoRep-shaped circuit are generated once from a seed and cached under
 // results/local/params/ (memory-mapped on later runs); proof/srs_load is the load time in the
-// first repetition and 0 once the parameters are resident.
+// first repetition and 0 once the parameters are resident. --stable (harness/stable.hpp) places
+// the threads and loads CUDA modules eagerly before the backend probe touches the GPU.
 #include <fmt/core.h>
 #include <sys/stat.h>
 
@@ -20,6 +22,7 @@
 #include "harness/cli/prove_circom.hpp"
 #include "harness/porep_job.hpp"
 #include "harness/session.hpp"
+#include "harness/stable.hpp"
 #include "prover/circuits/porep.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/groth16/prover.hpp"
@@ -37,7 +40,9 @@ struct ProveOptions {
   uint64_t params_seed = 1;     // toxic-waste seed for generated parameters
   std::optional<uint64_t> seed; // r, s seed; absent -> cryptographic randomness
   uint64_t circuit_seed = 42;   // witness generation seed
-  int reps = 1, warmup = 0;
+  int reps = 1;
+  WarmupPlan warmup;            // --warmup N|auto, --warmup-cap; auto by default under --stable
+  std::optional<StableMode> stable;  // applied (--stable)
   std::string out;
   bool force = false;
   std::optional<std::string> counters;
@@ -49,6 +54,7 @@ struct ProveOptions {
 // The results file and recorder of a prove run; bad counters or an unwritable path fail here.
 std::unique_ptr<Session> open_session(const ProveOptions& o) {
   SessionOptions so;
+  if (o.stable) so.header_extra = {{"stable", describe(*o.stable)}};
   so.suite = "prove";
   so.out = o.out;
   so.overwrite = o.force;
@@ -75,7 +81,6 @@ int run_prove_circom_recorded(const ProveOptions& o) {
 
 int run_prove_porep(const ProveOptions& o) {
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
-  if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
   const uint32_t parts = checked_u32("--partitions", o.partitions, 1);
   circuits::PorepParams P{checked_u32("--challenges", o.challenges, 1), checked_u32("--layers", o.layers),
                           checked_u32("--parents", o.parents), checked_u32("--depth", o.depth, 1)};
@@ -92,21 +97,28 @@ int run_prove_porep(const ProveOptions& o) {
   job.params_seed = o.params_seed;
   job.rs_seed = o.seed;
   job.params_file = o.params;
-  job.warmup = o.warmup;
+  job.warmup = o.warmup.count;
+  job.warmup_auto = o.warmup.automatic;
+  job.warmup_cap = o.warmup.cap;
   job.reps = o.reps;
   job.backend = o.backend;  // resolved before the session opened (resolve_backend)
-  bool all_verified = false;
+  PorepJobResult result;
   try {
-    all_verified = run_porep_job(*session, job);
+    result = run_porep_job(*session, job);
   } catch (const groth16::ParamsError& e) {
     throw Error(e.what());
   }
-  nlohmann::json summary = session->finish();
-  fmt::print("proved {} x {} partition(s) of {} ({} constraints each), {} warm-up; {}\n", o.reps, parts, P.to_string(),
-             shape.constraints, o.warmup, all_verified ? "every proof verified" : "SOME PROOFS FAILED TO VERIFY");
+  // The warm-up count of auto is known only now: the summary line records it.
+  nlohmann::json summary = session->finish(o.warmup.automatic ? nlohmann::json{{"warmup", describe(result.warmup, o.warmup)}}
+                                                              : nlohmann::json::object());
+  const std::string settled =
+      !o.warmup.automatic ? "" : result.warmup.converged ? " (auto: settled)" : " (auto: cap reached, not settled)";
+  fmt::print("proved {} x {} partition(s) of {} ({} constraints each), {} warm-up{}; {}\n", o.reps, parts, P.to_string(),
+             shape.constraints, result.warmup.done, settled,
+             result.all_verified ? "every proof verified" : "SOME PROOFS FAILED TO VERIFY");
   print_summary_table(summary, session->counter_status());
   fmt::print("results: {}\n", session->path());
-  return all_verified ? kExitOk : kExitFailure;
+  return result.all_verified ? kExitOk : kExitFailure;
 }
 
 Registrar reg("prove", [](CLI::App& app) -> Runner {
@@ -114,6 +126,9 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
   auto o = std::make_shared<ProveOptions>();
   auto counters = std::make_shared<std::string>();
   auto seed = std::make_shared<uint64_t>(0);
+  auto warmup = std::make_shared<std::string>("0");
+  auto warmup_cap = std::make_shared<int>(kDefaultWarmupCap);
+  auto stable = std::make_shared<bool>(false);
   sub->add_option("--partitions", o->partitions, "partition circuits per sector (one proof each)")->capture_default_str();
   sub->add_option("--challenges", o->challenges, "PoRep-shaped circuit: challenges per partition")->capture_default_str();
   sub->add_option("--layers", o->layers, "PoRep-shaped circuit: SHA-256 labeling layers")->capture_default_str();
@@ -123,7 +138,14 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
   sub->add_option("--params-seed", o->params_seed, "toxic-waste seed of generated parameters")->capture_default_str();
   auto* seed_opt = sub->add_option("--seed", *seed, "seed for r and s (reproducible proofs; default: getrandom)");
   sub->add_option("--reps", o->reps, "measured repetitions")->capture_default_str();
-  sub->add_option("--warmup", o->warmup, "warm-up repetitions (recorded with warmup=true)")->capture_default_str();
+  auto* wopt = sub->add_option("--warmup", *warmup,
+                               "warm-up repetitions (recorded with warmup=true), or 'auto': until the proof time settles "
+                               "(the default under --stable)")
+                   ->capture_default_str();
+  auto* capopt = sub->add_option("--warmup-cap", *warmup_cap, "the most warm-ups of --warmup auto")->capture_default_str();
+  sub->add_flag("--stable", *stable,
+                "stable measurement: GPU-driving thread on its own core, pool on the others, eager CUDA module "
+                "loading, --warmup auto (docs/ab.md)");
   sub->add_option("--out", o->out, "results file (default results/local/prove-<UTC time>-<pid>.jsonl)");
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
   auto* copt = sub->add_option("--counters", *counters, "comma-separated PAPI events (default $CUZK_COUNTERS or page faults, task clock)");
@@ -139,6 +161,14 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
   return [=] {
     ProveOptions opt = *o;
     if (copt->count() > 0) opt.counters = *counters;
+    std::optional<WarmupPlan> plan;
+    try {
+      plan = resolve_warmup(wopt->count() > 0 ? std::optional<std::string>(*warmup) : std::nullopt,
+                            capopt->count() > 0 ? std::optional<int>(*warmup_cap) : std::nullopt, *stable);
+    } catch (const std::invalid_argument& e) {
+      throw Error(e.what());
+    }
+    opt.warmup = plan.value_or(WarmupPlan{});
     if (seed_opt->count() > 0) {
       opt.seed = *seed;
       opt.circom.seed = *seed;
@@ -146,12 +176,22 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
     if (zkey->count() > 0) {
       if (opt.circom.wtns.empty() || opt.circom.proof_out.empty() || opt.circom.public_out.empty())
         throw Error("circom mode needs --zkey, --wtns, --proof and --public");
+      if (*stable || opt.warmup.automatic)
+        throw Error("--stable and --warmup auto apply to the PoRep-shaped sector; circom mode proves once (drop them)");
       opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
       opt.circom.backend = opt.backend;
       return run_prove_circom_recorded(opt);
     }
     if (!opt.circom.wtns.empty() || !opt.circom.r1cs.empty() || !opt.circom.proof_out.empty())
       throw Error("--wtns/--r1cs/--proof/--public need --zkey (circom mode)");
+    if (*stable) {  // before the backend probe initializes CUDA, and before the pool exists
+      try {
+        opt.stable = apply_stable_mode();
+      } catch (const std::exception& e) {
+        throw Error(e.what());
+      }
+      fmt::print(stderr, "{}\n", summary(*opt.stable));
+    }
     opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
     return run_prove_porep(opt);
   };

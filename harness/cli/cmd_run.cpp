@@ -1,9 +1,12 @@
-// `cuzk-bench run --suite NAME|FILE [--quick] [--reps N] [--warmup N] [--backend cpu|cuda]
-//                  [--out FILE] [--force] [--case NAME]...`
+// `cuzk-bench run --suite NAME|FILE [--quick] [--reps N] [--warmup N|auto [--warmup-cap N]]
+//                  [--stable] [--backend cpu|cuda] [--out FILE] [--force] [--case NAME]...`
 //
 // Runs every case of a suite (docs/suites.md) in this process and writes ONE results file
 // (default results/local/<suite>-<UTC time>-<pid>.jsonl). The suite file is parsed and
-// validated completely before anything runs; progress goes to stderr.
+// validated completely before anything runs; progress goes to stderr. --warmup auto and
+// --stable (harness/stable.hpp) are for the e2e (porep) cases; other kinds keep their fixed
+// warm-ups, and under --stable run with this thread on every CPU again, since their child
+// processes and engine threads inherit its CPU set.
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -15,7 +18,9 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/session.hpp"
+#include "harness/stable.hpp"
 #include "harness/suite.hpp"
+#include "prover/util/cpu_placement.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -23,7 +28,9 @@ namespace {
 struct RunOptions {
   std::string suite;
   bool quick = false;
-  int reps = -1, warmup = -1;  // -1: from the suite
+  int reps = -1;                     // -1: from the suite
+  std::optional<WarmupPlan> warmup;  // nullopt: from the suite
+  bool stable = false;
   std::string backend = "cpu";
   bool allow_cpu_fallback = false;
   std::string out;
@@ -40,8 +47,17 @@ std::string fmt_secs(double s) {
 
 int run_suite(RunOptions o) {
   if (o.reps == 0 || o.reps < -1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
-  if (o.warmup < -1) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
 
+  // Stable mode before the backend probe initializes CUDA, and before the pool exists.
+  std::optional<StableMode> stable;
+  if (o.stable && !o.list) {
+    try {
+      stable = apply_stable_mode();
+    } catch (const std::exception& e) {
+      throw Error(e.what());
+    }
+    fmt::print(stderr, "{}\n", summary(*stable));
+  }
   // Everything about the request is checked before anything runs, the backend included.
   o.backend = resolve_backend(o.backend, o.allow_cpu_fallback);
   suite::Suite s;
@@ -50,10 +66,13 @@ int run_suite(RunOptions o) {
   } catch (const suite::SuiteError& e) {
     throw Error(e.what());
   }
+  const bool warmup_auto = o.warmup && o.warmup->automatic;
   struct Planned {
     const suite::Case* c;
     nlohmann::json params;
-    int reps, warmup;
+    int reps, warmup;  // warmup: the fixed count; under auto_warmup the fewest it can take
+    bool auto_warmup;  // warms up until settled (--warmup auto, a kind that supports it)
+    std::optional<WarmupOutcome> outcome = {};  // after the case ran
   };
   std::vector<Planned> plan;
   std::set<std::string> wanted(o.cases.begin(), o.cases.end());
@@ -76,18 +95,27 @@ int run_suite(RunOptions o) {
       fmt::print(stderr, "[{}] skipping case {}: for --backend {} only\n", s.name, c.name, fmt::format("{}", fmt::join(c.backends, ", ")));
       continue;
     }
+    const bool auto_here = warmup_auto && suite::kind_specs().at(c.kind).auto_warmup;
+    const int fixed = o.warmup && !o.warmup->automatic ? o.warmup->count : suite::effective_warmup(s, c, o.quick);
     plan.push_back({&c, suite::effective_params(c, o.quick), o.reps > 0 ? o.reps : suite::effective_reps(s, c, o.quick),
-                    o.warmup >= 0 ? o.warmup : suite::effective_warmup(s, c, o.quick)});
+                    auto_here ? kSettleWindow : fixed, auto_here});
   }
   if (plan.empty()) throw Error(fmt::format("suite '{}': no case to run{}", s.name, o.quick ? " under --quick" : ""));
   if (o.list) {
     fmt::print("suite {} ({}): {}\n", s.name, s.path, s.description);
     for (auto& p : plan)
-      fmt::print("  {:<16} {:<8} reps {} warmup {}  {}\n", p.c->name, p.c->kind, p.reps, p.warmup, p.params.dump());
+      fmt::print("  {:<16} {:<8} reps {} warmup {}  {}\n", p.c->name, p.c->kind, p.reps,
+                 p.auto_warmup ? fmt::format("auto (at most {})", o.warmup->cap) : std::to_string(p.warmup),
+                 p.params.dump());
     return kExitOk;
   }
+  for (auto& p : plan)
+    if (warmup_auto && !p.auto_warmup)
+      fmt::print(stderr, "[{}] case {} ({} kind): --warmup auto applies to porep cases; it keeps {} fixed warm-up(s)\n",
+                 s.name, p.c->name, p.c->kind, p.warmup);
 
   SessionOptions so;
+  if (stable) so.header_extra = {{"stable", describe(*stable)}};
   so.suite = s.name;
   so.out = o.out.empty() ? default_results_path(s.name) : o.out;
   so.overwrite = o.force;
@@ -101,15 +129,19 @@ int run_suite(RunOptions o) {
   }
 
   int total_reps = 0;
-  for (auto& p : plan) total_reps += p.reps + p.warmup;
-  fmt::print(stderr, "[{}] {} case(s), {} repetition(s){}; results: {}\n", s.name, plan.size(), total_reps,
-             o.quick ? " (quick)" : "", session->path());
+  bool open_ended = false;  // an auto case may take more warm-ups than planned
+  for (auto& p : plan) {
+    total_reps += p.reps + p.warmup;
+    open_ended |= p.auto_warmup;
+  }
+  fmt::print(stderr, "[{}] {} case(s), {}{} repetition(s){}; results: {}\n", s.name, plan.size(),
+             open_ended ? "at least " : "", total_reps, o.quick ? " (quick)" : "", session->path());
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   int done = 0;
   bool ok = true;
   for (size_t i = 0; i < plan.size(); ++i) {
-    const auto& p = plan[i];
+    auto& p = plan[i];
     const suite::KindSpec& kind = suite::kind_specs().at(p.c->kind);
     suite::RunContext ctx;
     ctx.session = session.get();
@@ -118,17 +150,29 @@ int run_suite(RunOptions o) {
     ctx.params = p.params;
     ctx.reps = p.reps;
     ctx.warmup = p.warmup;
+    ctx.warmup_auto = p.auto_warmup;
+    if (o.warmup) ctx.warmup_cap = o.warmup->cap;
     ctx.backend = o.backend;
     int case_start = done;
-    ctx.on_rep = [&, i, case_start](int rep, bool warm) {
+    auto warm_done = std::make_shared<int>(0);  // warm-ups started so far (auto: not known ahead)
+    ctx.on_rep = [&, i, case_start, warm_done](int rep, bool warm) {
+      if (warm) *warm_done = rep + 1;
+      if (warm && rep >= p.warmup) ++total_reps;  // auto: one more warm-up than planned
       done = case_start + rep;
-      if (rep >= p.reps + p.warmup) return;
+      const int measured = rep - *warm_done;
+      if (!warm && measured >= p.reps) return;
       const double e = elapsed();
       std::string est = done > 0 ? ", about " + fmt_secs(e / done * (total_reps - done)) + " left" : "";
-      fmt::print(stderr, "[{}] case {}/{} {}: {} {}/{} (elapsed {}{})\n", s.name, i + 1, plan.size(), p.c->name,
-                 warm ? "warm-up" : "repetition", warm ? rep + 1 : rep - p.warmup + 1, warm ? p.warmup : p.reps,
-                 fmt_secs(e), est);
+      const std::string of = !warm            ? fmt::format("{}/{}", measured + 1, p.reps)
+                             : p.auto_warmup ? fmt::format("{} (auto, at most {})", rep + 1, ctx.warmup_cap)
+                                             : fmt::format("{}/{}", rep + 1, p.warmup);
+      fmt::print(stderr, "[{}] case {}/{} {}: {} {} (elapsed {}{})\n", s.name, i + 1, plan.size(), p.c->name,
+                 warm ? "warm-up" : "repetition", of, fmt_secs(e), est);
     };
+    // Under --stable only the porep job keeps this thread on the driver CPU: micro benchmark
+    // processes and the pipeline engine's threads inherit this thread's CPU set.
+    const bool widen = stable && !kind.auto_warmup;
+    if (widen) placement::pin_current_thread_to_all();
     try {
       ok &= kind.run(ctx);
     } catch (const Error&) {
@@ -136,16 +180,34 @@ int run_suite(RunOptions o) {
     } catch (const std::exception& e) {
       throw Error(fmt::format("case '{}': {}", p.c->name, e.what()), kExitFailure);
     }
-    done = case_start + p.reps + p.warmup;
+    if (widen) placement::pin_current_thread_to_driver();
+    p.outcome = ctx.warmup_outcome;
+    done = case_start + p.reps + *warm_done;
   }
-  nlohmann::json summary = session->finish();
+  // Under --warmup auto the summary line records what each case's warm-ups did.
+  nlohmann::json extra = nlohmann::json::object();
+  if (warmup_auto) {
+    nlohmann::json cases = nlohmann::json::object();
+    bool converged = true;
+    for (auto& p : plan) {
+      WarmupOutcome w;  // a kind without auto warm-ups ran its fixed count
+      w.done = p.warmup;
+      if (p.outcome) w = *p.outcome;
+      cases[p.c->name] = describe(w, *o.warmup);
+      if (w.automatic) converged &= w.converged;
+    }
+    extra["warmup"] = {{"mode", "auto"}, {"converged", converged}, {"cap", o.warmup->cap},
+                       {"criterion", warmup_criterion()}, {"cases", cases}};
+  }
+  nlohmann::json summary = session->finish(extra);
   fmt::print(stderr, "[{}] done in {}\n", s.name, fmt_secs(elapsed()));
   (void)summary;  // the file's summary line pools every case; the terminal shows one table per case
   for (auto& p : plan) {
     std::vector<nlohmann::json> mine;
     for (auto& smp : session->samples())
       if (smp.value("case", "") == p.c->name) mine.push_back(smp);
-    fmt::print("case {} ({} repetition(s), {} warm-up): {}\n", p.c->name, p.reps, p.warmup, p.params.dump());
+    const int warm = p.outcome ? p.outcome->done : p.warmup;
+    fmt::print("case {} ({} repetition(s), {} warm-up): {}\n", p.c->name, p.reps, warm, p.params.dump());
     print_summary_table(make_summary(mine, 0), session->counter_status());
   }
   fmt::print("results: {}\n", session->path());
@@ -157,10 +219,18 @@ Registrar reg("run", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("run", "run a suite (suites/NAME.toml or a file) and write one results file");
   auto o = std::make_shared<RunOptions>();
   auto counters = std::make_shared<std::string>();
+  auto warmup = std::make_shared<std::string>();
+  auto warmup_cap = std::make_shared<int>(kDefaultWarmupCap);
   sub->add_option("--suite", o->suite, "suite name (suites/NAME.toml) or suite file")->required();
   sub->add_flag("--quick", o->quick, "apply each case's quick overrides and the suite's quick reps/warm-up");
   sub->add_option("--reps", o->reps, "measured repetitions per case (default: from the suite)");
-  sub->add_option("--warmup", o->warmup, "warm-up repetitions per case (default: from the suite)");
+  auto* wopt = sub->add_option("--warmup", *warmup,
+                               "warm-up repetitions per case (default: from the suite), or 'auto': porep cases warm "
+                               "up until the proof time settles (the default under --stable)");
+  auto* capopt = sub->add_option("--warmup-cap", *warmup_cap, "the most warm-ups of --warmup auto")->capture_default_str();
+  sub->add_flag("--stable", o->stable,
+                "stable measurement for porep cases: GPU-driving thread on its own core, pool on the others, eager CUDA "
+                "module loading, --warmup auto (docs/ab.md)");
   sub->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
   sub->add_flag("--allow-cpu-fallback", o->allow_cpu_fallback, "use the cpu backend when --backend cannot run here (no GPU)");
   sub->add_option("--out", o->out, "results file (default results/local/<suite>-<UTC time>-<pid>.jsonl)");
@@ -171,6 +241,12 @@ Registrar reg("run", [](CLI::App& app) -> Runner {
   return [=] {
     RunOptions opt = *o;
     if (copt->count() > 0) opt.counters = *counters;
+    try {
+      opt.warmup = resolve_warmup(wopt->count() > 0 ? std::optional<std::string>(*warmup) : std::nullopt,
+                                  capopt->count() > 0 ? std::optional<int>(*warmup_cap) : std::nullopt, opt.stable);
+    } catch (const std::invalid_argument& e) {
+      throw Error(e.what());
+    }
     return run_suite(opt);
   };
 });

@@ -6,41 +6,74 @@
 #include <memory>
 #include <string>
 
+#include "prover/util/cpu_placement.hpp"
+
 namespace cuzk {
 namespace {
 thread_local bool t_on_worker = false;
+std::atomic<bool> g_global_exists{false};
+
+// The global pool's size() from the placement and CUZK_THREADS (0: the core count).
+unsigned global_threads() {
+  unsigned env = 0;
+  if (const char* e = std::getenv("CUZK_THREADS")) {
+    try {
+      int v = std::stoi(e);
+      if (v > 0) env = static_cast<unsigned>(v);
+    } catch (...) {
+    }
+  }
+  if (auto p = placement::current()) {
+    const auto workers = static_cast<unsigned>(p->worker_cpus.size());
+    return env ? std::min(env, workers) : workers;
+  }
+  return env;
 }
+}  // namespace
 
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  // The calling thread takes part in parallel_for, so one fewer worker is started.
-  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  // The calling thread takes part in parallel_for, so one fewer worker is started. Each worker
+  // reports whether it could place itself before the pool is handed out.
+  std::vector<std::promise<void>> started(threads - 1);
+  for (auto& s : started) workers_.emplace_back([this, &s] { worker_loop(s); });
+  std::exception_ptr first_error;
+  for (auto& s : started) {
+    try {
+      s.get_future().get();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  if (first_error) {
+    stop_and_join();  // the workers that did start
+    std::rethrow_exception(first_error);
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_and_join(); }
+
+void ThreadPool::stop_and_join() {
   {
     std::lock_guard<std::mutex> lk(mu_);
     stop_ = true;
   }
   cv_.notify_all();
-  for (auto& t : workers_) t.join();
+  for (auto& t : workers_)
+    if (t.joinable()) t.join();
 }
 
 bool ThreadPool::on_worker() { return t_on_worker; }
 
 ThreadPool& ThreadPool::global() {
   static ThreadPool pool([] {
-    if (const char* e = std::getenv("CUZK_THREADS")) {
-      try {
-        int v = std::stoi(e);
-        if (v > 0) return static_cast<unsigned>(v);
-      } catch (...) {
-      }
-    }
-    return 0u;
+    g_global_exists = true;
+    return global_threads();
   }());
   return pool;
 }
+
+bool ThreadPool::global_exists() { return g_global_exists; }
 
 void ThreadPool::enqueue(std::function<void()> job) {
   {
@@ -50,8 +83,15 @@ void ThreadPool::enqueue(std::function<void()> job) {
   cv_.notify_one();
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(std::promise<void>& started) {
   t_on_worker = true;
+  try {
+    placement::pin_current_thread_to_workers();
+  } catch (...) {
+    started.set_exception(std::current_exception());
+    return;
+  }
+  started.set_value();  // `started` may be gone after this: not touched again
   for (;;) {
     std::function<void()> job;
     {

@@ -3,6 +3,9 @@
 // parallel_for splits [0, n) into chunks run by the workers and the calling thread; it
 // returns when all chunks are done and rethrows the first exception. Nested parallel_for
 // from inside a worker runs inline (no deadlock, no oversubscription).
+//
+// With a CPU placement set (prover/util/cpu_placement.hpp) every worker pins itself to the
+// placement's worker CPUs when it starts, and the global pool is sized to that set.
 #pragma once
 #include <condition_variable>
 #include <cstddef>
@@ -18,7 +21,8 @@ namespace cuzk {
 
 class ThreadPool {
  public:
-  // threads == 0: std::thread::hardware_concurrency().
+  // threads == 0: std::thread::hardware_concurrency(). Returns once every worker has started;
+  // a worker that cannot pin itself to the placement's CPUs makes it throw that error.
   explicit ThreadPool(unsigned threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -39,13 +43,18 @@ class ThreadPool {
     return fut;
   }
 
-  // The process-wide pool (created on first use, sized by CUZK_THREADS or the core count).
+  // The process-wide pool, created on first use. Its size(): with a placement set, the number
+  // of worker CPUs (capped by CUZK_THREADS when given), since the calling thread takes part in
+  // parallel_for too; without one, CUZK_THREADS or the core count.
   static ThreadPool& global();
+  // Whether global() has created the pool (a placement set later would not reach it).
+  static bool global_exists();
   static bool on_worker();
 
  private:
   void enqueue(std::function<void()> job);
-  void worker_loop();
+  void worker_loop(std::promise<void>& started);
+  void stop_and_join();
   std::vector<std::thread> workers_;
   std::queue<std::function<void()>> jobs_;
   std::mutex mu_;
