@@ -37,11 +37,6 @@ std::string shq(const std::string& s) {
   return out + "'";
 }
 
-std::string self_exe() {
-  std::error_code ec;
-  auto p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("cuzk-bench") : p.string();
-}
 
 
 struct PoolRun {
@@ -50,13 +45,15 @@ struct PoolRun {
 };
 
 // One workload process; returns its parsed results.
-PoolRun one_run(const Options& o, const std::string& bench, const std::string& out, double pct, const std::string& log) {
+PoolRun one_run(const Options& o, const std::string& bench, const std::string& out, const std::string& spec,
+                const std::string& log) {
   std::string cmd;
-  if (pct > 0)
-    cmd = "env " + std::string(inject::kEnvVar) + "=" + shq(fmt::format("{}={:g}%", o.phase, pct)) + " ";
+  if (!spec.empty())
+    cmd = "env " + std::string(inject::kEnvVar) + "=" + shq(spec) + " ";
   else
     cmd = "env -u " + std::string(inject::kEnvVar) + " ";
-  cmd += shq(bench) + " " + o.workload + " --reps 1 --out " + shq(out);
+  cmd += shq(bench) + " " + o.workload + fmt::format(" --reps {}", o.reps) + " --out " + shq(out);
+  if (o.stable) cmd += " --stable";
   for (const auto& a : o.workload_args) cmd += " " + shq(a);
   cmd += " >" + shq(log) + " 2>&1";
   const int st = std::system(cmd.c_str());
@@ -86,25 +83,73 @@ void write_side(const std::string& path, const std::vector<const PoolRun*>& runs
     }
 }
 
+// Per calibrated phase (in Options::phases order): its primary row's verdict ("missing" when
+// absent) and ratio.
 struct TrialOutcome {
-  std::string verdict;  // of the calibrated phase ("missing" when absent)
-  double ratio = 1;
+  std::vector<std::string> verdict;
+  std::vector<double> ratio;
   bool any_alarm = false;
 };
 
 TrialOutcome compare_sides(const Options& o, const std::string& a, const std::string& b) {
   Comparison c = compare_files(a, b, o.compare);
   TrialOutcome t;
-  t.verdict = "missing";
-  for (const auto& row : c.rows) {
-    if (row.metric != "wall_ns") continue;
-    if (row.verdict == "slower" || row.verdict == "faster") t.any_alarm = true;
-    if (row.phase == o.phase) {
-      t.verdict = row.verdict;
-      t.ratio = row.ratio;
-    }
+  for (const auto& row : c.rows)
+    if (row.primary && (row.verdict == "slower" || row.verdict == "faster")) t.any_alarm = true;
+  for (const auto& ph : o.phases) {
+    const PhaseComparison* row = primary_row(c, ph);
+    t.verdict.push_back(row ? row->verdict : "missing");
+    t.ratio.push_back(row ? row->ratio : 1.0);
   }
   return t;
+}
+
+// The injection of one slowdown level: every calibrated phase at pct%, by its metric.
+std::string level_spec(const std::vector<PhaseResult>& phases, double pct) {
+  std::vector<inject::Slowdown> s;
+  for (const auto& p : phases) s.push_back({p.phase, pct, p.metric == "gpu_ns"});
+  return inject::format_spec(s);
+}
+
+// The metric compare will judge `phase` by, from a plain run's samples (compare.hpp's rule).
+std::string metric_of(const PoolRun& run, const std::string& phase, const CompareOptions& co) {
+  if (co.analysis.metric == "wall") return "wall_ns";
+  for (const auto& s : run.samples) {
+    const auto& rec = s["phases"][phase];
+    if (!rec.contains("gpu_ns") || !rec["gpu_ns"].is_number()) return "wall_ns";
+  }
+  return "gpu_ns";
+}
+
+// Wall-time injections nest: slowing a phase by a host wait also lengthens its ancestors. Two
+// calibrated phases judged by wall time, one inside the other, cannot share a pool.
+void check_not_nested(const std::vector<PhaseResult>& phases) {
+  for (const auto& p : phases)
+    for (const auto& q : phases)
+      if (p.metric == "wall_ns" && q.metric == "wall_ns" && q.phase.size() > p.phase.size() &&
+          q.phase.compare(0, p.phase.size() + 1, p.phase + "/") == 0)
+        throw std::invalid_argument(fmt::format(
+            "--phase {} and {} are both judged by wall time and the second is inside the first: its injected "
+            "slowdown would also slow the first; calibrate them in separate runs",
+            p.phase, q.phase));
+}
+
+// One value per observation of `phase` over the pool: each process's median when reps > 1.
+std::vector<double> observations(const std::vector<PoolRun>& pool, const std::string& phase, const std::string& metric,
+                                 int reps) {
+  std::vector<double> out;
+  for (const auto& p : pool) {
+    std::vector<double> v;
+    for (const auto& s : p.samples)
+      if (s["phases"].contains(phase) && s["phases"][phase][metric].is_number())
+        v.push_back(s["phases"][phase][metric].get<double>());
+    if (v.empty()) continue;
+    if (reps > 1)
+      out.push_back(median(v));
+    else
+      out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
 }
 
 double median_of(std::vector<double> v) {
@@ -149,7 +194,15 @@ Result run(const Options& in) {
     throw std::invalid_argument(fmt::format("--workload must be selfmeasure or prove (got \"{}\")", o.workload));
   if (o.trials < 1) throw std::invalid_argument(fmt::format("--trials must be at least 1 (got {})", o.trials));
   if (o.runs < 2) throw std::invalid_argument(fmt::format("--runs must be at least 2 (got {})", o.runs));
-  if (o.phase.empty()) throw std::invalid_argument("--phase must name a phase");
+  if (o.reps < 1) throw std::invalid_argument(fmt::format("--reps must be at least 1 (got {})", o.reps));
+  if (o.stable && o.workload != "prove")
+    throw std::invalid_argument("--stable applies to --workload prove (selfmeasure has no GPU thread to place)");
+  if (o.phases.empty()) throw std::invalid_argument("--phase must name a phase");
+  for (const auto& ph : o.phases) {
+    if (ph.empty()) throw std::invalid_argument("--phase: empty phase name");
+    if (std::count(o.phases.begin(), o.phases.end(), ph) > 1)
+      throw std::invalid_argument(fmt::format("--phase {} is named twice", ph));
+  }
   for (double s : o.slowdowns)
     if (!(s > 0) || s > 1000) throw std::invalid_argument(fmt::format("--slowdowns: {} is not in (0, 1000]", s));
   if (!(o.power > 0 && o.power < 1)) throw std::invalid_argument("--power must be in (0, 1)");
@@ -162,29 +215,38 @@ Result run(const Options& in) {
     throw std::invalid_argument(fmt::format("--pool-a must be at least 2 x --runs = {} (got {})", 2 * o.runs, o.pool_a));
   if (o.pool_b < o.runs)
     throw std::invalid_argument(fmt::format("--pool-b must be at least --runs = {} (got {})", o.runs, o.pool_b));
-  const std::string bench = o.bench.empty() ? self_exe() : o.bench;
+  const std::string bench = o.bench.empty() ? own_executable().value_or("cuzk-bench") : o.bench;
 
   Result r;
+  r.unit = o.reps > 1 ? "processes" : "samples";
   r.out_dir = o.out_dir.empty() ? "results/local/calibrate-" + utc_stamp() : o.out_dir;
   fs::create_directories(r.out_dir + "/pool");
   fs::create_directories(r.out_dir + "/trials");
+  for (const auto& ph : o.phases) {
+    PhaseResult p;
+    p.phase = ph;
+    r.phases.push_back(p);
+  }
 
   // ---- 1. the pool, interleaved ----
   std::mt19937_64 rng(o.seed);
   std::vector<PoolRun> pool_a;
   std::vector<std::vector<PoolRun>> pool_b(o.slowdowns.size());
+  std::vector<std::string> specs(o.slowdowns.size());
   const uint64_t t0 = now_ns();
   const int rounds = std::max(o.pool_a, o.pool_b);
   const int total = o.pool_a + o.pool_b * static_cast<int>(o.slowdowns.size());
   int done = 0;
-  log(fmt::format("calibrate: pool of {} {} runs ({} plain, {} per slowdown level), interleaved", total, o.workload,
-                  o.pool_a, o.pool_b));
+  log(fmt::format("calibrate: pool of {} {} runs ({} plain, {} per slowdown level) of {} measured repetition(s), "
+                  "interleaved",
+                  total, o.workload, o.pool_a, o.pool_b, o.reps));
   for (int round = 0; round < rounds; ++round) {
     std::vector<int> order;  // -1 = A, k = level k
-    if (round < o.pool_a) order.push_back(-1);
     if (round < o.pool_b)
       for (size_t k = 0; k < o.slowdowns.size(); ++k) order.push_back(static_cast<int>(k));
     std::shuffle(order.begin(), order.end(), rng);
+    // The very first run is plain: it decides each phase's metric, and so the injections.
+    if (round < o.pool_a) order.insert(round == 0 ? order.begin() : order.begin() + (rng() % (order.size() + 1)), -1);
     for (int k : order) {
       const double pct = k < 0 ? 0 : o.slowdowns[k];
       const std::string stem =
@@ -192,12 +254,19 @@ Result run(const Options& in) {
       const std::string out = r.out_dir + "/pool/" + stem + ".jsonl";
       const std::string lg = r.out_dir + "/pool/" + stem + ".log";
       fs::remove(out);
-      PoolRun pr = one_run(o, bench, out, pct, lg);
+      PoolRun pr = one_run(o, bench, out, k < 0 ? "" : specs[k], lg);
       fs::remove(lg);
-      // Fail on the first run, not after the whole pool, when the phase is not recorded.
-      if (!pr.samples.front()["phases"].contains(o.phase))
-        throw std::invalid_argument(fmt::format("--phase {}: not in the {} workload's records ({})", o.phase,
-                                                o.workload, out));
+      if (done == 0) {
+        // Fail on the first run, not after the whole pool, when a phase is not recorded.
+        for (auto& ph : r.phases) {
+          if (!pr.samples.front()["phases"].contains(ph.phase))
+            throw std::invalid_argument(fmt::format("--phase {}: not in the {} workload's records ({})", ph.phase,
+                                                    o.workload, out));
+          ph.metric = metric_of(pr, ph.phase, o.compare);
+        }
+        check_not_nested(r.phases);
+        for (size_t j = 0; j < o.slowdowns.size(); ++j) specs[j] = level_spec(r.phases, o.slowdowns[j]);
+      }
       (k < 0 ? pool_a : pool_b[k]).push_back(std::move(pr));
       ++done;
     }
@@ -207,29 +276,25 @@ Result run(const Options& in) {
   r.pool_seconds = (now_ns() - t0) / 1e9;
   // Which pool file ran under which injection (the results files themselves do not say).
   {
-    json index = {{"workload", o.workload}, {"phase", o.phase}, {"env", inject::kEnvVar}, {"runs", json::array()}};
+    json index = {{"workload", o.workload}, {"phases", o.phases}, {"env", inject::kEnvVar}, {"runs", json::array()}};
     for (int i = 0; i < o.pool_a; ++i)
       index["runs"].push_back({{"file", fmt::format("a-{:03}.jsonl", i)}, {"injection", nullptr}});
     for (size_t k = 0; k < o.slowdowns.size(); ++k)
       for (int i = 0; i < o.pool_b; ++i)
-        index["runs"].push_back({{"file", fmt::format("s{:g}-{:03}.jsonl", o.slowdowns[k], i)},
-                                 {"injection", fmt::format("{}={:g}%", o.phase, o.slowdowns[k])}});
+        index["runs"].push_back({{"file", fmt::format("s{:g}-{:03}.jsonl", o.slowdowns[k], i)}, {"injection", specs[k]}});
     std::ofstream(r.out_dir + "/pool/index.json") << index.dump(1) << '\n';
   }
   r.machine = pool_a.front().header.value("machine", json::object());
 
-  // Spread of the phase over the A pool.
-  {
-    std::vector<double> v;
-    for (const auto& p : pool_a)
-      for (const auto& s : p.samples)
-        if (s["phases"].contains(o.phase)) v.push_back(s["phases"][o.phase]["wall_ns"].get<double>());
+  // Spread of each phase's observations over the A pool.
+  for (auto& ph : r.phases) {
+    std::vector<double> v = observations(pool_a, ph.phase, ph.metric, o.reps);
     if (v.empty())
-      throw std::runtime_error(fmt::format("calibrate: phase \"{}\" is not in the {} workload's records", o.phase,
-                                           o.workload));
-    r.median_ns = median(v);
-    r.mad_ns = mad(v);
-    r.cv = r.median_ns > 0 ? 1.4826 * r.mad_ns / r.median_ns : 0;
+      throw std::runtime_error(fmt::format("calibrate: phase \"{}\" has no {} in the {} workload's records", ph.phase,
+                                           ph.metric, o.workload));
+    ph.median_ns = median(v);
+    ph.mad_ns = mad(v);
+    ph.cv = ph.median_ns > 0 ? 1.4826 * ph.mad_ns / ph.median_ns : 0;
   }
 
   // ---- 2. trials ----
@@ -240,71 +305,70 @@ Result run(const Options& in) {
     std::shuffle(idx.begin(), idx.end(), rng);
     idx.resize(count);
   };
-  auto tally = [](LevelResult& L, const TrialOutcome& t) {
+  auto tally = [](LevelResult& L, const std::string& verdict) {
     L.trials++;
-    if (t.verdict == "slower") L.slower++;
-    else if (t.verdict == "faster") L.faster++;
-    else if (t.verdict == "unchanged") L.unchanged++;
-    else if (t.verdict == "too noisy") L.too_noisy++;
+    if (verdict == "slower") L.slower++;
+    else if (verdict == "faster") L.faster++;
+    else if (verdict == "unchanged") L.unchanged++;
+    else if (verdict == "too noisy") L.too_noisy++;
     else L.missing++;
   };
-  {
-    LevelResult L;
-    std::vector<double> ratios;
+  // Runs the trials of one level (pool_b == nullptr: A/A) and appends a LevelResult per phase.
+  auto level = [&](double pct, const std::vector<PoolRun>* pool_b_level) {
+    std::vector<LevelResult> L(r.phases.size());
+    std::vector<std::vector<double>> ratios(r.phases.size());
     for (int t = 0; t < o.trials; ++t) {
-      std::vector<size_t> idx;
-      pick(pool_a, 2 * o.runs, idx);
       std::vector<const PoolRun*> a, b;
-      for (int i = 0; i < o.runs; ++i) a.push_back(&pool_a[idx[i]]);
-      for (int i = o.runs; i < 2 * o.runs; ++i) b.push_back(&pool_a[idx[i]]);
-      write_side(ta, a);
-      write_side(tb, b);
-      TrialOutcome out = compare_sides(o, ta, tb);
-      tally(L, out);
-      ratios.push_back(out.ratio);
-      if (out.any_alarm) r.aa_any_phase_alarms++;
-    }
-    L.median_ratio = median_of(ratios);
-    r.levels.push_back(L);
-    log(fmt::format("calibrate: A/A: {} of {} trials flagged {}", L.slower + L.faster, L.trials, o.phase));
-  }
-  for (size_t k = 0; k < o.slowdowns.size(); ++k) {
-    LevelResult L;
-    L.slowdown_pct = o.slowdowns[k];
-    std::vector<double> ratios;
-    for (int t = 0; t < o.trials; ++t) {
       std::vector<size_t> ia, ib;
-      pick(pool_a, o.runs, ia);
-      pick(pool_b[k], o.runs, ib);
-      std::vector<const PoolRun*> a, b;
-      for (size_t i : ia) a.push_back(&pool_a[i]);
-      for (size_t i : ib) b.push_back(&pool_b[k][i]);
+      if (!pool_b_level) {
+        pick(pool_a, 2 * o.runs, ia);
+        for (int i = 0; i < o.runs; ++i) a.push_back(&pool_a[ia[i]]);
+        for (int i = o.runs; i < 2 * o.runs; ++i) b.push_back(&pool_a[ia[i]]);
+      } else {
+        pick(pool_a, o.runs, ia);
+        pick(*pool_b_level, o.runs, ib);
+        for (size_t i : ia) a.push_back(&pool_a[i]);
+        for (size_t i : ib) b.push_back(&(*pool_b_level)[i]);
+      }
       write_side(ta, a);
       write_side(tb, b);
       TrialOutcome out = compare_sides(o, ta, tb);
-      tally(L, out);
-      ratios.push_back(out.ratio);
+      for (size_t p = 0; p < r.phases.size(); ++p) {
+        tally(L[p], out.verdict[p]);
+        ratios[p].push_back(out.ratio[p]);
+      }
+      if (!pool_b_level && out.any_alarm) r.aa_any_phase_alarms++;
     }
-    L.median_ratio = median_of(ratios);
-    r.levels.push_back(L);
-    log(fmt::format("calibrate: +{:g}%: {} of {} trials detected", L.slowdown_pct, L.slower, L.trials));
-  }
+    for (size_t p = 0; p < r.phases.size(); ++p) {
+      L[p].slowdown_pct = pct;
+      L[p].median_ratio = median_of(ratios[p]);
+      r.phases[p].levels.push_back(L[p]);
+      log(pct == 0 ? fmt::format("calibrate: A/A: {} of {} trials flagged {}", L[p].slower + L[p].faster, L[p].trials,
+                                 r.phases[p].phase)
+                   : fmt::format("calibrate: +{:g}%: {} of {} trials detected {}", pct, L[p].slower, L[p].trials,
+                                 r.phases[p].phase));
+    }
+  };
+  level(0, nullptr);
+  for (size_t k = 0; k < o.slowdowns.size(); ++k) level(o.slowdowns[k], &pool_b[k]);
   fs::remove_all(r.out_dir + "/trials");
 
   // ---- 3. summary ----
-  for (size_t k = r.levels.size(); k-- > 1;) {
-    if (r.levels[k].rate() >= o.power)
-      r.min_detectable_pct = r.levels[k].slowdown_pct;
-    else
-      break;
+  for (auto& ph : r.phases) {
+    for (size_t k = ph.levels.size(); k-- > 1;) {
+      if (ph.levels[k].rate() >= o.power)
+        ph.min_detectable_pct = ph.levels[k].slowdown_pct;
+      else
+        break;
+    }
+    const double thr = o.compare.threshold_for(ph.phase);
+    ph.runs_needed_target = runs_needed(o.target_effect / 100, ph.cv, o.compare.alpha, o.power, thr);
+    if (o.target_effect / 100 <= thr)
+      ph.note = fmt::format(
+          "the target effect {:g}% is not above the comparison's noise threshold {:g}% for {}: no number of runs "
+          "makes compare call it \"slower\" (lower the threshold, --noise-threshold)",
+          o.target_effect, thr * 100, ph.phase);
   }
-  const double thr = o.compare.threshold_for(o.phase);
-  r.runs_needed_target = runs_needed(o.target_effect / 100, r.cv, o.compare.alpha, o.power, thr);
-  if (o.target_effect / 100 <= thr)
-    r.note = fmt::format(
-        "the target effect {:g}% is not above the comparison's noise threshold {:g}% for {}: no number of runs "
-        "makes compare call it \"slower\" (lower the threshold, --noise-threshold)",
-        o.target_effect, thr * 100, o.phase);
   r.options = o;
 
   std::ofstream(r.out_dir + "/calibration.json") << to_json(r).dump(2) << '\n';
@@ -317,73 +381,90 @@ std::string level_name(const LevelResult& L) {
   return L.slowdown_pct == 0 ? std::string("0 (A/A)") : fmt::format("+{:g}%", L.slowdown_pct);
 }
 std::string pct(double x) { return fmt::format("{:.1f}%", 100 * x); }
-std::string mdetect(const Result& r) {
-  return r.min_detectable_pct < 0
-             ? fmt::format("none of the tested slowdowns (up to {:g}%) reaches {:.0f}% power",
-                           r.options.slowdowns.empty() ? 0.0 : r.options.slowdowns.back(), 100 * r.options.power)
-             : fmt::format("{:g}%", r.min_detectable_pct);
+std::string share(int k, int n) { return pct(n ? double(k) / n : 0); }
+std::string mdetect(const Options& o, const PhaseResult& p) {
+  return p.min_detectable_pct < 0
+             ? fmt::format("none up to {:g}%", o.slowdowns.empty() ? 0.0 : o.slowdowns.back())
+             : fmt::format("{:g}%", p.min_detectable_pct);
 }
-std::string needed(const Result& r) {
-  return r.runs_needed_target < 0 ? std::string("never (target not above the noise threshold)")
-                                  : fmt::format("{}", r.runs_needed_target);
+std::string needed(const PhaseResult& p) {
+  return p.runs_needed_target < 0 ? std::string("never (target not above the noise threshold)")
+                                  : fmt::format("{}", p.runs_needed_target);
+}
+std::string metric_name(const std::string& m) { return m == "gpu_ns" ? "GPU time" : "wall time"; }
+std::string unit_text(const Result& r) {
+  return r.unit == "processes"
+             ? fmt::format("{} processes per side, {} repetitions each (each process's median is one observation)",
+                           r.options.runs, r.options.reps)
+             : fmt::format("{} runs per side, one measured repetition each", r.options.runs);
 }
 }  // namespace
 
 std::string format_table(const Result& r) {
   const auto& o = r.options;
-  std::string s = fmt::format("calibration of phase {} ({} workload, {} runs per side, {} trials per row)\n", o.phase,
-                              o.workload, o.runs, o.trials);
-  s += fmt::format("{:<12} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11}\n", "slowdown", "trials", "slower", "faster",
-                   "unchanged", "noisy", "med. ratio");
-  for (const auto& L : r.levels)
-    s += fmt::format("{:<12} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11.4f}\n", level_name(L), L.trials, pct(L.rate()),
-                     pct(L.trials ? double(L.faster) / L.trials : 0), pct(L.trials ? double(L.unchanged) / L.trials : 0),
-                     pct(L.trials ? double(L.too_noisy) / L.trials : 0), L.median_ratio);
-  if (!r.levels.empty()) {
-    const auto& aa = r.levels[0];
-    s += fmt::format("false alarms (A/A, {}): {}/{} = {}; any phase flagged: {}/{}\n", o.phase, aa.slower + aa.faster,
-                     aa.trials, pct(aa.false_alarm_rate()), r.aa_any_phase_alarms, aa.trials);
+  std::string s = fmt::format("calibration: {} workload{}, {}, {} trials per row\n", o.workload,
+                              o.stable ? " (--stable)" : "", unit_text(r), o.trials);
+  s += fmt::format("\n{:<28} {:<9} {:>10} {:>9} {:>11} {:>22} {:>10}\n", "phase", "judged by", "median", "cv",
+                   "A/A alarms", "min. detected (power)", "runs/side");
+  for (const auto& p : r.phases) {
+    const auto& aa = p.levels.front();
+    s += fmt::format("{:<28} {:<9} {:>10} {:>8.2f}% {:>11} {:>22} {:>10}\n", p.phase,
+                     p.metric == "gpu_ns" ? "gpu" : "wall", fmt::format("{:.3f} ms", p.median_ns / 1e6), 100 * p.cv,
+                     share(aa.slower + aa.faster, aa.trials), mdetect(o, p),
+                     p.runs_needed_target < 0 ? std::string("never") : fmt::format("{}", p.runs_needed_target));
   }
-  s += fmt::format("smallest slowdown detected with >= {:.0f}% power at {} runs per side: {}\n", 100 * o.power, o.runs,
-                   mdetect(r));
-  s += fmt::format("noise of {}: median {:.3f} ms, robust cv {:.2f}% (1.4826 MAD / median over {} runs)\n", o.phase,
-                   r.median_ns / 1e6, 100 * r.cv, o.pool_a);
-  s += fmt::format("runs per side needed for a {:g}% slowdown (alpha {:g}, power {:.0f}%, threshold {:g}%): {}\n",
-                   o.target_effect, o.compare.alpha, 100 * o.power, 100 * o.compare.threshold_for(o.phase), needed(r));
-  if (!r.note.empty()) s += "note: " + r.note + "\n";
+  s += fmt::format("\nmin. detected: smallest injected slowdown called \"slower\" in >= {:.0f}% of trials at {} {} per side; "
+                   "runs/side: the normal-theory estimate for a {:g}% slowdown (alpha {:g})\n",
+                   100 * o.power, o.runs, r.unit, o.target_effect, o.compare.alpha);
+  for (const auto& p : r.phases) {
+    s += fmt::format("\n{} ({}; cv of its observations {:.2f}%, threshold {:g}%)\n", p.phase, metric_name(p.metric),
+                     100 * p.cv, 100 * o.compare.threshold_for(p.phase));
+    s += fmt::format("{:<12} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11}\n", "slowdown", "trials", "slower", "faster",
+                     "unchanged", "noisy", "med. ratio");
+    for (const auto& L : p.levels)
+      s += fmt::format("{:<12} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11.4f}\n", level_name(L), L.trials,
+                       share(L.slower, L.trials), share(L.faster, L.trials), share(L.unchanged, L.trials),
+                       share(L.too_noisy, L.trials), L.median_ratio);
+    if (!p.note.empty()) s += "note: " + p.note + "\n";
+  }
+  if (!r.phases.empty())
+    s += fmt::format("\nfalse alarms on any phase (A/A trials where some phase's verdict was slower or faster): {}/{}\n",
+                     r.aa_any_phase_alarms, r.phases.front().levels.front().trials);
   return s;
 }
 
 std::string format_markdown(const Result& r) {
   const auto& o = r.options;
   std::string s = "# Calibration\n\n";
-  s += fmt::format("- workload: `{}` (one measured repetition per process)\n", o.workload);
-  s += fmt::format("- phase: `{}`, {} runs per side, {} trials per row, seed {}\n", o.phase, o.runs, o.trials, o.seed);
-  s += fmt::format("- pool: {} plain runs + {} runs per slowdown level, interleaved; {:.0f} s\n", o.pool_a, o.pool_b,
-                   r.pool_seconds);
-  s += fmt::format("- comparison: alpha {:g}, noise threshold {:g}%, {} bootstrap resamples\n", o.compare.alpha,
-                   100 * o.compare.threshold_for(o.phase), o.compare.bootstrap_resamples);
+  s += fmt::format("- workload: `{}`{}; {}\n", o.workload, o.stable ? " with `--stable`" : "", unit_text(r));
+  s += fmt::format("- {} trials per row, seed {}; pool: {} plain runs + {} runs per slowdown level, interleaved; {:.0f} s\n",
+                   o.trials, o.seed, o.pool_a, o.pool_b, r.pool_seconds);
+  s += fmt::format("- comparison: alpha {:g}, noise threshold {:g}%, {} bootstrap resamples, metric {}\n", o.compare.alpha,
+                   100 * o.compare.noise_threshold, o.compare.bootstrap_resamples, o.compare.analysis.metric);
   s += fmt::format("- machine: {} ({} logical CPUs)\n\n", r.machine.value("cpu_model", std::string("?")),
                    r.machine.value("logical_cpus", 0));
-  s += "| injected slowdown | trials | detected (slower) | faster | unchanged | too noisy | median ratio B/A |\n";
-  s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-  for (const auto& L : r.levels)
-    s += fmt::format("| {} | {} | {} | {} | {} | {} | {:.4f} |\n", level_name(L), L.trials, pct(L.rate()),
-                     pct(L.trials ? double(L.faster) / L.trials : 0), pct(L.trials ? double(L.unchanged) / L.trials : 0),
-                     pct(L.trials ? double(L.too_noisy) / L.trials : 0), L.median_ratio);
-  if (!r.levels.empty()) {
-    const auto& aa = r.levels[0];
-    s += fmt::format("\n- false-alarm rate (A/A, `{}` called slower or faster): **{}/{} = {}**; trials with any phase "
-                     "flagged: {}/{}\n",
-                     o.phase, aa.slower + aa.faster, aa.trials, pct(aa.false_alarm_rate()), r.aa_any_phase_alarms,
-                     aa.trials);
+  s += fmt::format("| phase | judged by | median | robust cv | A/A false alarms | smallest slowdown detected ({:.0f}% power) "
+                   "| runs per side for {:g}% |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
+                   100 * o.power, o.target_effect);
+  for (const auto& p : r.phases) {
+    const auto& aa = p.levels.front();
+    s += fmt::format("| `{}` | {} | {:.3f} ms | {:.2f}% | {}/{} = {} | **{}** | {} |\n", p.phase, metric_name(p.metric),
+                     p.median_ns / 1e6, 100 * p.cv, aa.slower + aa.faster, aa.trials,
+                     share(aa.slower + aa.faster, aa.trials), mdetect(o, p), needed(p));
   }
-  s += fmt::format("- smallest slowdown detected with >= {:.0f}% power at {} runs per side: **{}**\n", 100 * o.power,
-                   o.runs, mdetect(r));
-  s += fmt::format("- noise of `{}`: median {:.3f} ms, robust cv {:.2f}%\n", o.phase, r.median_ns / 1e6, 100 * r.cv);
-  s += fmt::format("- runs per side for a {:g}% slowdown (normal approximation, docs/calibration.md): {}\n",
-                   o.target_effect, needed(r));
-  if (!r.note.empty()) s += "- note: " + r.note + "\n";
+  for (const auto& p : r.phases) {
+    s += fmt::format("\n## `{}` ({})\n\n", p.phase, metric_name(p.metric));
+    s += "| injected slowdown | trials | detected (slower) | faster | unchanged | too noisy | median ratio B/A |\n";
+    s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for (const auto& L : p.levels)
+      s += fmt::format("| {} | {} | {} | {} | {} | {} | {:.4f} |\n", level_name(L), L.trials, share(L.slower, L.trials),
+                       share(L.faster, L.trials), share(L.unchanged, L.trials), share(L.too_noisy, L.trials),
+                       L.median_ratio);
+    if (!p.note.empty()) s += "\n- note: " + p.note + "\n";
+  }
+  if (!r.phases.empty())
+    s += fmt::format("\nA/A trials in which any phase's verdict was slower or faster: {}/{}\n", r.aa_any_phase_alarms,
+                     r.phases.front().levels.front().trials);
   return s;
 }
 
@@ -391,12 +472,14 @@ json to_json(const Result& r) {
   const auto& o = r.options;
   json j;
   j["schema"] = "cuzk.calibration";
-  j["version"] = 1;
+  j["version"] = 2;
   j["options"] = {{"workload", o.workload},
                   {"workload_args", o.workload_args},
                   {"trials", o.trials},
                   {"runs", o.runs},
-                  {"phase", o.phase},
+                  {"reps", o.reps},
+                  {"stable", o.stable},
+                  {"phases", o.phases},
                   {"slowdowns_pct", o.slowdowns},
                   {"target_effect_pct", o.target_effect},
                   {"power", o.power},
@@ -404,31 +487,40 @@ json to_json(const Result& r) {
                   {"pool_b", o.pool_b},
                   {"seed", o.seed},
                   {"alpha", o.compare.alpha},
-                  {"noise_threshold", o.compare.threshold_for(o.phase)},
+                  {"noise_threshold", o.compare.noise_threshold},
+                  {"metric", o.compare.analysis.metric},
                   {"bootstrap_resamples", o.compare.bootstrap_resamples}};
+  j["unit"] = r.unit;
   j["injection"] = {{"env", inject::kEnvVar}, {"spec_per_level", json::array()}};
-  for (double s : o.slowdowns) j["injection"]["spec_per_level"].push_back(fmt::format("{}={:g}%", o.phase, s));
-  j["levels"] = json::array();
-  for (const auto& L : r.levels)
-    j["levels"].push_back({{"slowdown_pct", L.slowdown_pct},
-                           {"trials", L.trials},
-                           {"slower", L.slower},
-                           {"faster", L.faster},
-                           {"unchanged", L.unchanged},
-                           {"too_noisy", L.too_noisy},
-                           {"missing", L.missing},
-                           {"detection_rate", L.rate()},
-                           {"median_ratio", L.median_ratio}});
-  if (!r.levels.empty()) j["false_alarm_rate"] = r.levels[0].false_alarm_rate();
+  for (double s : o.slowdowns) j["injection"]["spec_per_level"].push_back(level_spec(r.phases, s));
+  j["phases"] = json::array();
+  for (const auto& p : r.phases) {
+    json levels = json::array();
+    for (const auto& L : p.levels)
+      levels.push_back({{"slowdown_pct", L.slowdown_pct},
+                        {"trials", L.trials},
+                        {"slower", L.slower},
+                        {"faster", L.faster},
+                        {"unchanged", L.unchanged},
+                        {"too_noisy", L.too_noisy},
+                        {"missing", L.missing},
+                        {"detection_rate", L.rate()},
+                        {"median_ratio", L.median_ratio}});
+    j["phases"].push_back({{"phase", p.phase},
+                           {"metric", p.metric},
+                           {"threshold", o.compare.threshold_for(p.phase)},
+                           {"levels", levels},
+                           {"false_alarm_rate", p.levels.empty() ? json(nullptr) : json(p.levels[0].false_alarm_rate())},
+                           {"min_detectable_pct", p.min_detectable_pct < 0 ? json(nullptr) : json(p.min_detectable_pct)},
+                           {"median_ns", p.median_ns},
+                           {"mad_ns", p.mad_ns},
+                           {"cv", p.cv},
+                           {"runs_needed_for_target", p.runs_needed_target < 0 ? json(nullptr) : json(p.runs_needed_target)},
+                           {"note", p.note}});
+  }
   j["aa_any_phase_alarms"] = r.aa_any_phase_alarms;
-  j["min_detectable_pct"] = r.min_detectable_pct < 0 ? json(nullptr) : json(r.min_detectable_pct);
-  j["phase_median_ns"] = r.median_ns;
-  j["phase_mad_ns"] = r.mad_ns;
-  j["phase_cv"] = r.cv;
-  j["runs_needed_for_target"] = r.runs_needed_target < 0 ? json(nullptr) : json(r.runs_needed_target);
   j["pool_seconds"] = r.pool_seconds;
   j["machine"] = r.machine;
-  j["note"] = r.note;
   return j;
 }
 

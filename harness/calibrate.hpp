@@ -1,18 +1,22 @@
 // `cuzk-bench calibrate`: how trustworthy is a comparison on this machine? (docs/calibration.md)
 //
 // 1. Pool. Runs the workload (`cuzk-bench selfmeasure` or `cuzk-bench prove`) as separate
-//    processes, one measured repetition each (plus the workload's warm-up): pool_a plain runs,
-//    and pool_b runs for each slowdown level s with CUZK_INJECT_SLOWDOWN="<phase>=<s>%"
-//    (harness/inject.hpp). The runs are interleaved round by round (one A run, then one run of
-//    each level, in a shuffled order per round) so slow drift of the machine hits all pools alike.
+//    processes, each with `--reps R` measured repetitions (plus the workload's warm-up): pool_a
+//    plain runs, and pool_b runs for each slowdown level s with CUZK_INJECT_SLOWDOWN naming every
+//    calibrated phase at s% (harness/inject.hpp). A phase judged by GPU time (compare.hpp) gets a
+//    ":gpu" entry (its reported GPU time is scaled, nothing waits); a phase judged by wall time
+//    gets a host busy-wait. The first run is plain and decides each phase's metric. The runs are
+//    interleaved round by round (one A run, then one run of each level, in a shuffled order per
+//    round) so slow drift of the machine hits all pools alike.
 // 2. Trials. An A/A trial draws 2N distinct runs from the A pool at random (seeded) and splits
 //    them into two sides of N; an A/B trial at level s draws N runs from the A pool and N from
 //    the level-s pool. Each side is written as a results file and compared with compare_files
-//    (the same code and options as `cuzk-bench compare`). False alarm: the A/A verdict of
-//    `phase` is "slower" or "faster". Detected: the A/B verdict of `phase` is "slower".
-//    Trials overlap in the runs they draw: they are resamples of pool_a + pool_b independent
-//    runs, not independent experiments (the docs say what this means for the rates).
-// 3. Runs needed. From the A pool's robust coefficient of variation of `phase`
+//    (the same code and options as `cuzk-bench compare`: with R > 1 every process's median is
+//    one observation, the block design). Per calibrated phase, on its primary row: a false alarm
+//    is an A/A verdict "slower" or "faster"; a detection is an A/B verdict "slower". Trials
+//    overlap in the runs they draw: they are resamples of pool_a + pool_b independent runs, not
+//    independent experiments (the docs say what this means for the rates).
+// 3. Runs needed. From the A pool's robust coefficient of variation of each phase's observations
 //    (cv = 1.4826 MAD / median), the normal-theory estimate of runs per side for a target effect
 //    (see runs_needed()), next to the empirical detection curve.
 #pragma once
@@ -31,8 +35,10 @@ struct Options {
   std::string bench;                     // cuzk-bench to run ("" -> this executable)
   std::vector<std::string> workload_args;  // extra arguments for the workload subcommand
   int trials = 40;
-  int runs = 10;                         // per side
-  std::string phase = "proof";
+  int runs = 10;                         // processes per side
+  int reps = 1;                          // measured repetitions per process (> 1: block design)
+  bool stable = false;                   // pass --stable to the workload (docs/ab.md)
+  std::vector<std::string> phases = {"proof"};  // calibrated together from one pool
   std::vector<double> slowdowns = {1, 2, 3, 5, 10};  // percent
   double target_effect = 3;              // percent
   double power = 0.90;
@@ -53,17 +59,25 @@ struct LevelResult {
   double false_alarm_rate() const { return trials ? double(slower + faster) / trials : 0; }
 };
 
+// The calibration of one phase.
+struct PhaseResult {
+  std::string phase;
+  std::string metric = "wall_ns";   // the metric compare judges it by (gpu_ns or wall_ns)
+  std::vector<LevelResult> levels;  // [0] = A/A, then one per slowdown
+  double median_ns = 0, mad_ns = 0, cv = 0;  // of its observations over the A pool
+  double min_detectable_pct = -1;   // smallest level detected with >= power (and all larger); -1: none
+  int runs_needed_target = 0;       // runs per side for target_effect (normal approximation); -1: never
+  std::string note;                 // caveats (e.g. threshold above target)
+};
+
 struct Result {
   Options options;
   std::string out_dir;
-  std::vector<LevelResult> levels;  // [0] = A/A, then one per slowdown
-  int aa_any_phase_alarms = 0;      // A/A trials where any phase (not just `phase`) got slower/faster
-  double median_ns = 0, mad_ns = 0, cv = 0;  // of `phase` over the A pool
-  double min_detectable_pct = -1;   // smallest level detected with >= power (and all larger); -1: none
-  int runs_needed_target = 0;       // runs per side for target_effect (normal approximation); -1: never
+  std::vector<PhaseResult> phases;  // in the order of Options::phases
+  int aa_any_phase_alarms = 0;      // A/A trials where any phase's primary row got slower/faster
+  std::string unit = "samples";     // "processes" when reps > 1 (per-process medians)
   double pool_seconds = 0;
   nlohmann::json machine;
-  std::string note;                 // caveats found while running (e.g. threshold above target)
 };
 
 // Runs everything above; writes <out_dir>/calibration.json, calibration.md, pool/*.jsonl.

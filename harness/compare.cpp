@@ -71,6 +71,29 @@ double min_exact_p(size_t m, size_t n) {
   return std::min(1.0, 2.0 / c);
 }
 
+// Whether a case's samples are analysed with processes as the units (block design): every
+// sample names its process, each side has at least two processes, and some process ran more
+// than one repetition (otherwise a process median is the sample itself).
+bool use_process_blocks(const CaseData& a, const CaseData& b, const CompareOptions& o) {
+  if (o.analysis.blocks == "off") return false;
+  bool repeated = false;
+  for (const CaseData* c : {&a, &b}) {
+    if (c->per_process.count("") || c->per_process.size() < 2) return false;
+    for (auto& [id, n] : c->per_process) repeated = repeated || n > 1;
+  }
+  return repeated;
+}
+
+// The observations of one side: the samples, or each process's median of them.
+std::vector<double> observations(const std::vector<double>& v, const std::vector<std::string>& process, bool blocks) {
+  if (!blocks) return v;
+  std::map<std::string, std::vector<double>> by;
+  for (size_t i = 0; i < v.size(); ++i) by[process[i]].push_back(v[i]);
+  std::vector<double> out;
+  for (auto& [id, vals] : by) out.push_back(median(vals));
+  return out;
+}
+
 void fill_stats(PhaseComparison& r, const std::vector<double>& a, const std::vector<double>& b,
                 const CompareOptions& o) {
   r.n_a = a.size();
@@ -95,11 +118,11 @@ void fill_stats(PhaseComparison& r, const std::vector<double>& a, const std::vec
   r.p_value = mw.p_value;
   r.exact_test = mw.exact;
   if (r.n_a < o.min_samples || r.n_b < o.min_samples)
-    r.warnings.push_back(fmt::format("too few samples ({} A, {} B; at least {} per side wanted)", r.n_a,
+    r.warnings.push_back(fmt::format("too few {} ({} A, {} B; at least {} per side wanted)", r.unit, r.n_a,
                                      r.n_b, o.min_samples));
   if (min_exact_p(r.n_a, r.n_b) >= o.alpha)
-    r.warnings.push_back(fmt::format("with {} and {} samples no p-value can fall below alpha {}", r.n_a,
-                                     r.n_b, o.alpha));
+    r.warnings.push_back(fmt::format("with {} and {} {} no p-value can fall below alpha {}", r.n_a,
+                                     r.n_b, r.unit, o.alpha));
   if (r.n_a < 2 || r.n_b < 2 || std::isnan(r.ci_low))
     r.verdict = "too noisy";
   else
@@ -118,7 +141,17 @@ std::string compare_verdict(double p, double ratio, double lo, double hi, double
   return "unchanged";
 }
 
+const PhaseComparison* primary_row(const Comparison& c, const std::string& phase) {
+  for (const auto& r : c.rows)
+    if (r.phase == phase && r.primary) return &r;
+  return nullptr;
+}
+
 Comparison compare_files(const std::string& pa, const std::string& pb, const CompareOptions& o) {
+  if (o.analysis.metric != "auto" && o.analysis.metric != "wall")
+    throw CompareError(fmt::format("metric must be auto or wall (got \"{}\")", o.analysis.metric));
+  if (o.analysis.blocks != "auto" && o.analysis.blocks != "off")
+    throw CompareError(fmt::format("blocks must be auto or off (got \"{}\")", o.analysis.blocks));
   Side a = load_side(pa, o), b = load_side(pb, o);
   if (a.format != b.format)
     throw CompareError(fmt::format("cannot compare a {} file ({}) with a {} file ({})", a.format, pa,
@@ -132,6 +165,9 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
   c.provenance_b = b.provenance;
   c.machine_a = a.machine;
   c.machine_b = b.machine;
+  c.metric = o.analysis.metric;
+  c.env_a = a.env;
+  c.env_b = b.env;
   if (a.identity != b.identity) {
     std::string msg = fmt::format("results come from different machines: A ({}) ran on [{}], B ({}) ran on [{}]",
                                   pa, a.identity, pb, b.identity);
@@ -151,6 +187,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
       continue;
     }
     const CaseData &ca = ia->second, &cb = ib->second;
+    const bool blocks = use_process_blocks(ca, cb, o);
     std::set<std::string> phases;
     for (auto& [p, d] : ca.phases) phases.insert(p);
     for (auto& [p, d] : cb.phases) phases.insert(p);
@@ -173,26 +210,54 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         continue;
       }
       const PhaseData &da = pa_it->second, &db = pb_it->second;
-      fill_stats(r, da.wall, db.wall, o);
+      r.unit = blocks ? "processes" : "samples";
+      r.samples_a = da.wall.size();
+      r.samples_b = db.wall.size();
+      PhaseComparison wall = r;
+      fill_stats(wall, observations(da.wall, da.wall_process, blocks), observations(db.wall, db.wall_process, blocks), o);
       if (da.gpu.size() + db.gpu.size() > 0 && (da.gpu_null > 0 || db.gpu_null > 0))
-        r.warnings.push_back(fmt::format("gpu_ns is null in {} A and {} B samples", da.gpu_null, db.gpu_null));
+        wall.warnings.push_back(fmt::format("gpu_ns is null in {} A and {} B samples", da.gpu_null, db.gpu_null));
       std::set<std::string> cnames;
       for (auto& [n, v] : da.counters) cnames.insert(n);
       for (auto& [n, v] : db.counters) cnames.insert(n);
-      for (const auto& n : cnames) r.counters.push_back(counter_delta(n, &da, &db));
-      c.rows.push_back(r);
-      if (!da.gpu.empty() && !db.gpu.empty()) {
-        PhaseComparison g = r;
-        g.metric = "gpu_ns";
-        g.warnings.clear();
-        g.counters.clear();
-        fill_stats(g, da.gpu, db.gpu, o);
-        c.rows.push_back(g);
-      } else if (!da.gpu.empty() || !db.gpu.empty()) {
-        c.rows.back().warnings.push_back(
-            fmt::format("GPU time only in {}: not compared", da.gpu.empty() ? "B" : "A"));
+      for (const auto& n : cnames) wall.counters.push_back(counter_delta(n, &da, &db));
+      if (da.gpu.empty() || db.gpu.empty()) {
+        if (!da.gpu.empty() || !db.gpu.empty())
+          wall.warnings.push_back(fmt::format("GPU time only in {}: not compared", da.gpu.empty() ? "B" : "A"));
+        c.rows.push_back(wall);
+        continue;
+      }
+      PhaseComparison gpu = r;
+      gpu.metric = "gpu_ns";
+      gpu.samples_a = da.gpu.size();
+      gpu.samples_b = db.gpu.size();
+      fill_stats(gpu, observations(da.gpu, da.gpu_process, blocks), observations(db.gpu, db.gpu_process, blocks), o);
+      // GPU time is the verdict of a GPU phase only when every sample has it: a phase whose GPU
+      // time is sometimes missing would be judged on a subset of its samples.
+      const bool gpu_primary = o.analysis.metric == "auto" && da.gpu_null == 0 && db.gpu_null == 0;
+      if (gpu_primary) {
+        gpu.counters = std::move(wall.counters);
+        wall.counters.clear();
+        wall.primary = false;
+        c.rows.push_back(gpu);
+        c.rows.push_back(wall);
+      } else {
+        gpu.primary = false;
+        c.rows.push_back(wall);
+        c.rows.push_back(gpu);
       }
     }
+  }
+  for (const auto& [side, env] : {std::pair{"A", &c.env_a}, std::pair{"B", &c.env_b}}) {
+    const size_t disturbed = env->throttled + env->loaded;  // a sample can be both: counted twice at most
+    if (disturbed == 0) continue;
+    std::string examples;
+    for (const auto& e : env->examples) examples += (examples.empty() ? "" : "; ") + e;
+    c.warnings.push_back(fmt::format(
+        "{}: {} of {} samples ran while the GPU was throttled ({}) or the host was loaded by other work ({}), e.g. {}; {}",
+        side, std::min(disturbed, env->samples), env->samples, env->throttled, env->loaded, examples,
+        env->dropped ? fmt::format("{} left out (--drop-disturbed)", env->dropped)
+                     : std::string("kept (--drop-disturbed leaves them out)")));
   }
   if (a.cases.empty()) c.warnings.push_back("A has no measured samples");
   if (b.cases.empty()) c.warnings.push_back("B has no measured samples");

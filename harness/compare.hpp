@@ -1,5 +1,17 @@
 // `cuzk-bench compare A B`: phase-by-phase comparison of two results files (cuzk JSONL or
 // Google Benchmark JSON). Statistics and the verdict rule: docs/compare.md.
+//
+// Three choices shape every row, and each is recorded in the output:
+// - the metric: a phase whose samples all carry GPU time (CUDA events) on both sides is judged
+//   by gpu_ns (its primary row), and its wall time follows as a secondary row that is shown but
+//   never judged by gate or calibrate; other phases are judged by wall_ns (--metric wall: every
+//   phase by wall time, GPU time secondary);
+// - the unit: when the samples carry process ids and some process ran several repetitions,
+//   processes are the units (block design): each process's median is one observation, so the
+//   repetitions of one process are not counted as independent (--blocks off: every sample);
+// - the samples: those taken while the GPU throttled or the host was loaded by others
+//   (harness/env_readings.hpp judge_env) are counted and named in a warning, and left out with
+//   drop_disturbed (--drop-disturbed).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -9,7 +21,18 @@
 #include <string>
 #include <vector>
 
+#include "harness/env_readings.hpp"
+
 namespace cuzk {
+
+// Which metric judges a phase, what the unit of observation is, and which samples count: the
+// choices in the header comment above, shared by compare, gate, calibrate and ab.
+struct AnalysisChoices {
+  std::string metric = "auto";     // "auto": gpu_ns primary where every sample has it; "wall": wall_ns primary
+  std::string blocks = "auto";     // "auto": per-process medians when repetitions share a process; "off"
+  bool drop_disturbed = false;     // leave out samples judged throttled or loaded
+  EnvThresholds env_thresholds;
+};
 
 struct CompareOptions {
   double alpha = 0.05;             // significance level of the two-sided Mann-Whitney U test
@@ -21,6 +44,7 @@ struct CompareOptions {
   size_t min_samples = 5;          // warn below this per side
   bool include_warmup = false;
   double ci_level = 0.95;
+  AnalysisChoices analysis;
   // Threshold for one phase: phase_thresholds[phase] if present, else noise_threshold.
   double threshold_for(const std::string& phase) const {
     auto it = phase_thresholds.find(phase);
@@ -39,7 +63,10 @@ struct PhaseComparison {
   std::string suite, case_name, params;  // params: canonical JSON dump of the sample's parameters object
   std::string phase;                     // slash path, e.g. "proof/synth" (Google Benchmark: benchmark name)
   std::string metric;                    // "wall_ns" or "gpu_ns"
-  size_t n_a = 0, n_b = 0;
+  bool primary = true;                   // the row that carries the phase's verdict (gate, calibrate)
+  std::string unit = "samples";          // "samples" or "processes" (per-process medians)
+  size_t n_a = 0, n_b = 0;               // observations: samples, or processes when unit is "processes"
+  size_t samples_a = 0, samples_b = 0;   // samples behind them
   double median_a = 0, median_b = 0, mad_a = 0, mad_b = 0, iqr_a = 0, iqr_b = 0;
   double ratio = 1, ci_low = 1, ci_high = 1;   // B/A of medians, 95% bootstrap CI
   double p_value = 1;
@@ -51,6 +78,14 @@ struct PhaseComparison {
   std::vector<std::string> warnings;
 };
 
+// What the environment readings said about one side's samples.
+struct EnvSummary {
+  size_t samples = 0;          // measured samples read
+  size_t throttled = 0, loaded = 0, without_env = 0;
+  size_t dropped = 0;          // left out (drop_disturbed)
+  std::vector<std::string> examples;  // a few "repetition R (process P): why"
+};
+
 struct Comparison {
   std::string path_a, path_b;
   std::string format_a, format_b;        // "cuzk" or "gbench"
@@ -58,7 +93,12 @@ struct Comparison {
   std::vector<std::string> warnings;
   nlohmann::json provenance_a, provenance_b, machine_a, machine_b;
   std::vector<std::string> cases_only_a, cases_only_b;  // "suite/case params" keys on one side only
+  std::string metric = "auto";           // CompareOptions::metric as applied
+  EnvSummary env_a, env_b;
 };
+
+// The row that carries a phase's verdict, or nullptr when the phase is not in the comparison.
+const PhaseComparison* primary_row(const Comparison& c, const std::string& phase);
 
 class CompareError : public std::runtime_error {
  public:

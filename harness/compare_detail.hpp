@@ -13,6 +13,7 @@ namespace cuzk::compare_detail {
 
 struct PhaseData {
   std::vector<double> wall, gpu;
+  std::vector<std::string> wall_process, gpu_process;  // the process id behind each value ("" when unknown)
   size_t gpu_null = 0;
   std::map<std::string, std::vector<double>> counters;       // non-null values
   std::map<std::string, std::string> counter_null_reason;    // last reason seen for a null
@@ -21,6 +22,7 @@ struct PhaseData {
 struct CaseData {
   std::string suite, case_name, params;
   size_t samples = 0;
+  std::map<std::string, size_t> per_process;  // process id -> samples ("" counts samples without one)
   std::map<std::string, PhaseData> phases;
 };
 
@@ -30,6 +32,7 @@ struct Side {
   std::string identity;
   std::map<std::string, CaseData> cases;  // key: suite \x1f case \x1f params
   size_t warmups_skipped = 0;
+  EnvSummary env;
 };
 
 // Reads one input, detecting its format; throws CompareError naming the file (and line).

@@ -37,21 +37,52 @@ std::string counters_text(const PhaseComparison& r) {
   return s;
 }
 
+// "10/10", or "10x5/10x5" (processes x repetitions each) when processes are the units.
+std::string n_cell(const PhaseComparison& r) {
+  if (r.unit != "processes") return fmt::format("{}/{}", r.n_a, r.n_b);
+  auto side = [](size_t n, size_t samples) {
+    return n ? fmt::format("{}x{:g}", n, std::round(10.0 * samples / n) / 10) : std::string("0");
+  };
+  return side(r.n_a, r.samples_a) + "/" + side(r.n_b, r.samples_b);
+}
+
+// The notes under a table: how to read the metric, unit and p columns of these rows.
+std::vector<std::string> legend(const Comparison& c) {
+  bool secondary = false, processes = false;
+  for (const auto& r : c.rows) {
+    secondary = secondary || !r.primary;
+    processes = processes || r.unit == "processes";
+  }
+  std::vector<std::string> out;
+  if (secondary)
+    out.push_back(c.metric == "wall"
+                      ? "metric: every phase is judged by wall time (--metric wall); GPU time in parentheses is shown, not judged"
+                      : "metric: a phase with GPU time in every sample is judged by it (CUDA events); its wall time in "
+                        "parentheses is shown, not judged (--metric wall judges wall time)");
+  if (processes)
+    out.push_back("n: processes x repetitions; each process's median is one observation (block design; --blocks off: every sample)");
+  out.push_back("p: two-sided Mann-Whitney U (* = normal approximation); CI: 95% bootstrap of the ratio of medians");
+  return out;
+}
+
 std::vector<std::string> row_cells(const PhaseComparison& r) {
   if (!r.missing.empty())
     return {case_label(r), r.phase, r.metric, r.missing == "a" ? "0/-" : "-/0", "-", "-", "-", "-", "-", "-",
             r.missing == "a" ? "missing in A" : "missing in B", ""};
+  const std::string metric = r.metric == "wall_ns" ? "wall" : (r.metric == "gpu_ns" ? "gpu" : r.metric);
+  std::string verdict = r.verdict + (r.verdict == "faster" || r.verdict == "slower" ? " " + pct(r.ratio) : "");
+  if (!r.primary) verdict = "(" + verdict + ")";
   return {case_label(r),
           r.phase,
-          r.metric == "wall_ns" ? "wall" : (r.metric == "gpu_ns" ? "gpu" : r.metric),
-          fmt::format("{}/{}", r.n_a, r.n_b),
+          r.primary ? metric : "(" + metric + ")",
+          n_cell(r),
           fmt_ns(r.median_a),
           fmt_ns(r.median_b),
           rel(r.mad_a, r.median_a) + "/" + rel(r.iqr_a, r.median_a),
           rel(r.mad_b, r.median_b) + "/" + rel(r.iqr_b, r.median_b),
           fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high),
           fmt::format("{:.3g}{}", r.p_value, r.exact_test ? "" : "*"),
-          r.verdict + (r.verdict == "faster" || r.verdict == "slower" ? " " + pct(r.ratio) : ""),
+          verdict,
           counters_text(r)};
 }
 
@@ -94,7 +125,8 @@ std::string format_table(const Comparison& c) {
       out += std::string(total, '-') + "\n";
     }
   }
-  out += "\np: two-sided Mann-Whitney U (* = normal approximation); CI: bootstrap of the ratio of medians\n";
+  out += "\n";
+  for (const auto& l : legend(c)) out += l + "\n";
   // One line per distinct warning: with few samples every row carries the same ones.
   std::vector<std::pair<std::string, std::vector<std::string>>> grouped;
   for (const auto& r : c.rows)
@@ -129,12 +161,13 @@ std::string format_markdown(const Comparison& c) {
   out += "\n";
   for (const auto& r : c.rows) {
     auto cells = row_cells(r);
-    if (r.verdict == "slower" || r.verdict == "faster") cells[10] = fmt::format("**{}**", cells[10]);
+    if (r.primary && (r.verdict == "slower" || r.verdict == "faster")) cells[10] = fmt::format("**{}**", cells[10]);
     out += "|";
     for (const auto& cell : cells) out += fmt::format(" {} |", esc(cell));
     out += "\n";
   }
-  out += "\np: two-sided Mann-Whitney U (* = normal approximation); CI: 95% bootstrap of the ratio of medians.\n";
+  out += "\n";
+  for (const auto& l : legend(c)) out += l + ".  \n";
   std::string warn;
   for (const auto& r : c.rows)
     for (const auto& wn : r.warnings) warn += fmt::format("- {} `{}` {}: {}\n", esc(case_label(r)), r.phase, r.metric, wn);
@@ -142,6 +175,15 @@ std::string format_markdown(const Comparison& c) {
   if (!warn.empty()) out += "\n**Warnings**\n\n" + warn;
   return out;
 }
+
+namespace {
+
+json env_json(const EnvSummary& e) {
+  return {{"samples", e.samples}, {"throttled", e.throttled}, {"loaded", e.loaded}, {"without_env", e.without_env},
+          {"dropped", e.dropped}, {"examples", e.examples}};
+}
+
+}  // namespace
 
 nlohmann::json to_json(const Comparison& c) {
   json rows = json::array();
@@ -155,7 +197,8 @@ nlohmann::json to_json(const Comparison& c) {
                           {"ratio", d.ratio ? json(*d.ratio) : json(nullptr)},
                           {"note", d.note}});
     rows.push_back({{"suite", r.suite}, {"case", r.case_name}, {"parameters", r.params},
-                    {"phase", r.phase}, {"metric", r.metric}, {"n_a", r.n_a}, {"n_b", r.n_b},
+                    {"phase", r.phase}, {"metric", r.metric}, {"primary", r.primary}, {"unit", r.unit},
+                    {"n_a", r.n_a}, {"n_b", r.n_b}, {"samples_a", r.samples_a}, {"samples_b", r.samples_b},
                     {"median_a", num(r.median_a)}, {"median_b", num(r.median_b)},
                     {"mad_a", num(r.mad_a)}, {"mad_b", num(r.mad_b)}, {"iqr_a", num(r.iqr_a)},
                     {"iqr_b", num(r.iqr_b)}, {"ratio", num(r.ratio)}, {"ci_low", num(r.ci_low)},
@@ -165,6 +208,8 @@ nlohmann::json to_json(const Comparison& c) {
   }
   return {{"a", {{"path", c.path_a}, {"format", c.format_a}, {"provenance", c.provenance_a}, {"machine", c.machine_a}}},
           {"b", {{"path", c.path_b}, {"format", c.format_b}, {"provenance", c.provenance_b}, {"machine", c.machine_b}}},
+          {"metric", c.metric},
+          {"environment", {{"a", env_json(c.env_a)}, {"b", env_json(c.env_b)}}},
           {"rows", rows},
           {"cases_only_a", c.cases_only_a},
           {"cases_only_b", c.cases_only_b},

@@ -35,6 +35,27 @@ double to_ns(double v, const std::string& unit) {
   throw CompareError("unknown Google Benchmark time_unit '" + unit + "'");
 }
 
+// Counts a measured sample's environment judgement into `env`; false when the sample is to be
+// left out (drop_disturbed and the sample was throttled or loaded).
+bool note_environment(EnvSummary& env, const json& sample, const std::string& process, const CompareOptions& o) {
+  ++env.samples;
+  if (!sample.contains("env")) {
+    ++env.without_env;
+    return true;
+  }
+  const EnvJudgement j = judge_env(sample["env"], o.analysis.env_thresholds);
+  if (!j.throttled && !j.loaded) return true;
+  env.throttled += j.throttled;
+  env.loaded += j.loaded;
+  constexpr size_t kExamples = 3;
+  if (env.examples.size() < kExamples)
+    env.examples.push_back(fmt::format("repetition {}{}: {}", sample.value("repetition", -1),
+                                       process.empty() ? "" : " of process " + process.substr(0, 8), j.why));
+  if (!o.analysis.drop_disturbed) return true;
+  ++env.dropped;
+  return false;
+}
+
 Side load_gbench(const std::string& path, const json& doc) {
   Side s;
   s.path = path;
@@ -92,18 +113,24 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
     }
     std::string suite = v.value("suite", ""), cname = v.value("case", "");
     std::string params = v.value("parameters", json::object()).dump();
+    const std::string process = v.contains("process_id") && v["process_id"].is_string() ? v["process_id"].get<std::string>() : "";
+    if (!note_environment(s.env, v, process, o)) continue;
     CaseData& c = s.cases[key_of(suite, cname, params)];
     c.suite = suite;
     c.case_name = cname;
     c.params = params;
     ++c.samples;
+    ++c.per_process[process];
     for (auto& [phase, rec] : v["phases"].items()) {
       PhaseData& pd = c.phases[phase];
       pd.wall.push_back(rec["wall_ns"].get<double>());
-      if (rec.contains("gpu_ns") && rec["gpu_ns"].is_number())
+      pd.wall_process.push_back(process);
+      if (rec.contains("gpu_ns") && rec["gpu_ns"].is_number()) {
         pd.gpu.push_back(rec["gpu_ns"].get<double>());
-      else
+        pd.gpu_process.push_back(process);
+      } else {
         ++pd.gpu_null;
+      }
       if (rec.contains("counters") && rec["counters"].is_object()) {
         for (auto& [cn, cv] : rec["counters"].items()) {
           auto& vec = pd.counters[cn];  // creates the entry even when null

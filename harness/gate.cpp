@@ -130,6 +130,7 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
   co.bootstrap_resamples = o.bootstrap_resamples;
   co.bootstrap_seed = o.bootstrap_seed;
   co.allow_machine_mismatch = o.allow_machine_mismatch;
+  co.analysis = o.analysis;
   try {
     g.comparison = compare_files(baseline, candidate, co);
   } catch (const std::exception& e) {
@@ -197,6 +198,7 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
       continue;
     }
     if (ignored.count(r.phase)) continue;
+    if (!r.primary) continue;  // shown for reference; the phase's verdict is its primary row's
     if (r.n_a == 0 || r.n_b == 0) {
       g.errors.push_back("phase " + where + " has no samples on one side");
       continue;

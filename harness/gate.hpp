@@ -39,6 +39,7 @@ struct GateOptions {
   bool allow_variant_mismatch = false;   // different provenance.flags (variant) between the files
   int bootstrap_resamples = 2000;
   uint64_t bootstrap_seed = 1;
+  AnalysisChoices analysis;              // metric, process blocks, disturbed samples (compare.hpp)
 };
 
 struct GateResult {

@@ -68,7 +68,7 @@ std::vector<Slowdown> parse_spec(const std::string& spec) {
     const std::string entry = trim(spec.substr(start, comma - start));
     start = comma + 1;
     auto bad = [&](const std::string& why) {
-      return InjectError(fmt::format("{}: entry \"{}\": {} (expected PHASE=PCT%, e.g. proof/prove/msm_h=20%)", kEnvVar,
+      return InjectError(fmt::format("{}: entry \"{}\": {} (expected PHASE=PCT%[:gpu], e.g. proof/prove/msm_h=20%)", kEnvVar,
                                      entry, why));
     };
     if (entry.empty()) throw bad("empty entry");
@@ -81,6 +81,11 @@ std::vector<Slowdown> parse_spec(const std::string& spec) {
     if (s.phase.front() == '/' || s.phase.back() == '/' || s.phase.find("//") != std::string::npos ||
         s.phase.find_first_of(" \t=%") != std::string::npos)
       throw bad("malformed phase path");
+    constexpr const char* kGpuSuffix = ":gpu";
+    if (num.size() >= 4 && num.compare(num.size() - 4, 4, kGpuSuffix) == 0) {
+      s.gpu = true;
+      num = trim(num.substr(0, num.size() - 4));
+    }
     if (!num.empty() && num.back() == '%') num.pop_back();
     num = trim(num);
     if (num.empty()) throw bad("no percentage");
@@ -100,7 +105,7 @@ std::string format_spec(const std::vector<Slowdown>& s) {
   std::string out;
   for (const auto& e : s) {
     if (!out.empty()) out += ',';
-    out += fmt::format("{}={:g}%", e.phase, e.pct);
+    out += fmt::format("{}={:g}%{}", e.phase, e.pct, e.gpu ? ":gpu" : "");
   }
   return out;
 }
@@ -124,7 +129,7 @@ bool active() {
 nlohmann::json describe() {
   if (!active()) return nullptr;
   nlohmann::json j = {{"spec", format_spec(env_state().entries)}, {"slowdowns", nlohmann::json::array()}};
-  for (const auto& e : env_state().entries) j["slowdowns"].push_back({{"phase", e.phase}, {"pct", e.pct}});
+  for (const auto& e : env_state().entries) j["slowdowns"].push_back({{"phase", e.phase}, {"pct", e.pct}, {"metric", e.gpu ? "gpu_ns" : "wall_ns"}});
   return j;
 }
 
@@ -138,7 +143,7 @@ uint64_t on_phase_end(const std::string& path, uint64_t t0_ns) {
   const auto& st = env_state();
   if (st.entries.empty()) return 0;  // the common case: one load and a branch
   for (const auto& e : st.entries) {
-    if (e.phase != path) continue;
+    if (e.phase != path || e.gpu) continue;
     notice();
     const uint64_t t = now_ns();
     const uint64_t dur = t > t0_ns ? t - t0_ns : 0;
@@ -148,6 +153,17 @@ uint64_t on_phase_end(const std::string& path, uint64_t t0_ns) {
     return extra;
   }
   return 0;
+}
+
+uint64_t scale_gpu_time(const std::string& path, uint64_t gpu_ns) {
+  const auto& st = env_state();
+  if (st.entries.empty()) return gpu_ns;
+  for (const auto& e : st.entries)
+    if (e.gpu && e.phase == path) {
+      notice();
+      return static_cast<uint64_t>(std::llround(static_cast<double>(gpu_ns) * (1 + e.pct / 100.0)));
+    }
+  return gpu_ns;
 }
 
 }  // namespace cuzk::inject

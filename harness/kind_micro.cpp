@@ -49,10 +49,9 @@ std::vector<std::string> group_names() {
 // belong to this very build, never a stale copy found on a PATH.
 std::string micro_dir() {
   if (const char* e = std::getenv("CUZK_MICRO_DIR"); e && *e) return e;
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "suites";
-  return (exe.parent_path().parent_path() / "suites").lexically_normal().string();
+  auto exe = own_executable();
+  if (!exe) return "suites";
+  return (std::filesystem::path(*exe).parent_path().parent_path() / "suites").lexically_normal().string();
 }
 
 // Google Benchmark 1.8 takes --benchmark_min_time as "<float>s" (or "<n>x") and warns about a

@@ -97,6 +97,7 @@ void Recorder::end(void* token) {
 }
 
 void Recorder::gpu_time(const std::string& path, uint64_t gpu_ns) {
+  gpu_ns = inject::scale_gpu_time(path, gpu_ns);  // calibration only (harness/inject.hpp); unchanged otherwise
   std::lock_guard<std::mutex> lk(mu_);
   Agg& a = agg_[path];
   a.gpu_ns += gpu_ns;

@@ -113,8 +113,7 @@ std::string find_plot_script() {
   if (const char* e = std::getenv("CUZK_PLOT_SCRIPT"); e && *e) return fs::exists(e) ? std::string(e) : "";
   std::vector<fs::path> starts;
   std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) starts.push_back(exe.parent_path());
+  if (auto exe = own_executable()) starts.push_back(fs::path(*exe).parent_path());
   starts.push_back(fs::current_path(ec));
   for (fs::path d : starts) {
     for (int up = 0; up < 8 && !d.empty(); ++up) {

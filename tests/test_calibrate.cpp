@@ -4,6 +4,7 @@
 
 #include "catch.hpp"
 #include "harness/calibrate.hpp"
+#include "harness/results.hpp"
 #include "test_util.hpp"
 
 using nlohmann::json;
@@ -34,18 +35,22 @@ TEST_CASE("calibrate: small selfmeasure run writes its table and files", "[calib
   CHECK(r.out.find("slowdown") != std::string::npos);
   CHECK(r.out.find("0 (A/A)") != std::string::npos);
   CHECK(r.out.find("+60%") != std::string::npos);
-  CHECK(r.out.find("false alarms") != std::string::npos);
-  CHECK(r.out.find("runs per side needed") != std::string::npos);
+  CHECK(r.out.find("A/A alarms") != std::string::npos);
+  CHECK(r.out.find("runs/side") != std::string::npos);
   REQUIRE(cuzk::test::exists(d.file("cal/calibration.json")));
   REQUIRE(cuzk::test::exists(d.file("cal/calibration.md")));
   json j = json::parse(cuzk::test::slurp(d.file("cal/calibration.json")));
-  REQUIRE(j["levels"].size() == 2);
-  CHECK(j["levels"][0]["slowdown_pct"] == 0);
-  CHECK(j["levels"][0]["trials"] == 3);
-  CHECK(j["levels"][1]["slowdown_pct"] == 60);
+  REQUIRE(j["phases"].size() == 1);
+  const json& p = j["phases"][0];
+  CHECK(p["phase"] == "proof");
+  CHECK(p["metric"] == "wall_ns");  // selfmeasure reports no GPU time
+  REQUIRE(p["levels"].size() == 2);
+  CHECK(p["levels"][0]["slowdown_pct"] == 0);
+  CHECK(p["levels"][0]["trials"] == 3);
+  CHECK(p["levels"][1]["slowdown_pct"] == 60);
   // A +60% end-to-end slowdown with 4 runs a side: fully separated, p = 2/70 < 0.05.
-  CHECK(j["levels"][1]["slower"].get<int>() >= 2);
-  CHECK(j["levels"][1]["median_ratio"].get<double>() > 1.3);
+  CHECK(p["levels"][1]["slower"].get<int>() >= 2);
+  CHECK(p["levels"][1]["median_ratio"].get<double>() > 1.3);
   CHECK(j["injection"]["spec_per_level"][0] == "proof=60%");
   const std::string md = cuzk::test::slurp(d.file("cal/calibration.md"));
   CHECK(md.find("| +60% |") != std::string::npos);
@@ -61,10 +66,37 @@ TEST_CASE("calibrate: small selfmeasure run writes its table and files", "[calib
   CHECK(cuzk::test::exists(d.file("cal/pool/" + idx["runs"][8]["file"].get<std::string>())));
 }
 
+TEST_CASE("calibrate: several phases from one pool, processes with repetitions as blocks", "[calibrate]") {
+  cuzk::test::TempDir d;
+  auto r = cuzk::test::run_bench(
+      "calibrate --workload selfmeasure --trials 2 --runs 3 --reps 3 --pool-a 6 --pool-b 3 --slowdowns 80 "
+      "--phase proof/prove/ntt_h,proof/synth --out-dir cal --workload-arg=--warmup --workload-arg=0 "
+      "--workload-arg=--touch-mib --workload-arg=1 --workload-arg=--no-spans",
+      d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  json j = json::parse(cuzk::test::slurp(d.file("cal/calibration.json")));
+  CHECK(j["unit"] == "processes");
+  REQUIRE(j["phases"].size() == 2);
+  CHECK(j["phases"][0]["phase"] == "proof/prove/ntt_h");
+  CHECK(j["phases"][1]["phase"] == "proof/synth");
+  CHECK(j["injection"]["spec_per_level"][0] == "proof/prove/ntt_h=80%,proof/synth=80%");
+  // Each pool run ran 3 measured repetitions in one process.
+  auto pool = cuzk::read_results(d.file("cal/pool/a-000.jsonl"));
+  int measured = 0;
+  for (const auto& s : pool.samples) measured += !s.value.value("warmup", false);
+  CHECK(measured == 3);
+  CHECK(r.out.find("3 processes per side, 3 repetitions each") != std::string::npos);
+}
+
 TEST_CASE("calibrate: bad input is exit status 2", "[calibrate]") {
   cuzk::test::TempDir d;
   for (const char* args : {"calibrate --trials 0", "calibrate --slowdowns 1,x", "calibrate --workload nope",
-                           "calibrate --runs 5 --pool-a 6", "calibrate --target-effect -1",
+                           "calibrate --runs 5 --pool-a 6", "calibrate --target-effect -1", "calibrate --reps 0",
+                           "calibrate --phase proof,proof", "calibrate --metric cpu",
+                           "calibrate --workload selfmeasure --stable",
+                           "calibrate --trials 1 --runs 2 --phase proof,proof/synth --out-dir c3 --workload-arg=--warmup "
+                           "--workload-arg=0 --workload-arg=--touch-mib --workload-arg=1",
                            "calibrate --trials 1 --runs 2 --phase proof/nope --out-dir c2 --workload-arg=--warmup "
                            "--workload-arg=0 --workload-arg=--touch-mib --workload-arg=1"}) {
     auto r = cuzk::test::run_bench(args, d.path());

@@ -5,7 +5,10 @@
 #include "catch.hpp"
 #include "harness/clock.hpp"
 #include "harness/inject.hpp"
+#include "harness/recorder.hpp"
 #include "harness/results.hpp"
+#include "prover/instr/phase.hpp"
+#include "subprocess.hpp"
 #include "test_util.hpp"
 
 using cuzk::inject::InjectError;
@@ -25,11 +28,18 @@ TEST_CASE("inject: valid specs parse", "[inject]") {
   CHECK(two[1].pct == 12.5);
   CHECK(parse_spec("").empty());
   CHECK(cuzk::inject::format_spec(two) == "proof=3%,proof/synth=12.5%");
+  // ":gpu": the phase's reported GPU time is scaled instead of its wall time waited for.
+  auto gpu = parse_spec("proof/prove/msm_h=2%:gpu,proof=1");
+  REQUIRE(gpu.size() == 2);
+  CHECK(gpu[0].gpu);
+  CHECK(gpu[0].pct == 2);
+  CHECK_FALSE(gpu[1].gpu);
+  CHECK(cuzk::inject::format_spec(gpu) == "proof/prove/msm_h=2%:gpu,proof=1%");
 }
 
 TEST_CASE("inject: malformed specs are errors", "[inject]") {
   for (const char* bad : {"proof", "proof=", "proof=abc", "proof=-5%", "proof=0", "=5%", "proof=5%%", "proof=5,",
-                          "proof=5,proof=6", "/proof=5", "proof=2000", "proof=5x"}) {
+                          "proof=5,proof=6", "/proof=5", "proof=2000", "proof=5x", "proof=5%:cpu", "proof=:gpu"}) {
     INFO(bad);
     CHECK_THROWS_AS(parse_spec(bad), InjectError);
   }
@@ -101,4 +111,37 @@ TEST_CASE("inject: a malformed variable stops cuzk-bench with exit status 2", "[
   CHECK(r.err.find("CUZK_INJECT_SLOWDOWN") != std::string::npos);
   CHECK(r.err.find("not a number") != std::string::npos);
   CHECK_FALSE(cuzk::test::exists(d.file("x.jsonl")));
+}
+
+// Runs in a child process started by the next case, with CUZK_INJECT_SLOWDOWN set (the variable
+// is read once per process): hidden from normal runs by the "[.]" tag.
+TEST_CASE("inject child: a :gpu entry scales the reported GPU time and waits for nothing", "[.][gpu-child]") {
+  cuzk::RecorderOptions ro;
+  ro.nvtx = false;
+  cuzk::Recorder rec(ro);
+  rec.install();
+  rec.take_sample();
+  const uint64_t t0 = cuzk::now_ns();
+  {
+    cuzk::instr::Phase p("x");
+    cuzk::instr::report_gpu_time(p.path(), 1'000'000);
+  }
+  const uint64_t took = cuzk::now_ns() - t0;
+  cuzk::Sample s = rec.take_sample();
+  rec.uninstall();
+  REQUIRE(s.phases["x"].gpu_ns.has_value());
+  CHECK(*s.phases["x"].gpu_ns == 1'500'000);
+  CHECK(took < 1'000'000);  // a wall-time injection would have waited 50% of the phase, not this
+}
+
+TEST_CASE("inject: a :gpu entry scales the phase's GPU time (child process)", "[inject]") {
+  std::string self = "/proc/self/exe";
+  char buf[4096];
+  const ssize_t n = readlink(self.c_str(), buf, sizeof buf - 1);
+  REQUIRE(n > 0);
+  self.assign(buf, size_t(n));
+  auto r = cuzk::testing::run_command("CUZK_INJECT_SLOWDOWN='x=50%:gpu' '" + self + "' '[gpu-child]'");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("x=50%:gpu is active") != std::string::npos);
 }

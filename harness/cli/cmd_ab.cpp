@@ -16,6 +16,7 @@
 #include <fstream>
 #include <memory>
 
+#include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/process.hpp"
 #include "harness/compare.hpp"
@@ -33,6 +34,9 @@ struct AbOptions {
   std::string a, b, suite;
   std::string a_name, b_name;  // labels (default: the preset names, or "a" / "b")
   int rounds = 5, warmup = 1;
+  int reps = 1;         // measured repetitions in each round's process (> 1: the block design)
+  bool stable = false;  // each run with --stable (docs/ab.md)
+  AnalysisChoices analysis;
   std::string out_dir;
   bool no_build = false;
   std::string bin_a, bin_b;
@@ -141,6 +145,7 @@ void check_binary(const std::string& label, const std::string& bin, const std::s
 
 // Merges the round files of one variant into a valid results file.
 void merge_rounds(const std::vector<std::string>& files, int warmup_rounds, const std::string& out) {
+  int rep = 0;  // numbers the measured samples of all rounds in order
   std::vector<json> samples;
   json header;
   uint64_t elapsed = 0;
@@ -150,9 +155,9 @@ void merge_rounds(const std::vector<std::string>& files, int warmup_rounds, cons
     const bool warm = int(r) < warmup_rounds;
     for (auto& s : rf.samples) {
       json v = s.value;
-      if (v.value("warmup", false)) continue;  // a round runs --warmup 0; nothing to keep
+      if (v.value("warmup", false)) continue;  // the round's own warm-ups (--stable: until settled) are not kept
       v["warmup"] = warm;
-      v["repetition"] = warm ? int(r) : int(r) - warmup_rounds;
+      v["repetition"] = warm ? int(r) : rep++;
       samples.push_back(v);
     }
     if (rf.summary) elapsed += rf.summary->value.value("elapsed_ns", uint64_t(0));
@@ -166,6 +171,8 @@ void merge_rounds(const std::vector<std::string>& files, int warmup_rounds, cons
 int run_ab(const AbOptions& o) {
   if (o.rounds < 1) throw Error(fmt::format("--rounds must be at least 1 (got {})", o.rounds));
   if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
+  if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
+  check_analysis_options(o.analysis);
   if (o.bin_a.empty() != o.bin_b.empty()) throw Error("--bin-a and --bin-b go together");
   const bool given = !o.bin_a.empty();
   if (!given && (o.a.empty() || o.b.empty())) throw Error("name both variants: --a PRESET --b PRESET (or --bin-a/--bin-b)");
@@ -219,6 +226,8 @@ int run_ab(const AbOptions& o) {
   if (o.quick) extra += " --quick";
   for (auto& c : o.cases) extra += " --case " + shell_quote(c);
   extra += " --backend " + shell_quote(o.backend);
+  // --stable warms each process up until its times settle; otherwise warm-ups are whole rounds.
+  extra += o.stable ? std::string(" --stable") : std::string(" --warmup 0");
   std::vector<std::string> files_a, files_b;
   const int total = o.warmup + o.rounds;
   const auto t0 = std::chrono::steady_clock::now();
@@ -230,7 +239,7 @@ int run_ab(const AbOptions& o) {
       fmt::print(stderr, "[ab] round {}/{}{} variant {} ({}) elapsed {:.1f}s\n", r + 1, total,
                  r < o.warmup ? " (warm-up)" : "", v == 0 ? "A" : "B", v == 0 ? name_a : name_b, e);
       std::string cmd = shell_quote(bin) + " run --suite " + shell_quote(suite_path) +
-                        " --reps 1 --warmup 0 --force --out " + shell_quote(out) + extra + " >/dev/null";
+                        fmt::format(" --reps {} --force --out ", o.reps) + shell_quote(out) + extra + " >/dev/null";
       if (int rc = run_status(cmd); rc != 0)
         throw Error(fmt::format("round {} of {} failed (exit {}): {}", r, v == 0 ? name_a : name_b, rc, cmd), kExitFailure);
       (v == 0 ? files_a : files_b).push_back(out);
@@ -245,11 +254,13 @@ int run_ab(const AbOptions& o) {
   }
   json meta = {{"a", {{"name", name_a}, {"binary", bin_a}}}, {"b", {{"name", name_b}, {"binary", bin_b}}},
                {"suite", s.name}, {"suite_file", suite_path}, {"rounds", o.rounds}, {"warmup_rounds", o.warmup},
-               {"quick", o.quick}, {"backend", o.backend}, {"source_hash", hash}, {"source_dir", src}, {"source_hash_b", hash_b}, {"source_dir_b", src_b}};
+               {"quick", o.quick}, {"backend", o.backend}, {"reps_per_round", o.reps}, {"stable", o.stable},
+               {"source_hash", hash}, {"source_dir", src}, {"source_hash_b", hash_b}, {"source_dir_b", src_b}};
   std::ofstream(dir + "/ab.json") << meta.dump(2) << "\n";
 
   CompareOptions co;
   co.allow_machine_mismatch = o.allow_machine_mismatch;
+  co.analysis = o.analysis;
   Comparison cmp;
   try {
     cmp = compare_files(a_path, b_path, co);
@@ -258,8 +269,8 @@ int run_ab(const AbOptions& o) {
   }
   std::ofstream(dir + "/comparison.md") << format_markdown(cmp);
   std::ofstream(dir + "/comparison.json") << to_json(cmp).dump(2) << "\n";
-  fmt::print("A = {} ({}), B = {} ({}), suite {}, {} round(s) + {} warm-up\n", name_a, bin_a, name_b, bin_b, s.name,
-             o.rounds, o.warmup);
+  fmt::print("A = {} ({}), B = {} ({}), suite {}, {} round(s) of {} repetition(s) + {} warm-up round(s){}\n", name_a,
+             bin_a, name_b, bin_b, s.name, o.rounds, o.reps, o.warmup, o.stable ? ", --stable" : "");
   fmt::print("{}", format_table(cmp));
   fmt::print("results: {}\n", dir);
   return kExitOk;
@@ -275,6 +286,10 @@ Registrar reg("ab", [](CLI::App& app) -> Runner {
   sub->add_option("--b-name", o->b_name, "label of B (default: its preset, or \"b\")");
   sub->add_option("--rounds", o->rounds, "measured rounds (each: one run of A, then one of B)")->capture_default_str();
   sub->add_option("--warmup", o->warmup, "warm-up rounds (recorded with warmup=true)")->capture_default_str();
+  sub->add_option("--reps", o->reps, "measured repetitions in each round's process (> 1: each process's median is one observation)")
+      ->capture_default_str();
+  sub->add_flag("--stable", o->stable, "run every process in the stable mode (placement, eager loading, warm-up until settled)");
+  add_analysis_options(sub, o->analysis);
   sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-<a>-vs-<b>)");
   sub->add_flag("--no-build", o->no_build, "use build/<preset>/harness/cuzk-bench as built (still provenance-checked)");
   sub->add_option("--bin-a", o->bin_a, "prebuilt binary of A (instead of building; still provenance-checked)");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/calibrate.hpp"
+#include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/inject.hpp"
 
@@ -60,12 +61,18 @@ Registrar reg("calibrate", [](CLI::App& app) -> Runner {
   auto target = std::make_shared<std::string>("3%");
   auto threshold = std::make_shared<std::string>();
   auto power = std::make_shared<double>(90);
+  auto phases = std::make_shared<std::vector<std::string>>();
   sub->add_option("--workload", o->workload, "selfmeasure (fast, synthetic) or prove (the PoRep-shaped sector)")
       ->capture_default_str();
   sub->add_option("--trials", o->trials, "trials per row (A/A and each slowdown)")->capture_default_str();
-  sub->add_option("--runs", o->runs, "runs per side of each comparison")->capture_default_str();
-  sub->add_option("--phase", o->phase, "phase whose verdict is calibrated (and where slowdowns are injected)")
+  sub->add_option("--runs", o->runs, "runs (processes) per side of each comparison")->capture_default_str();
+  sub->add_option("--reps", o->reps, "measured repetitions per process (> 1: per-process medians, the block design)")
       ->capture_default_str();
+  sub->add_flag("--stable", o->stable, "run the workload with --stable (docs/ab.md)");
+  sub->add_option("--phase", *phases,
+                  "phases whose verdicts are calibrated, where slowdowns are injected (repeatable or comma-separated; "
+                  "default proof)")
+      ->delimiter(',');
   sub->add_option("--slowdowns", *slowdowns, "injected slowdowns, percent, comma-separated")->capture_default_str();
   sub->add_option("--target-effect", *target, "effect (percent) for the runs-needed estimate")->capture_default_str();
   sub->add_option("--power", *power, "detection power, percent")->capture_default_str();
@@ -77,8 +84,11 @@ Registrar reg("calibrate", [](CLI::App& app) -> Runner {
   sub->add_option("--workload-arg", o->workload_args, "extra argument for the workload subcommand (repeatable)")
       ->allow_extra_args(false);
   sub->add_option("--out-dir", o->out_dir, "output folder (default results/local/calibrate-<UTC time>)");
+  add_analysis_options(sub, o->compare.analysis);
   return [=] {
     calibrate::Options opt = *o;
+    check_analysis_options(opt.compare.analysis);
+    if (!phases->empty()) opt.phases = *phases;
     opt.slowdowns = parse_list(*slowdowns);
     opt.target_effect = parse_pct(*target, "--target-effect");
     opt.power = *power / 100;

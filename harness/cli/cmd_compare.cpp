@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/analysis_options.hpp"
 #include "harness/compare.hpp"
 
 namespace cuzk::cli {
@@ -21,6 +22,7 @@ int run_compare(const CompareArgs& args) {
   if (args.o.alpha <= 0 || args.o.alpha >= 1) throw Error("--alpha must be in (0, 1)");
   if (args.o.noise_threshold < 0) throw Error("--threshold must be >= 0");
   if (args.o.bootstrap_resamples < 100) throw Error("--resamples must be >= 100");
+  check_analysis_options(args.o.analysis);
   Comparison c;
   try {
     c = compare_files(args.a, args.b, args.o);
@@ -50,6 +52,7 @@ Registrar reg("compare", [](CLI::App& app) -> Runner {
   sub->add_option("--seed", args->o.bootstrap_seed, "bootstrap seed (default 1)");
   sub->add_option("--min-samples", args->o.min_samples, "warn below this many samples per side (default 5)");
   sub->add_flag("--include-warmup", args->o.include_warmup, "also use warm-up samples");
+  add_analysis_options(sub, args->o.analysis);
   sub->add_flag("--allow-machine-mismatch", args->o.allow_machine_mismatch,
                 "compare results recorded on different machines or GPUs");
   return [=] { return run_compare(*args); };

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/gate.hpp"
 
@@ -27,6 +28,7 @@ bool write_text(const std::string& path, const std::string& text, bool append = 
 }
 
 int run_gate_cmd(const GateArgs& args) {
+  check_analysis_options(args.o.analysis);
   GateResult g = run_gate(args.baseline, args.candidate, args.thresholds, args.o);
   std::string md = format_markdown(g);
   bool io_error = false;
@@ -61,6 +63,7 @@ Registrar reg("gate", [](CLI::App& app) -> Runner {
                 "gate results built with different variant flags");
   sub->add_option("--resamples", args->o.bootstrap_resamples, "bootstrap resamples (default 2000)");
   sub->add_option("--seed", args->o.bootstrap_seed, "bootstrap seed (default 1)");
+  add_analysis_options(sub, args->o.analysis);
   return [=] { return run_gate_cmd(*args); };
 });
 

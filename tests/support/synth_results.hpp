@@ -4,6 +4,8 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <fmt/core.h>
+
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -30,6 +32,11 @@ struct SynthSpec {
   std::string suite = "synthetic", case_name = "c1";
   nlohmann::json parameters = {{"size", 8}};
   std::function<void(nlohmann::json&)> edit_header;  // tweak the header (machine, flags)
+  // Block design: > 0 spreads the measured repetitions over this many processes (consecutive
+  // repetitions share one, "process_id" set), each with its own offset exp(N(0, process_sigma)).
+  int processes = 0;
+  double process_sigma = 0;
+  std::function<void(nlohmann::json& sample, int rep)> edit_sample;  // tweak a measured sample
 };
 
 inline nlohmann::json synth_header(const SynthSpec& s) {
@@ -46,12 +53,19 @@ inline std::vector<nlohmann::json> synth_samples(const SynthSpec& s) {
   std::mt19937_64 rng(s.seed);
   std::normal_distribution<double> noise(0.0, s.sigma);
   std::vector<nlohmann::json> out;
+  std::vector<double> offset(std::max(1, s.processes), 1.0);
+  if (s.processes > 0) {
+    std::normal_distribution<double> between(0.0, s.process_sigma);
+    for (auto& o : offset) o = std::exp(between(rng));
+  }
+  const int per_process = s.processes > 0 ? std::max(1, (s.reps + s.processes - 1) / s.processes) : 0;
   for (int w = 0; w < 2; ++w) {
     int n = w == 0 ? s.warmup : s.reps;
     for (int r = 0; r < n; ++r) {
+      const int proc = s.processes > 0 && w == 1 ? r / per_process : 0;
       nlohmann::json phases = nlohmann::json::object();
       for (const auto& [p, base] : s.phases) {
-        double f = s.slowdown.count(p) ? s.slowdown.at(p) : 1.0;
+        double f = (s.slowdown.count(p) ? s.slowdown.at(p) : 1.0) * offset[proc];
         double wall = std::round(base * f * std::exp(noise(rng)) * (w == 0 ? 1.5 : 1.0));
         bool gpu = std::find(s.gpu_phases.begin(), s.gpu_phases.end(), p) != s.gpu_phases.end();
         nlohmann::json rec = {{"wall_ns", static_cast<int64_t>(wall)},
@@ -66,6 +80,8 @@ inline std::vector<nlohmann::json> synth_samples(const SynthSpec& s) {
       out.push_back({{"schema", "cuzk.results"}, {"version", 1}, {"type", "sample"}, {"suite", s.suite},
                      {"case", s.case_name}, {"parameters", s.parameters}, {"variant", "default"},
                      {"repetition", r}, {"warmup", w == 0}, {"phases", phases}});
+      if (s.processes > 0) out.back()["process_id"] = fmt::format("{:016x}", s.seed * 1000 + proc);
+      if (w == 1 && s.edit_sample) s.edit_sample(out.back(), r);
     }
   }
   return out;

@@ -1,0 +1,34 @@
+#include "harness/cli/analysis_options.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+
+#include "harness/cli/commands.hpp"
+
+namespace cuzk::cli {
+
+void add_analysis_options(CLI::App* sub, AnalysisChoices& a) {
+  sub->add_option("--metric", a.metric,
+                  "auto: a phase with GPU time in every sample is judged by it, wall time shown beside; wall: judge wall time")
+      ->capture_default_str();
+  sub->add_option("--blocks", a.blocks,
+                  "auto: when repetitions share a process, each process's median is one observation; off: every sample")
+      ->capture_default_str();
+  sub->add_flag("--drop-disturbed", a.drop_disturbed,
+                "leave out samples taken while the GPU throttled or other work loaded the host (counted in a warning)");
+  sub->add_option("--max-other-load", a.env_thresholds.others_busy_cores,
+                  "cores busy with other processes beyond which a sample counts as loaded")
+      ->capture_default_str();
+}
+
+void check_analysis_options(const AnalysisChoices& a) {
+  if (a.metric != "auto" && a.metric != "wall")
+    throw Error(fmt::format("--metric must be auto or wall (got \"{}\")", a.metric));
+  if (a.blocks != "auto" && a.blocks != "off")
+    throw Error(fmt::format("--blocks must be auto or off (got \"{}\")", a.blocks));
+  if (!(a.env_thresholds.others_busy_cores >= 0) || !std::isfinite(a.env_thresholds.others_busy_cores))
+    throw Error(fmt::format("--max-other-load must be a number of cores >= 0 (got {})", a.env_thresholds.others_busy_cores));
+}
+
+}  // namespace cuzk::cli
