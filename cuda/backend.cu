@@ -6,9 +6,12 @@
 //   ntt_h     H on the device (cuda/h_poly.cuh)
 //   msm_h, msm_l, msm_a, msm_b_g1   G1 MSMs on the device (cuda/msm.cuh)
 // while msm_b_g2 runs on CPU threads for every circuit of the batch, concurrently with all of
-// the above; then assemble (shared with the CPU backend). Every GPU phase reports its GPU time
+// the above (CUZK_GPU_SPARE_CORE=ON: on one core fewer than the process may use, see
+// g2_pool_); then assemble (shared with the CPU backend). Every GPU phase reports its GPU time
 // from CUDA events through instr::report_gpu_time.
+#include <algorithm>
 #include <exception>
+#include <memory>
 #include <thread>
 
 #include "cuda/check.cuh"
@@ -19,10 +22,14 @@
 #include "prover/groth16/backend.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/msm/msm.hpp"
+#include "prover/util/cpu_placement.hpp"
 #include "prover/util/thread_pool.hpp"
 
 #ifndef CUZK_PINNED_HOST
 #define CUZK_PINNED_HOST 0
+#endif
+#ifndef CUZK_GPU_SPARE_CORE
+#define CUZK_GPU_SPARE_CORE 0
 #endif
 
 namespace cuzk::cuda {
@@ -55,6 +62,9 @@ class CudaBackend final : public groth16::Backend {
     // may refuse the flag on an already active context, which only costs that core.
     if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
     CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+#if CUZK_GPU_SPARE_CORE
+    g2_pool_ = std::make_unique<ThreadPool>(spare_core_threads());
+#endif
   }
   ~CudaBackend() override { cudaStreamDestroy(stream_); }
   std::string name() const override { return "cuda"; }
@@ -78,9 +88,12 @@ class CudaBackend final : public groth16::Backend {
     const std::string parent = instr::current_path();
     std::thread g2([&] {
       try {
+        // A thread inherits its creator's CPU mask: under a placement (--stable) the creator is
+        // the GPU-driving thread, whose core this CPU work must leave free.
+        placement::pin_current_thread_to_workers();
         for (size_t i = 0; i < ws.size(); ++i) {
           instr::Phase p("msm_b_g2", parent);
-          b_g2[i] = msm_g2(pk.b_g2_query, ws[i].input, ws[i].aux);
+          b_g2[i] = msm_g2(pk.b_g2_query, ws[i].input, ws[i].aux, g2_pool_.get());
         }
       } catch (...) {
         g2_error = std::current_exception();
@@ -197,6 +210,18 @@ class CudaBackend final : public groth16::Backend {
     }
   }
 
+  // CUZK_GPU_SPARE_CORE: the threads msm_b_g2 runs on, one fewer than the CPUs the process may
+  // use (the worker set under a placement, which already keeps the driver's core free). With
+  // every core busy with G2 work, the thread that drives the GPU waits for a core after each GPU
+  // synchronization (the MSM synchronizes a few times per window group), and the GPU idles
+  // meanwhile: docs/noise.md measured it. nullptr: the global pool, every core.
+#if CUZK_GPU_SPARE_CORE
+  static unsigned spare_core_threads() {
+    if (auto p = placement::current()) return static_cast<unsigned>(p->worker_cpus.size());
+    return static_cast<unsigned>(std::max<size_t>(2, placement::allowed_cpus().size()) - 1);
+  }
+#endif
+  std::unique_ptr<ThreadPool> g2_pool_;
   bool pin_abc_;
   cudaStream_t stream_ = nullptr;
   ResidentKey key_;

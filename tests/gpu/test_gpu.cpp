@@ -4,8 +4,11 @@
 #include <atomic>
 #include <mutex>
 #include <random>
+#include <thread>
 
 #include "catch.hpp"
+#include "harness/recorder.hpp"
+#include "cuda/diagnostics.hpp"
 #include "cuda/gpu_ops.hpp"
 #include "cuda/runtime.hpp"
 #include "prover/circom/circom.hpp"
@@ -317,4 +320,41 @@ TEST_CASE("CUDA errors are exceptions naming what was needed") {
   // The device is usable afterwards.
   std::vector<fr_t> one(1, fr_t::one());
   CHECK(cuda::fr_mul(one, one)[0] == fr_t::one());
+}
+
+// GPU time (gpu_ns, CUDA events) is the metric compare judges GPU phases by: it must measure the
+// GPU's work, not the host's. A kernel that spins for a known time on the GPU's own clock is
+// timed while every core runs a CPU load, so the timing thread has to wait for a core.
+TEST_CASE("gpu_ns of a phase whose GPU work is a known sleep kernel is within 5% of it under a CPU load") {
+  constexpr uint64_t kSleepNs = 20'000'000;  // long next to the events' microseconds of overhead
+  constexpr int kReps = 10;
+  cuzk::RecorderOptions ro;
+  ro.nvtx = false;
+  cuzk::Recorder rec(ro);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> load;
+  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
+    load.emplace_back([&] {
+      volatile uint64_t x = 0;
+      while (!stop.load(std::memory_order_relaxed)) x = x + 1;
+    });
+  std::vector<double> gpu, wall;
+  rec.install();
+  for (int i = 0; i < kReps; ++i) {
+    rec.take_sample();
+    cuda::sleep_phase("sleep", kSleepNs);
+    cuzk::Sample s = rec.take_sample();
+    REQUIRE(s.phases.count("sleep"));
+    REQUIRE(s.phases["sleep"].gpu_ns.has_value());
+    gpu.push_back(double(*s.phases["sleep"].gpu_ns));
+    wall.push_back(double(s.phases["sleep"].wall_ns));
+  }
+  rec.uninstall();
+  stop = true;
+  for (auto& t : load) t.join();
+  for (int i = 0; i < kReps; ++i) {
+    INFO("repetition " << i << ": gpu_ns " << gpu[i] << ", wall_ns " << wall[i] << " for a " << kSleepNs << " ns kernel");
+    CHECK(gpu[i] >= 0.95 * kSleepNs);
+    CHECK(gpu[i] <= 1.05 * kSleepNs);
+  }
 }
