@@ -6,6 +6,7 @@
 #   scripts/gpu-noise-study.sh OUT_DIR noise      `noise` of the default GPU prove: plain, --stable, and the
 #                                                 spare-core variant (CUZK_GPU_SPARE_CORE) without --stable
 #   scripts/gpu-noise-study.sh OUT_DIR nsys       gpu_ns against Nsight Systems (scripts/nsys-gpu-time.py)
+#   scripts/gpu-noise-study.sh OUT_DIR nsys_medium  the same check on e2e/gpu-medium (larger MSMs), --stable
 #   scripts/gpu-noise-study.sh OUT_DIR calibrate  the targets of docs/calibration.md (--stable, blocks)
 #   scripts/gpu-noise-study.sh OUT_DIR ab         A/B of default against spare-core (gpu-medium, blocks)
 #
@@ -24,6 +25,10 @@ bench=$PWD/build/default/harness/cuzk-bench
 nsys=$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
 gpu_phases=proof,proof/prove/ntt_h,proof/prove/msm_h,proof/prove/msm_l,proof/prove/msm_a,proof/prove/msm_b_g1
 
+step_build_default() {
+  cmake --preset default -DCMAKE_PREFIX_PATH=/tmp/deps/usr >>"$out/build.log" 2>&1 &&
+    cmake --build build/default -j16 --target cuzk-bench >>"$out/build.log" 2>&1
+}
 step_build() {
   local p
   for p in spare-core default; do
@@ -55,6 +60,18 @@ step_nsys() {
         >"$out/nsys-$mode.txt" 2>&1
     rm -f "$out/nsys-$mode.sqlite" "$out/nsys-$mode.nsys-rep" "$out/nsys-$mode".qdstrm
   done
+}
+step_nsys_medium() {
+  [[ -n $nsys ]] || { echo "no nsys" >"$out/nsys_medium.txt"; return 1; }
+  rm -f "$out/nsys-medium".*
+  "$nsys" profile --trace=cuda,nvtx -o "$out/nsys-medium" "$bench" run --suite e2e --case gpu-medium --backend cuda \
+    --reps 4 --warmup 1 --stable --out "$out/nsys-medium.jsonl" >"$out/nsys_medium.log" 2>&1 &&
+    "$nsys" export --type sqlite -o "$out/nsys-medium.sqlite" "$out/nsys-medium.nsys-rep" >>"$out/nsys_medium.log" 2>&1 &&
+    python3 scripts/nsys-gpu-time.py --sqlite "$out/nsys-medium.sqlite" --results "$out/nsys-medium.jsonl" \
+      >"$out/nsys_medium.txt" 2>&1
+  local rc=$?
+  rm -f "$out/nsys-medium.sqlite" "$out/nsys-medium.nsys-rep" "$out/nsys-medium".qdstrm
+  return $rc
 }
 step_calibrate() {
   "$bench" calibrate --workload prove --stable --reps 5 --runs 10 --trials 40 --pool-a 30 --pool-b 15 \
