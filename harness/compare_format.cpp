@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "harness/compare_detail.hpp"
 
@@ -31,9 +33,28 @@ std::string case_label(const PhaseComparison& r) {
   return s;
 }
 
-std::string counters_text(const PhaseComparison& r) {
+// Counters that no row could read on either side, all for one reason (e.g. no PMU here): they
+// are said once under the table, not on every row. Name -> that row note ("n/a (reason)").
+std::map<std::string, std::string> unread_counters(const Comparison& c) {
+  std::map<std::string, std::string> out;
+  std::set<std::string> keep;  // read somewhere, or unread for different reasons: stay in the rows
+  for (const auto& r : c.rows)
+    for (const auto& d : r.counters) {
+      if (d.median_a || d.median_b) {
+        keep.insert(d.name);
+        continue;
+      }
+      auto [it, fresh] = out.emplace(d.name, d.note);
+      if (!fresh && it->second != d.note) keep.insert(d.name);
+    }
+  for (const auto& n : keep) out.erase(n);
+  return out;
+}
+
+std::string counters_text(const PhaseComparison& r, const std::map<std::string, std::string>& unread) {
   std::string s;
-  for (const auto& c : r.counters) s += (s.empty() ? "" : ", ") + c.name + " " + c.note;
+  for (const auto& c : r.counters)
+    if (!unread.count(c.name)) s += (s.empty() ? "" : ", ") + c.name + " " + c.note;
   return s;
 }
 
@@ -62,10 +83,14 @@ std::vector<std::string> legend(const Comparison& c) {
   if (processes)
     out.push_back("n: processes x repetitions; each process's median is one observation (block design; --blocks off: every sample)");
   out.push_back("p: two-sided Mann-Whitney U (* = normal approximation); CI: 95% bootstrap of the ratio of medians");
+  std::map<std::string, std::string> by_note;  // note -> counter names
+  for (const auto& [name, note] : unread_counters(c)) by_note[note] += (by_note[note].empty() ? "" : ", ") + name;
+  for (const auto& [note, names] : by_note)
+    out.push_back(fmt::format("counters {}: {} on both sides in every row", names, note));
   return out;
 }
 
-std::vector<std::string> row_cells(const PhaseComparison& r) {
+std::vector<std::string> row_cells(const PhaseComparison& r, const std::map<std::string, std::string>& unread) {
   if (!r.missing.empty())
     return {case_label(r), r.phase, r.metric, r.missing == "a" ? "0/-" : "-/0", "-", "-", "-", "-", "-", "-",
             r.missing == "a" ? "missing in A" : "missing in B", ""};
@@ -83,7 +108,7 @@ std::vector<std::string> row_cells(const PhaseComparison& r) {
           fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high),
           fmt::format("{:.3g}{}", r.p_value, r.exact_test ? "" : "*"),
           verdict,
-          counters_text(r)};
+          counters_text(r, unread)};
 }
 
 const std::vector<std::string> kHeaders = {"case", "phase", "metric", "n A/B", "median A", "median B",
@@ -93,13 +118,14 @@ const std::vector<std::string> kHeaders = {"case", "phase", "metric", "n A/B", "
 }  // namespace
 
 std::string format_table(const Comparison& c) {
+  const auto unread = unread_counters(c);
   // The case is printed once, as a line above its rows; the columns start at "phase".
   std::vector<std::string> headers(kHeaders.begin() + 1, kHeaders.end());
   std::vector<std::vector<std::string>> rows{headers};
   std::vector<std::string> group_line{""};
   std::string last_case;
   for (const auto& r : c.rows) {
-    auto cells = row_cells(r);
+    auto cells = row_cells(r, unread);
     std::string label = cells[0];
     cells.erase(cells.begin());
     rows.push_back(cells);
@@ -146,6 +172,7 @@ std::string format_table(const Comparison& c) {
 }
 
 std::string format_markdown(const Comparison& c) {
+  const auto unread = unread_counters(c);
   auto esc = [](std::string s) {
     std::string o;
     for (char ch : s) {
@@ -160,7 +187,7 @@ std::string format_markdown(const Comparison& c) {
   for (size_t i = 0; i < kHeaders.size(); ++i) out += " --- |";
   out += "\n";
   for (const auto& r : c.rows) {
-    auto cells = row_cells(r);
+    auto cells = row_cells(r, unread);
     if (r.primary && (r.verdict == "slower" || r.verdict == "faster")) cells[10] = fmt::format("**{}**", cells[10]);
     out += "|";
     for (const auto& cell : cells) out += fmt::format(" {} |", esc(cell));

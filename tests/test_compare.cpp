@@ -137,6 +137,15 @@ TEST_CASE("counter deltas beside time deltas") {
   }
   std::string t = cuzk::format_table(c);
   CHECK(t.find("perf::PAGE-FAULTS x3") != std::string::npos);
+  // PAPI_TOT_CYC could not be read on either side in any row: said once under the table, with
+  // its reason, and in no row (the JSON keeps it per row).
+  INFO(t);
+  CHECK(t.find("PAPI_TOT_CYC n/a") == std::string::npos);
+  const std::string once = "counters PAPI_TOT_CYC: n/a (event does not exist) on both sides in every row";
+  REQUIRE(t.find(once) != std::string::npos);
+  CHECK(t.find(once) == t.rfind(once));
+  CHECK(cuzk::format_markdown(c).find(once) != std::string::npos);
+  CHECK(cuzk::to_json(c)["rows"][0]["counters"].size() == 2);
 }
 
 TEST_CASE("machine mismatch is refused unless allowed") {
