@@ -259,21 +259,23 @@ struct Ctx {
 
 const char* kind(const json& v) { return v.type_name(); }
 
-const json& need(const Ctx& c, const json& obj, const char* type, const std::string& key) {
+// Keys are string literals: a const char* key (not a std::string temporary) also keeps GCC 13's
+// -Wdangling-reference from flagging the reference into `obj` that callers hold.
+const json& need(const Ctx& c, const json& obj, const char* type, const char* key) {
   auto it = obj.find(key);
   if (it == obj.end()) c.fail(fmt::format("{} line is missing required field '{}'", type, key));
   return *it;
 }
 
-void need_string(const Ctx& c, const json& obj, const char* type, const std::string& key) {
+void need_string(const Ctx& c, const json& obj, const char* type, const char* key) {
   const json& v = need(c, obj, type, key);
   if (!v.is_string()) c.fail(fmt::format("field '{}' must be a string, not {}", key, kind(v)));
 }
-void need_object(const Ctx& c, const json& obj, const char* type, const std::string& key) {
+void need_object(const Ctx& c, const json& obj, const char* type, const char* key) {
   const json& v = need(c, obj, type, key);
   if (!v.is_object()) c.fail(fmt::format("field '{}' must be an object, not {}", key, kind(v)));
 }
-void need_uint(const Ctx& c, const json& obj, const char* type, const std::string& key) {
+void need_uint(const Ctx& c, const json& obj, const char* type, const char* key) {
   const json& v = need(c, obj, type, key);
   if (!v.is_number_unsigned()) c.fail(fmt::format("field '{}' must be a non-negative integer, not {}", key, v.dump()));
 }
