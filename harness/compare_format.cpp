@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "harness/clock.hpp"
 #include "harness/compare_detail.hpp"
 
 namespace cuzk {
@@ -13,14 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 using compare_detail::pct;
-
-std::string fmt_ns(double ns) {
-  double a = std::fabs(ns);
-  if (a >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
-  if (a >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
-  if (a >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
-  return fmt::format("{:.1f} ns", ns);
-}
 
 std::string rel(double spread, double med) {
   if (med == 0) return "-";

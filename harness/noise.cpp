@@ -14,6 +14,7 @@
 #include <tuple>
 #include <utility>
 
+#include "harness/clock.hpp"
 #include "harness/stats.hpp"
 
 namespace cuzk::noise {
@@ -283,14 +284,6 @@ std::string pval(double p) {
   if (p >= 0.001) return fmt::format("{:.3f}", p);
   if (p <= 0) return "0";
   return fmt::format("{:.1e}", p);
-}
-// Durations; compare's table prints the same units.
-std::string fmt_ns(double ns) {
-  const double a = std::fabs(ns);
-  if (a >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
-  if (a >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
-  if (a >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
-  return fmt::format("{:.0f} ns", ns);
 }
 
 json num_or_null(double v, const std::string& why) { return why.empty() && std::isfinite(v) ? json(v) : json(nullptr); }
