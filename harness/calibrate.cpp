@@ -185,6 +185,15 @@ int runs_needed(double effect, double cv, double alpha, double power, double thr
   return std::max(2, static_cast<int>(std::ceil(std::max(n1, n2))));
 }
 
+int runs_to_rule_out(double effect, double cv, double alpha, double power, double threshold) {
+  effect = std::fabs(effect);
+  if (!(effect < threshold)) return -1;
+  const double z = normal_quantile(1 - alpha / 2) + normal_quantile(power);
+  const double pi = 3.14159265358979323846;
+  const double d = threshold - effect;
+  return std::max(2, static_cast<int>(std::ceil((pi / 2) * 2 * z * z * cv * cv / (d * d))));
+}
+
 Result run(const Options& in) {
   Options o = in;
   auto log = [&](const std::string& s) {

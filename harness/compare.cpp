@@ -84,16 +84,6 @@ bool use_process_blocks(const CaseData& a, const CaseData& b, const CompareOptio
   return repeated;
 }
 
-// The observations of one side: the samples, or each process's median of them.
-std::vector<double> observations(const std::vector<double>& v, const std::vector<std::string>& process, bool blocks) {
-  if (!blocks) return v;
-  std::map<std::string, std::vector<double>> by;
-  for (size_t i = 0; i < v.size(); ++i) by[process[i]].push_back(v[i]);
-  std::vector<double> out;
-  for (auto& [id, vals] : by) out.push_back(median(vals));
-  return out;
-}
-
 void fill_stats(PhaseComparison& r, const std::vector<double>& a, const std::vector<double>& b,
                 const CompareOptions& o) {
   r.n_a = a.size();
@@ -114,6 +104,10 @@ void fill_stats(PhaseComparison& r, const std::vector<double>& a, const std::vec
   auto ci = bootstrap_ratio_ci(a, b, o.bootstrap_resamples, o.bootstrap_seed, o.ci_level);
   r.ci_low = ci.low;
   r.ci_high = ci.high;
+  r.delta = r.median_b - r.median_a;
+  auto dci = bootstrap_diff_ci(a, b, o.bootstrap_resamples, o.bootstrap_seed, o.ci_level);
+  r.delta_low = dci.low;
+  r.delta_high = dci.high;
   auto mw = mann_whitney_u(a, b);
   r.p_value = mw.p_value;
   r.exact_test = mw.exact;
@@ -129,7 +123,32 @@ void fill_stats(PhaseComparison& r, const std::vector<double>& a, const std::vec
     r.verdict = compare_verdict(r.p_value, r.ratio, r.ci_low, r.ci_high, o.alpha, r.threshold);
 }
 
+// A phase only one side has: the other side's observations are zeros (it cost nothing there),
+// one per sample of the case, or per process under the block design.
+std::vector<double> absent_observations(const CaseData& c, bool blocks) {
+  return std::vector<double>(blocks ? c.per_process.size() : c.samples, 0.0);
+}
+
+// "A (baseline)" from a results header's provenance.
+std::string side_label(const char* side, const json& provenance) {
+  const json& p = provenance.is_object() ? provenance.value("preset", json(nullptr)) : json(nullptr);
+  return p.is_string() && !p.get<std::string>().empty() ? fmt::format("{} ({})", side, p.get<std::string>()) : side;
+}
+
 }  // namespace
+
+namespace compare_detail {
+
+std::vector<double> observations(const std::vector<double>& v, const std::vector<std::string>& process, bool blocks) {
+  if (!blocks) return v;
+  std::map<std::string, std::vector<double>> by;
+  for (size_t i = 0; i < v.size(); ++i) by[process[i]].push_back(v[i]);
+  std::vector<double> out;
+  for (auto& [id, vals] : by) out.push_back(median(vals));
+  return out;
+}
+
+}  // namespace compare_detail
 
 std::string compare_verdict(double p, double ratio, double lo, double hi, double alpha, double t) {
   bool significant = p < alpha;
@@ -166,6 +185,8 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
   c.machine_a = a.machine;
   c.machine_b = b.machine;
   c.metric = o.analysis.metric;
+  c.label_a = side_label("A", a.provenance);
+  c.label_b = side_label("B", b.provenance);
   c.env_a = a.env;
   c.env_b = b.env;
   if (a.identity != b.identity) {
@@ -201,11 +222,24 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
       r.metric = "wall_ns";
       r.threshold = o.threshold_for(ph);
       if (pa_it == ca.phases.end() || pb_it == cb.phases.end()) {
-        r.missing = pa_it == ca.phases.end() ? "a" : "b";
-        r.verdict = "missing";
-        r.warnings.push_back(fmt::format("phase {} is missing in {}", ph, r.missing == "a" ? "A" : "B"));
-        if (pa_it != ca.phases.end()) r.n_a = pa_it->second.wall.size();
-        if (pb_it != cb.phases.end()) r.n_b = pb_it->second.wall.size();
+        // Compared as a cost of 0 on the side without it: the present side's median, and the
+        // CI of the change; the ratio is undefined.
+        const bool in_b = pa_it == ca.phases.end();
+        const PhaseData& d = in_b ? pb_it->second : pa_it->second;
+        const bool gpu = o.analysis.metric == "auto" && d.gpu_null == 0 && !d.gpu.empty();
+        const std::vector<double> present = observations(gpu ? d.gpu : d.wall, gpu ? d.gpu_process : d.wall_process, blocks);
+        const std::vector<double> zeros = absent_observations(in_b ? ca : cb, blocks);
+        r.missing = in_b ? "a" : "b";
+        r.metric = gpu ? "gpu_ns" : "wall_ns";
+        r.unit = blocks ? "processes" : "samples";
+        (in_b ? r.samples_b : r.samples_a) = d.wall.size();
+        (in_b ? r.samples_a : r.samples_b) = (in_b ? ca : cb).samples;
+        fill_stats(r, in_b ? zeros : present, in_b ? present : zeros, o);
+        r.ratio = in_b ? INFINITY : 0.0;
+        r.ci_low = r.ci_high = NAN;
+        r.verdict = in_b ? "only in B" : "only in A";
+        for (const auto& [n, v] : d.counters)
+          r.counters.push_back(counter_delta(n, in_b ? nullptr : &d, in_b ? &d : nullptr));
         c.rows.push_back(r);
         continue;
       }
@@ -247,7 +281,13 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         c.rows.push_back(gpu);
       }
     }
+    for (auto& acc : account_case(ca, cb, blocks, o)) c.accounting.push_back(std::move(acc));
   }
+  for (const auto& k : keys)
+    if (a.cases.count(k) && b.cases.count(k)) {
+      const CaseData& cd = a.cases.at(k);
+      c.summaries.push_back(summarize_case(c, cd.suite, cd.case_name, cd.params, o));
+    }
   for (const auto& [side, env] : {std::pair{"A", &c.env_a}, std::pair{"B", &c.env_b}}) {
     const size_t disturbed = env->throttled + env->loaded;  // a sample can be both: counted twice at most
     if (disturbed == 0) continue;

@@ -12,6 +12,12 @@
 // - the samples: those taken while the GPU throttled or the host was loaded by others
 //   (harness/env_readings.hpp judge_env) are counted and named in a warning, and left out with
 //   drop_disturbed (--drop-disturbed).
+//
+// A phase that only one side has (pin_abc of the pinned build) is compared as a cost of 0 on
+// the other side: its row has the present side's median and a CI of the change, verdict
+// "only in A" / "only in B". Beyond the rows, every case gets an accounting of each parent
+// phase's change into its children's changes (compare_accounting.cpp) and a summary paragraph
+// (compare_summary.cpp) that the outputs print before the table.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -71,9 +77,10 @@ struct PhaseComparison {
   double ratio = 1, ci_low = 1, ci_high = 1;   // B/A of medians, 95% bootstrap CI
   double p_value = 1;
   bool exact_test = false;               // exact U distribution used
+  double delta = 0, delta_low = 0, delta_high = 0;  // median B - median A (ns), 95% bootstrap CI
   double threshold = 0.03;               // relative noise threshold applied to this row
-  std::string verdict;                   // "faster", "slower", "unchanged", "too noisy"
-  std::string missing;                   // "" or "a" / "b": phase present only on one side (no stats)
+  std::string verdict;                   // "faster", "slower", "unchanged", "too noisy", "only in A", "only in B"
+  std::string missing;                   // "" or "a" / "b": the side without the phase (its cost there is 0)
   std::vector<CounterDelta> counters;
   std::vector<std::string> warnings;
 };
@@ -86,6 +93,42 @@ struct EnvSummary {
   std::vector<std::string> examples;  // a few "repetition R (process P): why"
 };
 
+// One term of a parent phase's change (all in wall nanoseconds, medians B - A, with a bootstrap
+// CI from resampling the same observations as the parent).
+struct AccountingTerm {
+  std::string kind;        // "child", "overlap" (minus the change of time children ran side by side), "remainder"
+  std::string phase;       // the child's path ("" for overlap and remainder)
+  std::string only;        // "" or "a" / "b": the child exists on that side only
+  double median_a = 0, median_b = 0;  // the child's medians (overlap: the overlapped time)
+  double delta = 0, ci_low = 0, ci_high = 0;
+  bool significant = false;  // the CI excludes 0
+  bool concurrent = false;   // the child ran on another thread than its parent, beside it, in at least
+                             // half the samples of a side (msm_b_g2 on the G2 thread)
+};
+
+// Where one parent phase's change comes from: parent = sum of children - overlap + remainder,
+// sample by sample; in medians the remainder also takes what medians do not add up to.
+struct Accounting {
+  std::string suite, case_name, params;
+  std::string parent;
+  std::string unit = "samples";   // as the rows: "samples" or "processes"
+  size_t n_a = 0, n_b = 0;
+  double median_a = 0, median_b = 0, delta = 0, ci_low = 0, ci_high = 0;
+  bool significant = false;
+  bool overlap_measured = false;  // both sides recorded complete spans (else children count as serial)
+  std::vector<AccountingTerm> terms;  // children by |delta| descending, then overlap, then remainder
+};
+
+// The paragraph that opens a case's output (compare_summary.cpp).
+struct CaseSummary {
+  std::string suite, case_name, params;
+  std::string end_to_end;         // the case's root phase ("proof"), "" when it has none
+  std::string verdict;            // its primary row's verdict
+  int rounds_needed = 0;          // observations per side that would settle a "too noisy" verdict;
+                                  // -1: none would; 0: not too noisy
+  std::string text;
+};
+
 struct Comparison {
   std::string path_a, path_b;
   std::string format_a, format_b;        // "cuzk" or "gbench"
@@ -95,6 +138,9 @@ struct Comparison {
   std::vector<std::string> cases_only_a, cases_only_b;  // "suite/case params" keys on one side only
   std::string metric = "auto";           // CompareOptions::metric as applied
   EnvSummary env_a, env_b;
+  std::string label_a = "A", label_b = "B";  // "A (baseline)": the build's preset, when recorded
+  std::vector<Accounting> accounting;    // every parent phase of every case in both files
+  std::vector<CaseSummary> summaries;    // one per case in both files
 };
 
 // The row that carries a phase's verdict, or nullptr when the phase is not in the comparison.
@@ -108,9 +154,15 @@ class CompareError : public std::runtime_error {
 // Auto-detects the format of each file. Throws CompareError for unreadable/malformed files,
 // different formats, or different machines (unless allow_machine_mismatch).
 Comparison compare_files(const std::string& a, const std::string& b, const CompareOptions& o);
-std::string format_table(const Comparison&);     // aligned terminal table
-std::string format_markdown(const Comparison&);
+struct FormatOptions {
+  bool wide = false;  // every column (MAD/IQR per side, p); else the narrow set (docs/compare.md)
+};
+std::string format_table(const Comparison&, const FormatOptions& = {});  // aligned terminal text
+std::string format_markdown(const Comparison&, const FormatOptions& = {});
 nlohmann::json to_json(const Comparison&);
+// One line of the accounting tree: "proof/prove +1.9 ms [..] = h2d -70.2 ms + pin_abc +90.4 ms
+// (only in B) + ... + remainder +0.3 ms (n.s.)".
+std::string format_accounting_line(const Accounting&);
 
 // The verdict rule of docs/compare.md, exposed for tests and `calibrate`.
 std::string compare_verdict(double p_value, double ratio, double ci_low, double ci_high,

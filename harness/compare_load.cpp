@@ -1,6 +1,7 @@
 // `compare`, loading: a results file (cuzk JSON Lines) or Google Benchmark JSON into a Side.
 #include <fmt/core.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -121,8 +122,21 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
     c.params = params;
     ++c.samples;
     ++c.per_process[process];
+    SampleRecord& sr = c.records.emplace_back();
+    sr.process = process;
+    if (v.contains("spans") && v["spans"].is_array()) {
+      // parse_results has checked each span's fields and types.
+      const json& dropped = v.contains("spans_dropped") ? v["spans_dropped"] : json(0);
+      sr.spans_complete = dropped.is_number() && dropped.get<double>() == 0;
+      for (const auto& sp : v["spans"]) {
+        const double start = sp["start_ns"].get<double>();
+        sr.spans.push_back({sp["path"].get<std::string>(), start, start + sp["dur_ns"].get<double>(),
+                            sp["tid"].get<int64_t>()});
+      }
+    }
     for (auto& [phase, rec] : v["phases"].items()) {
       PhaseData& pd = c.phases[phase];
+      sr.wall[phase] = rec["wall_ns"].get<double>();
       pd.wall.push_back(rec["wall_ns"].get<double>());
       pd.wall_process.push_back(process);
       if (rec.contains("gpu_ns") && rec["gpu_ns"].is_number()) {
@@ -159,6 +173,16 @@ Side load_side(const std::string& path, const CompareOptions& o) {
   json doc = json::parse(gbench_json_nonfinite_to_null(text), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_discarded() && doc.is_object() && doc.contains("benchmarks")) return load_gbench(path, doc);
   return load_cuzk(path, text, o);
+}
+
+std::string signed_ns(double ns) {
+  // One decimal is enough for a change (its CI is rarely narrower); fmt_ns keeps three for medians.
+  const double a = std::fabs(ns);
+  const char* sign = ns >= 0 ? "+" : "-";
+  if (a >= 1e9) return fmt::format("{}{:.3f} s", sign, a / 1e9);
+  if (a >= 1e6) return fmt::format("{}{:.1f} ms", sign, a / 1e6);
+  if (a >= 1e3) return fmt::format("{}{:.1f} us", sign, a / 1e3);
+  return fmt::format("{}{:.0f} ns", sign, a);
 }
 
 std::string pct(double r) {

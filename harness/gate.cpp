@@ -35,6 +35,55 @@ std::vector<std::string> read_strings(const toml::node* n, const std::string& wh
 
 std::string case_key(const PhaseComparison& r) { return r.suite + "/" + r.case_name; }
 
+// max_ms / max_share of a [new_phases] table (or of one phase's table inside it).
+void read_new_phase_key(NewPhaseLimit& l, const std::string& key, const toml::node& v, const std::string& where,
+                        const std::string& name) {
+  if (key == "max_ms") {
+    std::optional<double> ms = v.value<double>();
+    if (!ms || !std::isfinite(*ms) || *ms < 0)
+      throw GateError(fmt::format("{}: {} max_ms must be a number of milliseconds >= 0", name, where));
+    l.max_ms = *ms;
+  } else if (key == "max_share") {
+    l.max_share = read_fraction(v, where + " max_share", name);
+  } else {
+    throw GateError(fmt::format("{}: unknown key '{}' in {} (known: max_ms, max_share, and \"phase\" tables)", name,
+                                key, where));
+  }
+}
+
+// The limit for one new phase: its own table's keys, else [new_phases]' keys.
+NewPhaseLimit new_phase_limit(const GateThresholds& t, const std::string& phase) {
+  NewPhaseLimit l = t.new_phases;
+  if (auto it = t.new_phase_overrides.find(phase); it != t.new_phase_overrides.end()) {
+    if (it->second.max_ms) l.max_ms = it->second.max_ms;
+    if (it->second.max_share) l.max_share = it->second.max_share;
+  }
+  return l;
+}
+
+// A row only the candidate has, against its limit: the regression line, or "" when within it.
+std::string new_phase_regression(const Comparison& c, const PhaseComparison& r, const NewPhaseLimit& l) {
+  if (!(r.delta_low > 0)) return "";  // the cost is not significant
+  const double cost = r.median_b;
+  std::string parent_text, over;
+  if (auto slash = r.phase.rfind('/'); slash != std::string::npos) {
+    const std::string parent = r.phase.substr(0, slash);
+    for (const auto& p : c.rows)
+      if (p.primary && p.phase == parent && p.suite == r.suite && p.case_name == r.case_name && p.params == r.params &&
+          p.median_b > 0) {
+        const double share = cost / p.median_b;
+        parent_text = fmt::format(" = {:.1f}% of {}", 100 * share, parent);
+        if (l.max_share && share > *l.max_share) over = fmt::format("max_share {:g}%", 100 * *l.max_share);
+      }
+  }
+  if (l.max_ms && cost > *l.max_ms * 1e6)
+    over = fmt::format("max_ms {:g} ms", *l.max_ms) + (over.empty() ? "" : " and " + over);
+  if (over.empty()) return "";
+  return fmt::format("{} {} {}: new in the candidate, costs {:.1f} ms (95% CI [{:.1f}, {:.1f}] ms){}, above {}",
+                     case_key(r), r.phase, r.metric, cost / 1e6, r.delta_low / 1e6, r.delta_high / 1e6, parent_text,
+                     over);
+}
+
 }  // namespace
 
 GateThresholds parse_thresholds(const std::string& text, const std::string& name) {
@@ -45,11 +94,11 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
     throw GateError(fmt::format("{}: invalid TOML: {}", name, e.description()));
   }
   GateThresholds g;
-  static const std::set<std::string> top = {"default", "phases", "required", "ignore"};
+  static const std::set<std::string> top = {"default", "phases", "required", "ignore", "new_phases"};
   for (auto& [k, v] : t)
     if (!top.count(std::string(k.str())))
-      throw GateError(fmt::format("{}: unknown table or key '{}' (known: default, phases, required, ignore)", name,
-                                  std::string(k.str())));
+      throw GateError(fmt::format("{}: unknown table or key '{}' (known: default, phases, required, ignore, new_phases)",
+                                  name, std::string(k.str())));
   const toml::table* def = t["default"].as_table();
   if (!def) throw GateError(name + ": missing [default] table with max_slowdown");
   for (auto& [k, v] : *def) {
@@ -90,6 +139,21 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
       if (key == "phases") g.ignore_phases = read_strings(&v, "[ignore] phases", name);
       else throw GateError(fmt::format("{}: unknown key '{}' in [ignore]", name, key));
     }
+  }
+  if (auto* np = t["new_phases"].as_table()) {
+    for (auto& [k, v] : *np) {
+      const std::string key(k.str());
+      if (auto* one = v.as_table()) {
+        NewPhaseLimit& l = g.new_phase_overrides[key];
+        for (auto& [k2, v2] : *one)
+          read_new_phase_key(l, std::string(k2.str()), v2, fmt::format("[new_phases.\"{}\"]", key), name);
+        if (!l.any()) throw GateError(fmt::format("{}: [new_phases.\"{}\"] needs max_ms or max_share", name, key));
+      } else {
+        read_new_phase_key(g.new_phases, key, v, "[new_phases]", name);
+      }
+    }
+  } else if (t.contains("new_phases")) {
+    throw GateError(name + ": [new_phases] must be a table (max_ms, max_share)");
   }
   return g;
 }
@@ -194,7 +258,13 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
       continue;
     }
     if (r.missing == "a") {
-      g.warnings.push_back("phase " + where + " is new in the candidate (not gated)");
+      const NewPhaseLimit l = new_phase_limit(t, r.phase);
+      if (ignored.count(r.phase) || !l.any()) {
+        g.warnings.push_back(fmt::format("phase {} is new in the candidate, costs {:.1f} ms (not gated{})", where,
+                                         r.median_b / 1e6, ignored.count(r.phase) ? ": [ignore]" : "; [new_phases] gates it"));
+        continue;
+      }
+      if (std::string reg = new_phase_regression(c, r, l); !reg.empty()) g.regressions.push_back(reg);
       continue;
     }
     if (ignored.count(r.phase)) continue;
@@ -241,6 +311,14 @@ nlohmann::json to_json(const GateResult& g) {
                        {"min_samples", g.thresholds->min_samples},   {"fail_on_noisy", g.thresholds->fail_on_noisy},
                        {"phases", g.thresholds->phases},             {"required_phases", g.thresholds->required_phases},
                        {"required_cases", g.thresholds->required_cases}, {"ignore_phases", g.thresholds->ignore_phases}};
+    auto limit = [](const NewPhaseLimit& l) {
+      return json{{"max_ms", l.max_ms ? json(*l.max_ms) : json(nullptr)},
+                  {"max_share", l.max_share ? json(*l.max_share) : json(nullptr)}};
+    };
+    json overrides = json::object();
+    for (const auto& [p, l] : g.thresholds->new_phase_overrides) overrides[p] = limit(l);
+    j["thresholds"]["new_phases"] = limit(g.thresholds->new_phases);
+    j["thresholds"]["new_phase_overrides"] = overrides;
   }
   j["comparison"] = g.comparison ? to_json(*g.comparison) : json(nullptr);
   return j;

@@ -19,6 +19,14 @@ class GateError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Limits on a phase only the candidate has (pin_abc when pinning lands): it fails the gate when
+// its median cost is significant (the CI of the cost excludes 0) and above either limit.
+struct NewPhaseLimit {
+  std::optional<double> max_ms;     // its median, in milliseconds
+  std::optional<double> max_share;  // its median over its parent's median in the candidate (fraction)
+  bool any() const { return max_ms || max_share; }
+};
+
 struct GateThresholds {
   double max_slowdown = 0.05;                  // [default] max_slowdown
   double alpha = 0.05;                         // [default] alpha
@@ -28,6 +36,8 @@ struct GateThresholds {
   std::vector<std::string> required_phases;    // [required] phases = [...]
   std::vector<std::string> required_cases;     // [required] cases = ["suite/case", ...]
   std::vector<std::string> ignore_phases;      // [ignore] phases = [...]: not gated (still compared)
+  NewPhaseLimit new_phases;                    // [new_phases] max_ms, max_share: every new phase
+  std::map<std::string, NewPhaseLimit> new_phase_overrides;  // [new_phases."path"]: one phase
 };
 
 // Parses and validates the thresholds file; throws GateError("FILE: what is wrong").

@@ -5,10 +5,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "harness/process.hpp"
 #include "harness/results.hpp"
@@ -65,6 +68,57 @@ std::string fmt_ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 
 std::string td(const std::string& s, const char* cls = nullptr) {
   return cls ? fmt::format("<td class=\"{}\">{}</td>", cls, html_escape(s)) : "<td>" + html_escape(s) + "</td>";
+}
+
+// The comparison in HTML, case by case: heading with the parameters once, the summary, the
+// accounting of every parent phase whose change or some part of it is significant (waterfall
+// and its one-line form), and the table.
+std::string html_cases(const Comparison& c) {
+  std::string h;
+  std::vector<std::tuple<std::string, std::string, std::string>> cases;
+  for (const auto& r : c.rows)
+    if (std::find(cases.begin(), cases.end(), std::tuple{r.suite, r.case_name, r.params}) == cases.end())
+      cases.emplace_back(r.suite, r.case_name, r.params);
+  for (const auto& [suite, case_name, params] : cases) {
+    h += fmt::format("<h3>{}/{}</h3>\n", html_escape(suite), html_escape(case_name));
+    if (!params.empty() && params != "{}") h += "<p>Parameters: <code>" + html_escape(params) + "</code></p>\n";
+    for (const auto& s : c.summaries)
+      if (s.suite == suite && s.case_name == case_name && s.params == params)
+        h += "<p class=\"summary\">" + html_escape(s.text) + "</p>\n";
+    for (const auto& a : c.accounting) {
+      if (a.suite != suite || a.case_name != case_name || a.params != params) continue;
+      bool shown = a.significant;
+      for (const auto& t : a.terms) shown = shown || (t.significant && t.kind != "remainder");
+      if (!shown) continue;
+      h += "<div class=\"accounting\">" + waterfall_svg(a) + "<p><code>" + html_escape(format_accounting_line(a)) +
+           "</code></p></div>\n";
+    }
+    h += "<table><tr><th>phase</th><th>metric</th><th>n A</th><th>n B</th><th>median A ms</th><th>median B ms</th>"
+         "<th>change ms</th><th>ratio B/A</th><th>95% CI</th><th>p</th><th>verdict</th><th>counters</th></tr>\n";
+    for (const auto& row : c.rows) {
+      if (row.suite != suite || row.case_name != case_name || row.params != params) continue;
+      const bool only = !row.missing.empty();
+      const char* cls = row.verdict == "slower" || row.missing == "a"   ? "slower"
+                        : row.verdict == "faster" || row.missing == "b" ? "faster"
+                        : row.verdict == "too noisy"                    ? "noisy"
+                                                                        : nullptr;
+      std::string cn;
+      for (const auto& cd : row.counters) cn += (cn.empty() ? "" : ", ") + cd.name + " " + cd.note;
+      h += "<tr>" + td(row.primary ? row.phase : row.phase + " (secondary)") + td(row.metric) +
+           td(std::to_string(row.n_a), "num") + td(std::to_string(row.n_b), "num") +
+           td(row.missing == "a" ? "-" : fmt_ms(row.median_a), "num") +
+           td(row.missing == "b" ? "-" : fmt_ms(row.median_b), "num") + td(fmt::format("{:+.3f}", row.delta / 1e6), "num") +
+           td(only ? "-" : fmt::format("{:.4f}", row.ratio), "num") +
+           td(only ? fmt::format("cost [{:.3f}, {:.3f}] ms", std::fabs(row.delta_low) / 1e6, std::fabs(row.delta_high) / 1e6)
+                   : fmt::format("[{:.4f}, {:.4f}]", row.ci_low, row.ci_high),
+              "num") +
+           td(fmt::format("{:.3g}", row.p_value), "num") +
+           (cls ? fmt::format("<td class=\"{}\">{}</td>", cls, html_escape(row.verdict)) : td(row.verdict)) + td(cn) +
+           "</tr>\n";
+    }
+    h += "</table>\n";
+  }
+  return h;
 }
 
 }  // namespace
@@ -198,6 +252,7 @@ Result write_report(const Options& in) {
   std::string h = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cuzk A/B report</title>\n<style>"
                   "body{font-family:sans-serif;margin:2em;max-width:90em}table{border-collapse:collapse;margin:1em 0}"
                   "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}td.num{text-align:right}"
+                  ".summary{font-size:15px;max-width:60em;line-height:1.4}.accounting{margin:1em 0}"
                   ".slower{background:#fdd}.faster{background:#dfd}.noisy{background:#ffd}.note{background:#fff3cd;"
                   "padding:.6em;border:1px solid #e0c060}img{max-width:100%}code{font-size:12px}</style></head><body>\n";
   h += "<h1>A/B report</h1>\n<table><tr><th>side</th><th>file</th><th>preset</th><th>git commit</th><th>flags</th></tr>\n";
@@ -206,23 +261,8 @@ Result write_report(const Options& in) {
     h += "<tr>" + td(side) + td(path) + td(p.value("preset", std::string("?"))) +
          td(p.value("git_commit", std::string("?"))) + td(p.value("flags_string", std::string("?"))) + "</tr>\n";
   }
-  h += "</table>\n<h2>Comparison</h2>\n<table><tr><th>case</th><th>phase</th><th>metric</th><th>n A</th><th>n B</th>"
-       "<th>median A ms</th><th>median B ms</th><th>ratio B/A</th><th>95% CI</th><th>p</th><th>verdict</th>"
-       "<th>counters</th></tr>\n";
-  for (const auto& row : c.rows) {
-    const char* cls = row.verdict == "slower" ? "slower" : row.verdict == "faster" ? "faster"
-                      : row.verdict == "too noisy" ? "noisy" : nullptr;
-    std::string cn;
-    for (const auto& cd : row.counters) cn += (cn.empty() ? "" : ", ") + cd.name + " " + cd.note;
-    std::string verdict = row.missing.empty() ? row.verdict : "only in " + row.missing;
-    h += "<tr>" + td(row.suite + "/" + row.case_name) + td(row.phase) + td(row.metric) +
-         td(std::to_string(row.n_a), "num") + td(std::to_string(row.n_b), "num") + td(fmt_ms(row.median_a), "num") +
-         td(fmt_ms(row.median_b), "num") + td(fmt::format("{:.4f}", row.ratio), "num") +
-         td(fmt::format("[{:.4f}, {:.4f}]", row.ci_low, row.ci_high), "num") +
-         td(fmt::format("{:.3g}", row.p_value), "num") +
-         (cls ? fmt::format("<td class=\"{}\">{}</td>", cls, html_escape(verdict)) : td(verdict)) + td(cn) + "</tr>\n";
-  }
-  h += "</table>\n";
+  h += "</table>\n<h2>Comparison</h2>\n";
+  h += html_cases(c);
   std::string warn;
   for (const auto& w : c.warnings) warn += "<li>" + html_escape(w) + "</li>";
   for (const auto& row : c.rows)

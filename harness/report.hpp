@@ -1,8 +1,9 @@
 // `cuzk-bench report DIR`: markdown and self-contained HTML report of an A/B folder
 // (DIR/a.jsonl and DIR/b.jsonl, as `cuzk-bench ab` leaves them). docs/reports.md.
 //
-// Contents: the two builds (variant, commit, flags), the comparison table (compare's
-// format_markdown), the per-phase counters beside the times, and three plots drawn by
+// Contents: the two builds (variant, commit, flags); per case, compare's summary paragraph, the
+// accounting of each parent phase's change (a waterfall chart in the HTML) and the comparison
+// table (compare's format_markdown); the per-phase counters beside the times; and three plots drawn by
 // scripts/plot.py with Debian's /usr/bin/python3 + matplotlib: per-phase stacked bars A against
 // B, per-phase sample distributions, counter ratios. The HTML embeds the PNGs (base64), so it is
 // one file to send. When matplotlib (or the script) is missing, both reports are still written,
@@ -38,6 +39,8 @@ Result write_report(const Options& o);
 // current folder. "" when not found.
 std::string find_plot_script();
 std::string html_escape(const std::string& s);
+// One parent phase's accounting as an inline SVG waterfall chart (report_waterfall.cpp).
+std::string waterfall_svg(const Accounting& a);
 std::string base64(const std::string& bytes);
 
 }  // namespace cuzk::report

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <utility>
 
 namespace cuzk {
 
@@ -123,24 +124,46 @@ double mann_whitney_u_p(const std::vector<double>& a, const std::vector<double>&
   return mann_whitney_u(a, b).p_value;
 }
 
-RatioCI bootstrap_ratio_ci(const std::vector<double>& a, const std::vector<double>& b, int resamples,
-                           uint64_t seed, double level) {
+namespace {
+
+// Percentile bootstrap of stat(median(a*), median(b*)) over resamples a*, b* of each side drawn
+// with replacement (std::mt19937_64 seeded with `seed`, so results are reproducible). `stat`
+// returns NaN to abandon the interval (e.g. a zero median under a ratio).
+template <class Stat>
+std::pair<double, double> bootstrap_medians(const std::vector<double>& a, const std::vector<double>& b, int resamples,
+                                            uint64_t seed, double level, Stat stat) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (a.empty() || b.empty() || resamples <= 0) return {nan, nan};
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<size_t> pa(0, a.size() - 1), pb(0, b.size() - 1);
-  std::vector<double> ratios;
-  ratios.reserve(static_cast<size_t>(resamples));
+  std::vector<double> values;
+  values.reserve(static_cast<size_t>(resamples));
   std::vector<double> ra(a.size()), rb(b.size());
   for (int i = 0; i < resamples; ++i) {
     for (auto& x : ra) x = a[pa(rng)];
     for (auto& x : rb) x = b[pb(rng)];
-    double ma = median(ra), mb = median(rb);
-    if (ma == 0) return {nan, nan};
-    ratios.push_back(mb / ma);
+    const double v = stat(median(ra), median(rb));
+    if (std::isnan(v)) return {nan, nan};
+    values.push_back(v);
   }
-  double tail = (1.0 - level) / 2.0;
-  return {quantile(ratios, tail), quantile(ratios, 1.0 - tail)};
+  const double tail = (1.0 - level) / 2.0;
+  return {quantile(values, tail), quantile(values, 1.0 - tail)};
+}
+
+}  // namespace
+
+RatioCI bootstrap_ratio_ci(const std::vector<double>& a, const std::vector<double>& b, int resamples,
+                           uint64_t seed, double level) {
+  auto [lo, hi] = bootstrap_medians(a, b, resamples, seed, level, [](double ma, double mb) {
+    return ma == 0 ? std::numeric_limits<double>::quiet_NaN() : mb / ma;
+  });
+  return {lo, hi};
+}
+
+DiffCI bootstrap_diff_ci(const std::vector<double>& a, const std::vector<double>& b, int resamples, uint64_t seed,
+                         double level) {
+  auto [lo, hi] = bootstrap_medians(a, b, resamples, seed, level, [](double ma, double mb) { return mb - ma; });
+  return {lo, hi};
 }
 
 }  // namespace cuzk

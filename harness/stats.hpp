@@ -44,4 +44,12 @@ struct RatioCI {
 RatioCI bootstrap_ratio_ci(const std::vector<double>& a, const std::vector<double>& b,
                            int resamples = 2000, uint64_t seed = 1, double level = 0.95);
 
+struct DiffCI {
+  double low = 0, high = 0;
+};
+// The same percentile bootstrap for median(b) - median(a) (an absolute change, defined where
+// the ratio is not: a phase that costs 0 on one side). Empty side -> NaN.
+DiffCI bootstrap_diff_ci(const std::vector<double>& a, const std::vector<double>& b, int resamples = 2000,
+                         uint64_t seed = 1, double level = 0.95);
+
 }  // namespace cuzk

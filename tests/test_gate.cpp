@@ -5,6 +5,7 @@
 #include "catch.hpp"
 #include "harness/gate.hpp"
 #include "subprocess.hpp"
+#include "story_results.hpp"
 #include "synth_results.hpp"
 #include "test_util.hpp"
 
@@ -196,4 +197,53 @@ TEST_CASE("gate on Google Benchmark JSON") {
   SynthSpec s;
   cuzk::test::write_synth(d.file("c.jsonl"), s);
   CHECK(run("c.jsonl").code == 2);
+}
+
+TEST_CASE("gate: a phase only the candidate has is gated by [new_phases]") {
+  TempDir d;
+  cuzk::test::StorySpec a, b;
+  a.seed = 11;
+  b.seed = 22;
+  b.pinned = true;  // pin_abc about 90 ms, about 27% of proof/prove
+  b.h2d_ms = 140;
+  cuzk::test::write_story(d.file("base.jsonl"), a);
+  cuzk::test::write_story(d.file("pinned.jsonl"), b);
+  auto gate = [&](const std::string& toml) {
+    cuzk::test::spit(d.file("t.toml"), "[default]\nmax_slowdown = 0.5\n" + toml);
+    return cuzk::run_gate(d.file("base.jsonl"), d.file("pinned.jsonl"), d.file("t.toml"), {});
+  };
+  auto regressed = [](const cuzk::GateResult& g) {
+    INFO("errors: " << nlohmann::json(g.errors).dump() << " regressions: " << nlohmann::json(g.regressions).dump());
+    return g.exit_code == 1 && g.regressions.size() == 1 && g.regressions[0].find("pin_abc") != std::string::npos;
+  };
+  // Not configured: a warning with its cost, not a failure.
+  auto none = gate("");
+  CHECK(none.exit_code == 0);
+  bool warned = false;
+  for (const auto& w : none.warnings) warned = warned || w.find("pin_abc wall_ns is new in the candidate, costs 8") != std::string::npos;
+  INFO(nlohmann::json(none.warnings).dump());
+  CHECK(warned);
+  // Milliseconds: 90 ms is above 50 and below 120.
+  auto over = gate("[new_phases]\nmax_ms = 50\n");
+  CHECK(regressed(over));
+  CHECK(over.regressions[0].find("above max_ms 50 ms") != std::string::npos);
+  CHECK(gate("[new_phases]\nmax_ms = 120\n").exit_code == 0);
+  // Share of the parent: about 27% of proof/prove.
+  auto share = gate("[new_phases]\nmax_share = 0.2\n");
+  CHECK(regressed(share));
+  CHECK(share.regressions[0].find("% of proof/prove") != std::string::npos);
+  CHECK(gate("[new_phases]\nmax_share = 0.3\n").exit_code == 0);
+  // A phase's own limit wins over the table's; [ignore] leaves it ungated.
+  CHECK(gate("[new_phases]\nmax_ms = 50\n[new_phases.\"proof/prove/pin_abc\"]\nmax_ms = 100\n").exit_code == 0);
+  CHECK(regressed(gate("[new_phases]\nmax_ms = 500\n[new_phases.\"proof/prove/pin_abc\"]\nmax_ms = 10\n")));
+  CHECK(gate("[new_phases]\nmax_ms = 50\n[ignore]\nphases = [\"proof/prove/pin_abc\"]\n").exit_code == 0);
+  // Bad limits are errors before anything is compared.
+  for (const char* bad : {"[new_phases]\nmax_ms = -1\n", "[new_phases]\nmax_msec = 5\n", "[new_phases]\nmax_share = 20\n",
+                          "new_phases = 3\n", "[new_phases.\"proof/prove/pin_abc\"]\n"}) {
+    auto g = gate(bad);
+    INFO(bad);
+    CHECK(g.exit_code == 2);
+    REQUIRE(!g.errors.empty());
+    CHECK(g.errors[0].find("t.toml") != std::string::npos);
+  }
 }

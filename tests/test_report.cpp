@@ -2,9 +2,11 @@
 // an injected slowdown of proof/prove/ntt_h) it writes report.md and report.html with the phase
 // rows, and the plot PNGs when /usr/bin/python3 has matplotlib.
 #include <cstdlib>
+#include <regex>
 
 #include "catch.hpp"
 #include "harness/report.hpp"
+#include "story_results.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -75,4 +77,68 @@ TEST_CASE("report: an A/B folder gets report.md, report.html and plots", "[repor
     CHECK(r.code == 2);
     CHECK(r.err.find("a.jsonl") != std::string::npos);
   }
+}
+
+TEST_CASE("report: the summary and the accounting waterfall of the pinning story", "[report]") {
+  cuzk::test::TempDir d;
+  cuzk::test::StorySpec a, b;
+  a.seed = 11;
+  b.seed = 22;
+  b.pinned = true;
+  b.preset = "pinned";
+  b.h2d_ms = 140;
+  std::system(("mkdir -p '" + d.file("ab") + "'").c_str());
+  cuzk::test::write_story(d.file("ab/a.jsonl"), a);
+  cuzk::test::write_story(d.file("ab/b.jsonl"), b);
+  auto r = cuzk::test::run_bench("report ab --python none", d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const std::string html = cuzk::test::slurp(d.file("ab/report.html")), md = cuzk::test::slurp(d.file("ab/report.md"));
+  for (const std::string* doc : {&html, &md}) {
+    CHECK(doc->find("B (pinned) against A (baseline)") != std::string::npos);
+    CHECK(doc->find("pin_abc +") != std::string::npos);
+  }
+  // The summary comes before the table; the stage's accounting is drawn.
+  CHECK(html.find("class=\"summary\"") < html.find("<th>phase</th>"));
+  CHECK(html.find("<svg") != std::string::npos);
+  CHECK(html.find("proof/prove: +") != std::string::npos);
+}
+
+TEST_CASE("report: a waterfall's total bar ends where its last term ends") {
+  cuzk::Accounting acc;
+  acc.parent = "proof/prove";
+  acc.delta = 20e6;
+  acc.ci_low = 15e6;
+  acc.ci_high = 25e6;
+  acc.significant = true;
+  auto term = [](const char* kind, const char* phase, double delta, bool sig) {
+    cuzk::AccountingTerm t;
+    t.kind = kind;
+    t.phase = phase;
+    t.delta = delta;
+    t.ci_low = delta - 2e6;
+    t.ci_high = delta + 2e6;
+    t.significant = sig;
+    return t;
+  };
+  acc.terms = {term("child", "proof/prove/pin_abc", 90e6, true), term("child", "proof/prove/h2d", -70e6, true),
+               term("remainder", "", 0, false)};
+  acc.terms[0].only = "b";
+  const std::string svg = cuzk::report::waterfall_svg(acc);
+  INFO(svg);
+  // Three term bars and one total, pale where not significant.
+  size_t rects = 0;
+  for (size_t p = svg.find("<rect"); p != std::string::npos; p = svg.find("<rect", p + 1)) ++rects;
+  CHECK(rects == 4);
+  CHECK(svg.find("pin_abc (only in B)") != std::string::npos);
+  CHECK(svg.find("fill-opacity=\"0.3\"") != std::string::npos);
+  // The total bar spans [x(0), x(+20 ms)]: from where pin_abc's bar starts to where h2d's (and
+  // the remainder's, +0) ends.
+  std::vector<std::pair<double, double>> spans;
+  const std::regex rect(R"re(<rect class="(?:term|total)" x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)")re");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), rect), end; it != end; ++it)
+    spans.emplace_back(std::stod((*it)[1]), std::stod((*it)[1]) + std::stod((*it)[2]));
+  REQUIRE(spans.size() == 4);
+  CHECK(spans[3].first == Approx(spans[0].first).margin(0.2));
+  CHECK(spans[3].second == Approx(spans[1].first).margin(0.2));  // h2d's bar runs from +20 ms to +90 ms
 }

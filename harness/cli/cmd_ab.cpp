@@ -34,6 +34,7 @@ struct AbOptions {
   std::string a, b, suite;
   std::string a_name, b_name;  // labels (default: the preset names, or "a" / "b")
   int rounds = 5, warmup = 1;
+  FormatOptions format;  // --wide
   int reps = 1;         // measured repetitions in each round's process (> 1: the block design)
   bool stable = false;  // each run with --stable (docs/ab.md)
   AnalysisChoices analysis;
@@ -267,11 +268,11 @@ int run_ab(const AbOptions& o) {
   } catch (const CompareError& e) {
     throw Error(e.what());
   }
-  std::ofstream(dir + "/comparison.md") << format_markdown(cmp);
+  std::ofstream(dir + "/comparison.md") << format_markdown(cmp, o.format);
   std::ofstream(dir + "/comparison.json") << to_json(cmp).dump(2) << "\n";
   fmt::print("A = {} ({}), B = {} ({}), suite {}, {} round(s) of {} repetition(s) + {} warm-up round(s){}\n", name_a,
              bin_a, name_b, bin_b, s.name, o.rounds, o.reps, o.warmup, o.stable ? ", --stable" : "");
-  fmt::print("{}", format_table(cmp));
+  fmt::print("{}", format_table(cmp, o.format));
   fmt::print("results: {}\n", dir);
   return kExitOk;
 }
@@ -288,6 +289,7 @@ Registrar reg("ab", [](CLI::App& app) -> Runner {
   sub->add_option("--warmup", o->warmup, "warm-up rounds (recorded with warmup=true)")->capture_default_str();
   sub->add_option("--reps", o->reps, "measured repetitions in each round's process (> 1: each process's median is one observation)")
       ->capture_default_str();
+  sub->add_flag("--wide", o->format.wide, "every column in the comparison: each side's MAD/IQR and the U test's p-value");
   sub->add_flag("--stable", o->stable, "run every process in the stable mode (placement, eager loading, warm-up until settled)");
   add_analysis_options(sub, o->analysis);
   sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-<a>-vs-<b>)");

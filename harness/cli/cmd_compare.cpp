@@ -1,4 +1,4 @@
-// `cuzk-bench compare A B [--markdown|--json] [--alpha X] [--threshold X] [--allow-machine-mismatch]`:
+// `cuzk-bench compare A B [--markdown|--json] [--wide] [--alpha X] [--threshold X] [--allow-machine-mismatch]`:
 // phase-by-phase comparison of two results files (docs/compare.md).
 #include <fmt/core.h>
 
@@ -16,6 +16,7 @@ struct CompareArgs {
   std::string a, b;
   bool markdown = false, json = false;
   CompareOptions o;
+  FormatOptions f;
 };
 
 int run_compare(const CompareArgs& args) {
@@ -32,9 +33,9 @@ int run_compare(const CompareArgs& args) {
   if (args.json)
     std::cout << to_json(c).dump(2) << std::endl;
   else if (args.markdown)
-    std::cout << format_markdown(c);
+    std::cout << format_markdown(c, args.f);
   else
-    std::cout << format_table(c);
+    std::cout << format_table(c, args.f);
   return kExitOk;
 }
 
@@ -44,7 +45,8 @@ Registrar reg("compare", [](CLI::App& app) -> Runner {
   sub->add_option("A", args->a, "baseline: cuzk results (.jsonl) or Google Benchmark JSON")->required();
   sub->add_option("B", args->b, "candidate, same format as A")->required();
   auto* md = sub->add_flag("--markdown", args->markdown, "print a markdown table");
-  sub->add_flag("--json", args->json, "print JSON")->excludes(md);
+  auto* js = sub->add_flag("--json", args->json, "print JSON")->excludes(md);
+  sub->add_flag("--wide", args->f.wide, "every column: each side's MAD/IQR and the U test's p-value")->excludes(js);
   sub->add_option("--alpha", args->o.alpha, "significance level of the Mann-Whitney U test (default 0.05)");
   sub->add_option("--threshold", args->o.noise_threshold,
                   "relative noise threshold: smaller changes are 'unchanged' (default 0.03 = 3%)");
