@@ -16,23 +16,20 @@
 set -uo pipefail
 out=${1:?usage: scripts/gpu-noise-study.sh OUT_DIR STEP...}
 shift
-mkdir -p "$out" /tmp/deps
-for f in .device/*.deb; do dpkg -x "$f" /tmp/deps; done
-export PKG_CONFIG_SYSROOT_DIR=/tmp/deps \
-  PKG_CONFIG_LIBDIR=/tmp/deps/usr/lib/x86_64-linux-gnu/pkgconfig:/tmp/deps/usr/share/pkgconfig \
-  LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu
+mkdir -p "$out"
+source scripts/device-deps.sh
 bench=$PWD/build/default/harness/cuzk-bench
 nsys=$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
 gpu_phases=proof,proof/prove/ntt_h,proof/prove/msm_h,proof/prove/msm_l,proof/prove/msm_a,proof/prove/msm_b_g1
 
 step_build_default() {
-  cmake --preset default -DCMAKE_PREFIX_PATH=/tmp/deps/usr >>"$out/build.log" 2>&1 &&
+  cmake --preset default -DCMAKE_PREFIX_PATH="$DEPS_PREFIX" >>"$out/build.log" 2>&1 &&
     cmake --build build/default -j16 --target cuzk-bench >>"$out/build.log" 2>&1
 }
 step_build() {
   local p
   for p in spare-core default; do
-    cmake --preset $p -DCMAKE_PREFIX_PATH=/tmp/deps/usr >>"$out/build.log" 2>&1 || return 1
+    cmake --preset $p -DCMAKE_PREFIX_PATH="$DEPS_PREFIX" >>"$out/build.log" 2>&1 || return 1
   done
   cmake --build build/default -j16 --target cuzk-bench test_gpu >>"$out/build.log" 2>&1 &&
     cmake --build build/spare-core -j16 --target cuzk-bench >>"$out/build.log" 2>&1
