@@ -129,6 +129,41 @@ std::vector<double> absent_observations(const CaseData& c, bool blocks) {
   return std::vector<double>(blocks ? c.per_process.size() : c.samples, 0.0);
 }
 
+// The observations behind a row, as fill_stats saw them (zeros on a side without the phase).
+std::pair<std::vector<double>, std::vector<double>> row_observations(const CaseData& ca, const CaseData& cb,
+                                                                     const PhaseComparison& r, bool blocks) {
+  auto side = [&](const CaseData& cd) {
+    auto it = cd.phases.find(r.phase);
+    if (it == cd.phases.end()) return absent_observations(cd, blocks);
+    const PhaseData& d = it->second;
+    return r.metric == "gpu_ns" ? observations(d.gpu, d.gpu_process, blocks) : observations(d.wall, d.wall_process, blocks);
+  };
+  return {side(ca), side(cb)};
+}
+
+// The widened CIs of the case's primary rows that report a change (PhaseComparison::family).
+void family_intervals(std::vector<PhaseComparison>& rows, size_t first, const CaseData& ca, const CaseData& cb,
+                      bool blocks, const CompareOptions& o) {
+  size_t family = 0;
+  for (size_t i = first; i < rows.size(); ++i) family += rows[i].primary;
+  const double level = 1.0 - (1.0 - o.ci_level) / static_cast<double>(std::max<size_t>(1, family));
+  for (size_t i = first; i < rows.size(); ++i) {
+    PhaseComparison& r = rows[i];
+    r.family = family;
+    if (!r.primary || !(r.verdict == "faster" || r.verdict == "slower" || !r.missing.empty())) continue;
+    auto [a, b] = row_observations(ca, cb, r, blocks);
+    if (r.missing.empty()) {
+      const RatioCI ci = bootstrap_ratio_ci(a, b, o.bootstrap_resamples, o.bootstrap_seed, level);
+      r.family_low = ci.low;
+      r.family_high = ci.high;
+    } else {
+      const DiffCI ci = bootstrap_diff_ci(a, b, o.bootstrap_resamples, o.bootstrap_seed, level);
+      r.family_low = ci.low;
+      r.family_high = ci.high;
+    }
+  }
+}
+
 // "A (baseline)" from a results header's provenance.
 std::string side_label(const char* side, const json& provenance) {
   const json& p = provenance.is_object() ? provenance.value("preset", json(nullptr)) : json(nullptr);
@@ -158,6 +193,12 @@ std::string compare_verdict(double p, double ratio, double lo, double hi, double
   // Not significant: "unchanged" only if the CI rules out a change beyond the threshold.
   if (lo < 1.0 - t || hi > 1.0 + t) return "too noisy";
   return "unchanged";
+}
+
+bool PhaseComparison::change_stands() const {
+  if (std::isnan(family_low) || std::isnan(family_high)) return false;
+  if (!missing.empty()) return missing == "a" ? family_low > 0 : family_high < 0;
+  return family_low > 1 || family_high < 1;
 }
 
 const PhaseComparison* primary_row(const Comparison& c, const std::string& phase) {
@@ -209,6 +250,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
     }
     const CaseData &ca = ia->second, &cb = ib->second;
     const bool blocks = use_process_blocks(ca, cb, o);
+    const size_t first_row = c.rows.size();
     std::set<std::string> phases;
     for (auto& [p, d] : ca.phases) phases.insert(p);
     for (auto& [p, d] : cb.phases) phases.insert(p);
@@ -281,6 +323,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         c.rows.push_back(gpu);
       }
     }
+    family_intervals(c.rows, first_row, ca, cb, blocks, o);
     for (auto& acc : account_case(ca, cb, blocks, o)) c.accounting.push_back(std::move(acc));
   }
   for (const auto& k : keys)

@@ -19,6 +19,7 @@
 // phase's change into its children's changes (compare_accounting.cpp) and a summary paragraph
 // (compare_summary.cpp) that the outputs print before the table.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -78,6 +79,13 @@ struct PhaseComparison {
   double p_value = 1;
   bool exact_test = false;               // exact U distribution used
   double delta = 0, delta_low = 0, delta_high = 0;  // median B - median A (ns), 95% bootstrap CI
+  // The CI widened for the case's `family` primary rows (Bonferroni: level 1 - 0.05 / family),
+  // of the ratio, or of the change for a row only one side has. Set on primary rows whose
+  // verdict is a change; NaN elsewhere. A change whose widened CI still excludes "no change"
+  // stands even though many phases were compared at once (compare_summary.cpp).
+  size_t family = 0;
+  double family_low = NAN, family_high = NAN;
+  bool change_stands() const;
   double threshold = 0.03;               // relative noise threshold applied to this row
   std::string verdict;                   // "faster", "slower", "unchanged", "too noisy", "only in A", "only in B"
   std::string missing;                   // "" or "a" / "b": the side without the phase (its cost there is 0)

@@ -59,28 +59,34 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
     s.verdict = e2e->verdict;
   }
 
-  std::vector<const PhaseComparison*> changes;
-  size_t others = 0;
+  // Changes that stand when every phase compared is allowed for, then those that may be chance.
+  std::vector<const PhaseComparison*> changes, maybe;
+  size_t others = 0, family = 0;
   for (const auto* r : rows) {
     if (!r->primary || r == e2e) continue;
-    if (is_change(*r)) changes.push_back(r);
-    else ++others;
+    family = r->family;
+    if (!is_change(*r)) ++others;
+    else (r->change_stands() ? changes : maybe).push_back(r);
   }
-  std::stable_sort(changes.begin(), changes.end(), [](const auto* x, const auto* y) {
-    return std::fabs(x->delta) > std::fabs(y->delta);
-  });
+  auto by_size = [](const auto* x, const auto* y) { return std::fabs(x->delta) > std::fabs(y->delta); };
+  std::stable_sort(changes.begin(), changes.end(), by_size);
+  std::stable_sort(maybe.begin(), maybe.end(), by_size);
 
   std::string text = fmt::format("{} against {}", c.label_b, c.label_a);
   if (e2e) text += fmt::format(", {} {} per side", e2e->n_b, e2e->unit);
   text += ": ";
-  if (changes.empty()) {
-    text += "no phase changed significantly";
-  } else {
-    text += "significant changes, largest first: ";
-    for (size_t i = 0; i < changes.size() && i < kListed; ++i)
-      text += (i ? "; " : "") + change_text(*changes[i]);
-    if (changes.size() > kListed) text += fmt::format("; and {} more", changes.size() - kListed);
-  }
+  auto list = [](const std::vector<const PhaseComparison*>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size() && i < kListed; ++i) s += (i ? "; " : "") + change_text(*v[i]);
+    if (v.size() > kListed) s += fmt::format("; and {} more", v.size() - kListed);
+    return s;
+  };
+  if (changes.empty() && maybe.empty()) text += "no phase changed significantly";
+  if (!changes.empty()) text += "significant changes, largest first: " + list(changes);
+  if (!maybe.empty())
+    text += fmt::format("{}significant alone, but may be chance among the {} phases compared (the CI widened for "
+                        "{} comparisons includes no change): {}",
+                        changes.empty() ? "" : ". Also ", family, family, list(maybe));
   text += others ? fmt::format(" ({} other phase{} unchanged or too noisy).", others, others == 1 ? "" : "s") : ".";
 
   if (e2e) {

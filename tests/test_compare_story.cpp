@@ -267,3 +267,34 @@ TEST_CASE("cuzk-bench compare: the narrow table by default, every column with --
   CHECK(j["accounting"].size() >= 2);  // proof and proof/prove
   CHECK(cuzk::test::run_bench("compare a.jsonl b.jsonl --json --wide", d.path()).code != 0);
 }
+
+TEST_CASE("the summary sets apart changes that may be chance among the phases compared") {
+  TempDir d;
+  // assemble 7% slower beside 6% noise, 5 samples a side: significant alone (p < 0.05), but
+  // the CI widened for the 8 phases compared includes no change. pin_abc stands.
+  StorySpec a, b;
+  a.seed = 51;
+  b.seed = 56;
+  a.reps = b.reps = 5;
+  a.sigma = b.sigma = 0.06;
+  b.pinned = true;
+  b.assemble_ms = 5.35;
+  cuzk::test::write_story(d.file("a.jsonl"), a);
+  cuzk::test::write_story(d.file("b.jsonl"), b);
+  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  const auto* as = row(c, "proof/prove/assemble");
+  const auto* pin = row(c, "proof/prove/pin_abc");
+  REQUIRE(as);
+  REQUIRE(pin);
+  INFO(c.summaries.at(0).text << "\nassemble " << as->verdict << " p " << as->p_value << " family CI [" << as->family_low
+                              << ", " << as->family_high << "]");
+  REQUIRE(as->verdict == "slower");
+  CHECK(as->family == 8);
+  CHECK_FALSE(as->change_stands());
+  CHECK(pin->change_stands());
+  const std::string& t = c.summaries.at(0).text;
+  const auto chance = t.find("may be chance among the 8 phases compared");
+  REQUIRE(chance != std::string::npos);
+  CHECK(t.find("proof/prove/assemble") > chance);
+  CHECK(t.find("proof/prove/pin_abc") < chance);
+}
