@@ -49,7 +49,7 @@ TEST_CASE("report: an A/B folder gets report.md, report.html and plots", "[repor
       CHECK(html.find(ph) != std::string::npos);
     }
     // The injected +50% on ntt_h shows as slower in its row.
-    const std::string row = line_with(md, "proof/prove/ntt_h");
+    const std::string row = line_with(md, "| proof/prove/ntt_h |");
     INFO(row);
     CHECK(row.find("slower") != std::string::npos);
     CHECK(html.find("<html") != std::string::npos);
