@@ -57,7 +57,9 @@ CounterDelta counter_delta(const std::string& name, const PhaseData* a, const Ph
     return d;
   }
   d.ratio = *d.median_b / *d.median_a;
-  if (*d.ratio >= 2.0 || *d.ratio <= 0.5)
+  if (name == "os::cpu_per_wall")  // a level, not a count: both values say more than their ratio
+    d.note = fmt::format("{:.2f} -> {:.2f}", *d.median_a, *d.median_b);
+  else if (*d.ratio >= 2.0 || *d.ratio <= 0.5)
     d.note = fmt::format("x{:.2g}", *d.ratio);
   else
     d.note = pct(*d.ratio);

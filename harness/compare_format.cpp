@@ -53,10 +53,33 @@ std::map<std::string, std::string> unread_counters(const Comparison& c) {
   return out;
 }
 
-std::string counters_text(const PhaseComparison& r, const std::map<std::string, std::string>& unread) {
+// Whether a counter's change is worth a place in the narrow table: 10% or more either way (or
+// from 0 to something), and for the OS counters also large enough to matter to the phase: a CPU
+// time change of at least 5% of the phase's wall time, at least 10 faults or switches, 1 MiB of
+// peak RSS or I/O, 0.1 cores of cpu/wall (a 3 ms phase's CPU time moves by 40% from scheduling
+// alone). Unread counters (n/a) stay, with their reason.
+bool notable(const CounterDelta& d, const PhaseComparison& r) {
+  if (!d.median_a || !d.median_b) return true;
+  const bool relative = *d.median_a == 0 ? *d.median_b != 0 : d.ratio && (*d.ratio >= 1.1 || *d.ratio <= 1 / 1.1);
+  if (!relative) return false;
+  const double change = std::fabs(*d.median_b - *d.median_a);
+  auto ends_with = [&](const char* suffix) {
+    const std::string s(suffix);
+    return d.name.size() >= s.size() && d.name.compare(d.name.size() - s.size(), s.size(), s) == 0;
+  };
+  if (d.name == "os::cpu_per_wall") return change >= 0.1;
+  if (d.name == "os::maxrss_kib") return change >= 1024;
+  if (d.name.rfind("os::", 0) == 0 && (ends_with("char") || ends_with("_bytes"))) return change >= (1 << 20);
+  if (d.name.rfind("os::", 0) == 0 && ends_with("_ns")) return change >= 0.05 * std::max(r.median_a, r.median_b);
+  if (d.name.rfind("os::", 0) == 0) return change >= 10;
+  return true;
+}
+
+std::string counters_text(const PhaseComparison& r, const std::map<std::string, std::string>& unread,
+                          const FormatOptions& f) {
   std::string s;
   for (const auto& c : r.counters)
-    if (!unread.count(c.name)) s += (s.empty() ? "" : ", ") + c.name + " " + c.note;
+    if (!unread.count(c.name) && (f.wide || notable(c, r))) s += (s.empty() ? "" : ", ") + c.name + " " + c.note;
   return s;
 }
 
@@ -95,8 +118,13 @@ std::vector<std::string> legend(const Comparison& c, const FormatOptions& f) {
     out.push_back("accounting: a parent's change = its children's changes (wall time, change of medians) - the change of "
                   "the time children ran side by side (overlap, from the recorded spans) + what no child explains "
                   "(remainder); n.s.: the term's 95% bootstrap CI includes 0; concurrent: ran on another thread than its parent, beside it");
+  const auto unread = unread_counters(c);
+  bool counters = false;  // some counter was read somewhere, so the column's filter matters
+  for (const auto& r : c.rows)
+    for (const auto& d : r.counters) counters = counters || !unread.count(d.name);
+  if (counters && !f.wide) out.push_back("counters: those that changed by 10% or more and, for os:: counters, by enough to matter to the phase (docs/compare.md; --wide: every counter)");
   std::map<std::string, std::string> by_note;  // note -> counter names
-  for (const auto& [name, note] : unread_counters(c)) by_note[note] += (by_note[note].empty() ? "" : ", ") + name;
+  for (const auto& [name, note] : unread) by_note[note] += (by_note[note].empty() ? "" : ", ") + name;
   for (const auto& [note, names] : by_note)
     out.push_back(fmt::format("counters {}: {} on both sides in every row", names, note));
   return out;
@@ -132,7 +160,7 @@ std::vector<std::string> row_cells(const PhaseComparison& r, const std::map<std:
   cells.push_back(ratio);
   if (f.wide) cells.push_back(fmt::format("{:.3g}{}", r.p_value, r.exact_test ? "" : "*"));
   cells.push_back(verdict);
-  cells.push_back(counters_text(r, unread));
+  cells.push_back(counters_text(r, unread, f));
   return cells;
 }
 

@@ -57,6 +57,21 @@ bool note_environment(EnvSummary& env, const json& sample, const std::string& pr
   return false;
 }
 
+// os::cpu_per_wall: (user + system CPU time) / wall time of the phase, from the OS counters: how
+// many cores the phase kept busy on average (1 = one thread all along).
+void add_derived_counters(PhaseData& pd, const json& rec) {
+  if (!rec.contains("counters") || !rec["counters"].is_object()) return;
+  const json& c = rec["counters"];
+  auto num = [&](const char* k) { return c.contains(k) && c[k].is_number(); };
+  if (!c.contains("os::utime_ns") && !c.contains("os::stime_ns")) return;
+  auto& v = pd.counters["os::cpu_per_wall"];
+  const double wall = rec["wall_ns"].get<double>();
+  if (num("os::utime_ns") && num("os::stime_ns") && wall > 0)
+    v.push_back((c["os::utime_ns"].get<double>() + c["os::stime_ns"].get<double>()) / wall);
+  else
+    pd.counter_null_reason["os::cpu_per_wall"] = "os::utime_ns or os::stime_ns not read";
+}
+
 Side load_gbench(const std::string& path, const json& doc) {
   Side s;
   s.path = path;
@@ -145,6 +160,7 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
       } else {
         ++pd.gpu_null;
       }
+      add_derived_counters(pd, rec);
       if (rec.contains("counters") && rec["counters"].is_object()) {
         for (auto& [cn, cv] : rec["counters"].items()) {
           auto& vec = pd.counters[cn];  // creates the entry even when null

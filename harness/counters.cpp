@@ -23,9 +23,13 @@
 namespace cuzk {
 
 const std::vector<std::string>& default_probe_counters() {
-  static const std::vector<std::string> names = {
-      "PAPI_TOT_CYC", "PAPI_TOT_INS", "PAPI_L1_DCM",         "PAPI_L2_DCM",          "PAPI_L3_TCM",
-      "PAPI_BR_MSP",  "perf::PAGE-FAULTS", "perf::TASK-CLOCK", "perf::CONTEXT-SWITCHES"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v = {"PAPI_TOT_CYC", "PAPI_TOT_INS",      "PAPI_L1_DCM",      "PAPI_L2_DCM",
+                                  "PAPI_L3_TCM",  "PAPI_BR_MSP",       "perf::PAGE-FAULTS", "perf::TASK-CLOCK",
+                                  "perf::CONTEXT-SWITCHES"};
+    for (const auto& i : os_counters::all()) v.push_back(i.name);
+    return v;
+  }();
   return names;
 }
 
@@ -50,6 +54,11 @@ std::vector<std::string> parse_counter_list(const std::string& csv) {
   return out;
 }
 
+std::vector<std::string> with_os_defaults(std::vector<std::string> papi) {
+  for (const auto& n : os_counters::defaults()) papi.push_back(n);
+  return papi;
+}
+
 std::vector<std::string> counters_from(const std::optional<std::string>& flag,
                                        const std::vector<std::string>& fallback) {
   if (flag) return flag->empty() ? std::vector<std::string>{} : parse_counter_list(*flag);
@@ -72,9 +81,63 @@ int CounterSet::process_threads() {
 }
 
 std::string CounterSet::scope_text(const Reading& r) {
-  std::string s = fmt::format("{} of {} process threads", r.threads, process_threads());
-  if (r.retired > 0) s += fmt::format(" (+{} exited)", r.retired);
+  std::string s;
+  if (r.threads > 0 || r.retired > 0) {
+    s = fmt::format("{} of {} process threads", r.threads, process_threads());
+    if (r.retired > 0) s += fmt::format(" (+{} exited)", r.retired);
+  }
+  if (r.os) s += (s.empty() ? "os::*: " : "; os::*: ") + std::string(os_counters::kScope);
   return s;
+}
+
+CounterSource counter_source(const std::string& name) {
+  if (const auto* i = os_counters::find(name)) return {"os", os_counters::kScope, i->source, i->unit};
+  return {"papi", "the enlisted threads of the process (the pool's workers and every thread that opens a phase) over the phase's interval",
+          "PAPI eventsets, one per thread", ""};
+}
+
+CounterSet::CounterSet(const std::vector<std::string>& names) {
+  std::vector<size_t> papi, os;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const bool is_os = os_counters::is_os_name(names[i]);
+    status_.push_back({names[i], false, "", is_os ? "os" : "papi"});
+    (is_os ? os : papi).push_back(i);
+  }
+  std::string unknown;
+  for (size_t i : os)
+    if (!os_counters::find(names[i])) unknown += (unknown.empty() ? "'" : ", '") + names[i] + "'";
+  if (!unknown.empty()) {
+    std::string known;
+    for (const auto& k : os_counters::all()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+    throw CounterError(fmt::format("unknown OS counter {} (known: {})", unknown, known));
+  }
+  if (!papi.empty()) init_papi(papi);
+  papi_counted_ = counted_.size();
+  if (os.empty()) return;
+  std::vector<std::string> os_names;
+  for (size_t i : os) os_names.push_back(names[i]);
+  os_ = std::make_unique<os_counters::Reader>(os_names);
+  for (size_t k = 0; k < os.size(); ++k) {
+    status_[os[k]].available = os_->available(k);
+    status_[os[k]].reason = os_->reason(k);
+    if (os_->available(k)) counted_.push_back(os[k]);
+  }
+}
+
+CounterSet::Reading CounterSet::read() const {
+  Reading r = read_papi();
+  if (os_) {
+    std::vector<int64_t> v;
+    std::string err;
+    if (!os_->read(v, err)) {
+      r.ok = false;
+      r.error = err;
+      v.assign(counted_.size() - papi_counted_, 0);
+    }
+    r.values.insert(r.values.end(), v.begin(), v.end());
+    r.os = true;
+  }
+  return r;
 }
 
 #if CUZK_HAVE_PAPI
@@ -182,12 +245,12 @@ std::optional<std::string> disabled_component_reason(const std::string& name) {
 
 }  // namespace
 
-std::vector<CounterStatus> probe_counters(const std::vector<std::string>& names) {
+static std::vector<CounterStatus> probe_papi(const std::vector<std::string>& names) {
   std::vector<CounterStatus> out;
   const std::string& init = papi_init_error();
   std::lock_guard<std::mutex> lk(papi_mutex());
   for (const auto& name : names) {
-    CounterStatus s{name, false, ""};
+    CounterStatus s{name, false, "", "papi"};
     if (!init.empty()) {
       s.reason = init;
     } else {
@@ -252,25 +315,24 @@ struct ThreadState {
 thread_local ThreadState t_state;
 }  // namespace
 
-CounterSet::CounterSet(const std::vector<std::string>& names) {
-  for (const auto& n : names) status_.push_back({n, false, ""});
-  if (names.empty()) return;
+void CounterSet::init_papi(const std::vector<size_t>& idx) {
   const std::string& init = papi_init_error();
   if (!init.empty()) {
-    for (auto& s : status_) s.reason = init;
+    for (size_t i : idx) status_[i].reason = init;
     return;
   }
   std::vector<int> codes;
   std::vector<size_t> resolved;  // indices of names with an event code
   std::vector<std::string> unknown;
-  for (size_t i = 0; i < names.size(); ++i) {
+  for (size_t i : idx) {
+    const std::string& name = status_[i].name;
     int code = 0;
-    if (PAPI_event_name_to_code(const_cast<char*>(names[i].c_str()), &code) != PAPI_OK) {
-      if (auto disabled = disabled_component_reason(names[i])) {
+    if (PAPI_event_name_to_code(const_cast<char*>(name.c_str()), &code) != PAPI_OK) {
+      if (auto disabled = disabled_component_reason(name)) {
         status_[i].reason = *disabled;  // null in every record, with this reason
         continue;
       }
-      unknown.push_back(names[i]);
+      unknown.push_back(name);
       continue;
     }
     codes.push_back(code);
@@ -281,7 +343,8 @@ CounterSet::CounterSet(const std::vector<std::string>& names) {
     for (const auto& u : unknown) list += (list.empty() ? "'" : ", '") + u + "'";
     throw CounterError(fmt::format("unknown counter event {}: not a PAPI event name known here (papi_avail and "
                                    "papi_native_avail list them; names look like PAPI_TOT_INS or "
-                                   "perf::PAGE-FAULTS)",
+                                   "perf::PAGE-FAULTS), nor an OS counter (os::minflt, ...; cuzk-bench info "
+                                   "lists them)",
                                    list));
   }
   std::lock_guard<std::mutex> lk(papi_mutex());
@@ -342,9 +405,11 @@ void CounterSet::enlist_this_thread() {
   impl_->threads.push_back({thread_id(), es});
 }
 
-CounterSet::Reading CounterSet::read() const {
+bool CounterSet::papi_counting() const { return impl_ && !impl_->codes.empty(); }
+
+CounterSet::Reading CounterSet::read_papi() const {
   Reading r;
-  if (!impl_ || impl_->codes.empty()) return r;
+  if (!papi_counting()) return r;
   std::lock_guard<std::mutex> lk(papi_mutex());
   r.values.assign(impl_->retired_sum.begin(), impl_->retired_sum.end());
   std::vector<long long> buf(impl_->codes.size());
@@ -364,25 +429,47 @@ CounterSet::Reading CounterSet::read() const {
 
 #else  // !CUZK_HAVE_PAPI
 
-std::vector<CounterStatus> probe_counters(const std::vector<std::string>& names) {
+static std::vector<CounterStatus> probe_papi(const std::vector<std::string>& names) {
   std::vector<CounterStatus> out;
-  for (const auto& n : names) out.push_back({n, false, kReasonNoPapi});
+  for (const auto& n : names) out.push_back({n, false, kReasonNoPapi, "papi"});
   return out;
 }
 
 struct CounterSet::Impl {};
 
-CounterSet::CounterSet(const std::vector<std::string>& names) {
-  for (const auto& n : names) status_.push_back({n, false, kReasonNoPapi});
+void CounterSet::init_papi(const std::vector<size_t>& idx) {
+  for (size_t i : idx) status_[i].reason = kReasonNoPapi;
 }
+bool CounterSet::papi_counting() const { return false; }
 CounterSet::~CounterSet() = default;
 void CounterSet::enlist_this_thread() {}
-CounterSet::Reading CounterSet::read() const { return {}; }
+CounterSet::Reading CounterSet::read_papi() const { return {}; }
 
 #endif
 
+std::vector<CounterStatus> probe_counters(const std::vector<std::string>& names) {
+  std::vector<std::string> papi;
+  for (const auto& n : names)
+    if (!os_counters::is_os_name(n)) papi.push_back(n);
+  std::vector<CounterStatus> p = probe_papi(papi), out;
+  size_t k = 0;
+  for (const auto& n : names) {
+    if (!os_counters::is_os_name(n)) {
+      out.push_back(p[k++]);
+      continue;
+    }
+    if (!os_counters::find(n)) {
+      out.push_back({n, false, "not an OS counter name (cuzk-bench info lists them)", "os"});
+      continue;
+    }
+    os_counters::Reader r({n});
+    out.push_back({n, r.available(0), r.reason(0), "os"});
+  }
+  return out;
+}
+
 void CounterSet::enlist_pool(ThreadPool& pool) {
-  if (counted_.empty()) return;
+  if (!papi_counting()) return;  // the OS counters cover every thread without enlisting
   enlist_this_thread();
   if (ThreadPool::on_worker()) return;  // parallel_for would run inline
   const size_t n = pool.size();

@@ -1,4 +1,9 @@
-// Per-phase event counters through PAPI, chosen at run time by name.
+// Per-phase event counters, chosen at run time by name, from two sources that share one model
+// (a value or null with its reason, per phase; docs/counters.md): PAPI events (`PAPI_TOT_INS`,
+// `perf::PAGE-FAULTS`), and the operating system's counters (`os::minflt`, `os::utime_ns`, ...:
+// harness/os_counters.hpp), which need no PMU and no PAPI and cover the whole process.
+//
+// The PAPI part:
 //
 // Scope: counts cover every *enlisted* thread of the process. A thread is enlisted when it
 // opens a phase while counting is on, and the pool's workers are enlisted up front
@@ -12,9 +17,10 @@
 // attach permission by opening a hardware event, which fails on machines without a PMU,
 // such as the team's virtual machines.)
 //
-// Event names: a name PAPI does not know at all is an error (CounterError) up front; a known
-// event that cannot be counted here is recorded as null with the reason. Without PAPI built
-// in (CUZK_HAVE_PAPI == 0) every requested event is null with reason "PAPI not built in".
+// Event names: a name PAPI does not know at all is an error (CounterError) up front, and so is
+// an `os::` name that is not an OS counter; a known event that cannot be counted here is
+// recorded as null with the reason. Without PAPI built in (CUZK_HAVE_PAPI == 0) every requested
+// PAPI event is null with reason "PAPI not built in"; the OS counters work either way.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -22,6 +28,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "harness/os_counters.hpp"
 
 namespace cuzk {
 
@@ -31,7 +39,17 @@ struct CounterStatus {
   std::string name;
   bool available = false;
   std::string reason;  // why not available ("" when available)
+  std::string source;  // "papi" or "os"
 };
+
+// Where a counter comes from and what it covers, for the results header (docs/results-format.md).
+struct CounterSource {
+  std::string source;  // "papi" or "os"
+  std::string scope;   // which threads, over what interval
+  std::string how;     // the API that reads it
+  std::string unit;    // "" when the event does not say
+};
+CounterSource counter_source(const std::string& name);
 
 class CounterError : public std::runtime_error {
  public:
@@ -51,6 +69,10 @@ std::vector<CounterStatus> probe_counters(const std::vector<std::string>& names)
 // "a, b,c" -> {"a","b","c"}; duplicates dropped; an empty item throws CounterError.
 std::vector<std::string> parse_counter_list(const std::string& csv);
 
+// A recording command's default list: its PAPI events, then the default OS counters (always on:
+// they are cheap and need no PMU; os_counters::defaults()).
+std::vector<std::string> with_os_defaults(std::vector<std::string> papi);
+
 // The counter list of a recording command: the flag when given, else $CUZK_COUNTERS, else
 // `fallback`.
 std::vector<std::string> counters_from(const std::optional<std::string>& flag,
@@ -69,28 +91,39 @@ class CounterSet {
   // Indices (into status()) of the events that are counted; read() returns them in this order.
   const std::vector<size_t>& counted() const { return counted_; }
 
+  // Whether OS counters are counted (their scope is the whole process, not enlisted threads).
+  bool counts_os() const { return counted_.size() > papi_counted_; }
+
   void enlist_this_thread();              // idempotent; cheap after the first call per thread
   void enlist_pool(ThreadPool& pool);     // enlists every thread of the pool (and the caller)
 
   struct Reading {
     std::vector<int64_t> values;  // one per counted() event: sum over counted threads
-    int threads = 0;              // enlisted threads read (alive)
+    int threads = 0;              // enlisted threads read (alive; PAPI)
+    bool os = false;              // the OS counters were read (they cover the whole process)
     int retired = 0;              // enlisted threads that have exited (their final counts included)
     bool ok = true;
     std::string error;            // when !ok: why the read failed
   };
   Reading read() const;
 
-  // "3 of 3 process threads" (+ exited ones); `process_threads` from /proc/self/task.
+  // "3 of 3 process threads" (+ exited ones), and/or the OS counters' scope; `process_threads`
+  // from /proc/self/task.
   static std::string scope_text(const Reading& r);
   static int process_threads();
 
   struct Impl;
 
  private:
+  void init_papi(const std::vector<size_t>& idx);  // the PAPI names among status_
+  bool papi_counting() const;
+  Reading read_papi() const;
+
   std::vector<CounterStatus> status_;
-  std::vector<size_t> counted_;
+  std::vector<size_t> counted_;   // PAPI events first, then OS counters
   std::shared_ptr<Impl> impl_;
+  std::unique_ptr<os_counters::Reader> os_;
+  size_t papi_counted_ = 0;       // how many of counted_ are PAPI events
 };
 
 }  // namespace cuzk

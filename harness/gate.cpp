@@ -94,11 +94,12 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
     throw GateError(fmt::format("{}: invalid TOML: {}", name, e.description()));
   }
   GateThresholds g;
-  static const std::set<std::string> top = {"default", "phases", "required", "ignore", "new_phases"};
+  static const std::set<std::string> top = {"default", "phases", "required", "ignore", "new_phases", "counters"};
   for (auto& [k, v] : t)
     if (!top.count(std::string(k.str())))
-      throw GateError(fmt::format("{}: unknown table or key '{}' (known: default, phases, required, ignore, new_phases)",
-                                  name, std::string(k.str())));
+      throw GateError(fmt::format(
+          "{}: unknown table or key '{}' (known: default, phases, required, ignore, new_phases, counters)", name,
+          std::string(k.str())));
   const toml::table* def = t["default"].as_table();
   if (!def) throw GateError(name + ": missing [default] table with max_slowdown");
   for (auto& [k, v] : *def) {
@@ -154,6 +155,22 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
     }
   } else if (t.contains("new_phases")) {
     throw GateError(name + ": [new_phases] must be a table (max_ms, max_share)");
+  }
+  if (auto* cs = t["counters"].as_table()) {
+    for (auto& [phase, v] : *cs) {
+      const std::string p(phase.str());
+      auto* one = v.as_table();
+      if (!one || one->empty())
+        throw GateError(fmt::format("{}: [counters.\"{}\"] must be a table of \"counter\" = max ratio B/A", name, p));
+      for (auto& [counter, lim] : *one) {
+        const std::string cn(counter.str());
+        const double r = read_fraction(lim, fmt::format("[counters.\"{}\"] \"{}\"", p, cn), name);
+        if (r <= 0) throw GateError(fmt::format("{}: [counters.\"{}\"] \"{}\" must be a ratio above 0", name, p, cn));
+        g.counter_limits[p][cn] = r;
+      }
+    }
+  } else if (t.contains("counters")) {
+    throw GateError(name + ": [counters] must hold one table per phase: [counters.\"proof/synth\"] \"os::minflt\" = 2.0");
   }
   return g;
 }
@@ -235,6 +252,7 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
   // Named phases (thresholds and [required]) must exist in both files.
   std::set<std::string> named(t.required_phases.begin(), t.required_phases.end());
   for (auto& [p, v] : t.phases) named.insert(p);
+  for (auto& [p, v] : t.counter_limits) named.insert(p);
   for (const auto& p : named) {
     bool in_a = false, in_b = false;
     for (const auto& r : c.rows) {
@@ -278,6 +296,20 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
                                      where, r.n_a, r.n_b, t.min_samples));
       continue;
     }
+    if (auto lim = t.counter_limits.find(r.phase); lim != t.counter_limits.end()) {
+      for (const auto& [name, max] : lim->second) {
+        auto d = std::find_if(r.counters.begin(), r.counters.end(), [&](const CounterDelta& x) { return x.name == name; });
+        if (d == r.counters.end() || !d->median_a || !d->median_b) {
+          g.errors.push_back(fmt::format("counter {} of {} cannot be gated: {}", name, where,
+                                         d == r.counters.end() ? "not recorded" : d->note));
+          continue;
+        }
+        const double ratio = *d->median_a == 0 ? (*d->median_b == 0 ? 1.0 : INFINITY) : *d->median_b / *d->median_a;
+        if (ratio > max)
+          g.regressions.push_back(fmt::format("{}: counter {} went {:.6g} -> {:.6g} (medians, x{:.3g}), above max ratio {:g}",
+                                              where, name, *d->median_a, *d->median_b, ratio, max));
+      }
+    }
     if (r.verdict == "slower") {
       g.regressions.push_back(fmt::format("{}: {:+.1f}% (B/A {:.3f}, 95% CI [{:.3f}, {:.3f}], p = {:.3g}) exceeds max slowdown {:.1f}%",
                                           where, (r.ratio - 1) * 100, r.ratio, r.ci_low, r.ci_high, r.p_value,
@@ -319,6 +351,7 @@ nlohmann::json to_json(const GateResult& g) {
     for (const auto& [p, l] : g.thresholds->new_phase_overrides) overrides[p] = limit(l);
     j["thresholds"]["new_phases"] = limit(g.thresholds->new_phases);
     j["thresholds"]["new_phase_overrides"] = overrides;
+    j["thresholds"]["counters"] = g.thresholds->counter_limits;
   }
   j["comparison"] = g.comparison ? to_json(*g.comparison) : json(nullptr);
   return j;

@@ -38,6 +38,8 @@ struct GateThresholds {
   std::vector<std::string> ignore_phases;      // [ignore] phases = [...]: not gated (still compared)
   NewPhaseLimit new_phases;                    // [new_phases] max_ms, max_share: every new phase
   std::map<std::string, NewPhaseLimit> new_phase_overrides;  // [new_phases."path"]: one phase
+  // [counters."phase"] "counter" = max ratio B/A of the counter's medians (2.0: must not double)
+  std::map<std::string, std::map<std::string, double>> counter_limits;
 };
 
 // Parses and validates the thresholds file; throws GateError("FILE: what is wrong").

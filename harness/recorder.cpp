@@ -142,6 +142,7 @@ Sample Recorder::take_sample() {
       CounterSet::Reading scope;
       scope.threads = a.threads;
       scope.retired = a.retired;
+      scope.os = counters_->counts_os();
       r.counter_scope = CounterSet::scope_text(scope);
     } else if (!status.empty()) {
       r.counter_scope = "none (no requested counter is available)";

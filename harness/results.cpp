@@ -49,15 +49,18 @@ json make_header(const HeaderInfo& info) {
   h["tool"] = {{"name", kToolName}, {"version", kToolVersion}};
   h["provenance"] = provenance_to_json();
   h["machine"] = machine_json();
-  json requested = json::array(), available = json::array(), unavailable = json::object();
+  json requested = json::array(), available = json::array(), unavailable = json::object(), sources = json::object();
   for (const auto& c : info.counters) {
     requested.push_back(c.name);
     if (c.available)
       available.push_back(c.name);
     else
       unavailable[c.name] = c.reason;
+    const CounterSource src = counter_source(c.name);
+    sources[c.name] = {{"source", src.source}, {"scope", src.scope}, {"how", src.how}, {"unit", src.unit}};
   }
-  h["counters"] = {{"requested", requested}, {"available", available}, {"unavailable", unavailable}};
+  h["counters"] = {{"requested", requested}, {"available", available}, {"unavailable", unavailable},
+                   {"sources", sources}};
   h["command_line"] = info.command_line;
   h["suite"] = info.suite;
   // When the run started: reference results (results/reference/) must say when they were taken.

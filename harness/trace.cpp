@@ -14,6 +14,41 @@ namespace cuzk {
 
 using nlohmann::json;
 
+namespace {
+
+// Counter tracks ("ph": "C"): for each numeric counter of the root's direct children (proof/synth,
+// proof/prove, ...: they run one after another, so their process-wide counters do not overlap),
+// the phase's counter per millisecond of its wall time, from each occurrence's start to its end
+// (0 between). A record sums its occurrences, so every occurrence of a phase shows its average
+// rate. Counters of deeper phases stay in the X events' args.
+void add_counter_tracks(json& events, int pid, const json& spans, const json& phases, TraceStats& st) {
+  std::string root;
+  for (const auto& x : spans) {
+    const std::string p = x["path"].get<std::string>();
+    if (p.find('/') == std::string::npos) root = p;
+  }
+  if (root.empty()) return;
+  for (const auto& x : spans) {
+    const std::string path = x["path"].get<std::string>();
+    if (path.rfind(root + "/", 0) != 0 || path.find('/', root.size() + 1) != std::string::npos) continue;
+    auto r = phases.find(path);
+    if (r == phases.end() || !r->contains("counters")) continue;
+    const double wall_ms = (*r)["wall_ns"].get<double>() / 1e6;
+    if (wall_ms <= 0) continue;
+    const double start = static_cast<double>(x["start_ns"].get<int64_t>()) / 1000.0;
+    const double end = start + static_cast<double>(x["dur_ns"].get<uint64_t>()) / 1000.0;
+    for (const auto& [name, v] : (*r)["counters"].items()) {
+      if (!v.is_number()) continue;
+      const std::string track = name + " per ms";
+      events.push_back({{"ph", "C"}, {"name", track}, {"pid", pid}, {"ts", start}, {"args", {{track, v.get<double>() / wall_ms}}}});
+      events.push_back({{"ph", "C"}, {"name", track}, {"pid", pid}, {"ts", end}, {"args", {{track, 0.0}}}});
+      ++st.counter_events;
+    }
+  }
+}
+
+}  // namespace
+
 json make_trace(const ResultsFile& results, TraceStats* stats) {
   TraceStats st;
   json events = json::array();
@@ -60,6 +95,7 @@ json make_trace(const ResultsFile& results, TraceStats* stats) {
     }
     for (int64_t t : tids)
       events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", t}, {"args", {{"name", fmt::format("thread {}", t)}}}});
+    add_counter_tracks(events, pid, *sp, phases, st);
   }
   if (st.samples_with_spans == 0) {
     throw ResultsError(fmt::format("{}: no sample has spans, so there is nothing to trace ({} sample(s) without "

@@ -15,6 +15,7 @@ namespace cuzk {
 
 struct TraceStats {
   size_t events = 0;
+  size_t counter_events = 0;  // pairs of counter-track points (one per counter per occurrence)
   size_t samples_with_spans = 0;
   size_t samples_without_spans = 0;
 };

@@ -6,6 +6,7 @@
 #   scripts/gpu-ab-story.sh OUT_DIR ab          ab --a baseline --b pinned, e2e/gpu-medium, 5 rounds
 #   scripts/gpu-ab-story.sh OUT_DIR ab_stable   the same with --stable and 3 repetitions per round (blocks)
 #   scripts/gpu-ab-story.sh OUT_DIR report      report.md/report.html of each A/B folder
+#   scripts/gpu-ab-story.sh OUT_DIR overhead    the phase scope's cost with and without OS counters
 #
 # Steps may be chained. Logs and the A/B folders land in OUT_DIR. Needs the Debian packages of
 # docs/gpu-machine.md in .device/. Exit status: that of the first failed step.
@@ -37,6 +38,11 @@ step_report() {
     [[ -f $out/$d/b.jsonl ]] || continue
     "$bench" report "$out/$d" --python "$(command -v python3)" >"$out/report-$d.txt" 2>&1 || return 1
   done
+}
+step_overhead() {
+  cmake --build build/baseline -j16 --target bench_phase_overhead >>"$out/build.log" 2>&1 &&
+    build/baseline/suites/bench_phase_overhead --benchmark_repetitions=10 --benchmark_report_aggregates_only=true \
+      --benchmark_min_time=0.2s >"$out/overhead.txt" 2>&1
 }
 for s in "$@"; do
   echo "== $s $(date -u +%T)"

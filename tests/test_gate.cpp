@@ -247,3 +247,36 @@ TEST_CASE("gate: a phase only the candidate has is gated by [new_phases]") {
     CHECK(g.errors[0].find("t.toml") != std::string::npos);
   }
 }
+
+TEST_CASE("gate: [counters] limits a counter's ratio per phase (page faults must not double)") {
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 101;
+  b.seed = 202;
+  b.page_fault_factor = 3;  // every phase faults 3x as often; times unchanged
+  cuzk::test::write_synth(d.file("base.jsonl"), a);
+  cuzk::test::write_synth(d.file("cand.jsonl"), b);
+  auto gate = [&](const std::string& toml) {
+    cuzk::test::spit(d.file("t.toml"), "[default]\nmax_slowdown = 0.05\n" + toml);
+    return cuzk::run_gate(d.file("base.jsonl"), d.file("cand.jsonl"), d.file("t.toml"), {});
+  };
+  auto doubled = gate("[counters.\"proof/synth\"]\n\"perf::PAGE-FAULTS\" = 2.0\n");
+  INFO(nlohmann::json(doubled.regressions).dump() << nlohmann::json(doubled.errors).dump());
+  CHECK(doubled.exit_code == 1);
+  REQUIRE(doubled.regressions.size() == 1);
+  CHECK(doubled.regressions[0].find("proof/synth") != std::string::npos);
+  CHECK(doubled.regressions[0].find("above max ratio 2") != std::string::npos);
+  CHECK(gate("[counters.\"proof/synth\"]\n\"perf::PAGE-FAULTS\" = 4.0\n").exit_code == 0);
+  // A counter that was not read cannot be gated: an error, never a pass.
+  auto unread = gate("[counters.\"proof/synth\"]\n\"PAPI_TOT_CYC\" = 2.0\n");
+  CHECK(unread.exit_code == 2);
+  REQUIRE(!unread.errors.empty());
+  CHECK(unread.errors[0].find("cannot be gated") != std::string::npos);
+  // A phase that is not there, and malformed limits, are errors too.
+  CHECK(gate("[counters.\"proof/nowhere\"]\n\"perf::PAGE-FAULTS\" = 2.0\n").exit_code == 2);
+  for (const char* bad : {"[counters.\"proof/synth\"]\n\"perf::PAGE-FAULTS\" = 0\n", "[counters]\nx = 1\n",
+                          "[counters.\"proof/synth\"]\n\"perf::PAGE-FAULTS\" = \"two\"\n"}) {
+    INFO(bad);
+    CHECK(gate(bad).exit_code == 2);
+  }
+}

@@ -31,7 +31,7 @@ std::string write_valid_file(const std::string& path) {
   o.enlist_global_pool = false;
   cuzk::Recorder rec(o);
   cuzk::ResultsWriter w(path);
-  w.write(cuzk::make_header({"unit", {"test_results"}, {{"PAPI_TOT_CYC", false, "event does not exist"}}}));
+  w.write(cuzk::make_header({"unit", {"test_results"}, {{"PAPI_TOT_CYC", false, "event does not exist", "papi"}}}));
   std::vector<json> samples;
   rec.install();
   for (int i = 0; i < 2; ++i) {

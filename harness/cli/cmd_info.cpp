@@ -36,7 +36,9 @@ int run_info(bool as_json, const std::vector<std::string>& counters) {
   auto statuses = probe_counters(counters.empty() ? default_probe_counters() : counters);
   nlohmann::json cj = nlohmann::json::array();
   for (const auto& s : statuses) {
-    cj.push_back({{"name", s.name}, {"available", s.available}, {"reason", s.available ? "" : s.reason}});
+    const CounterSource src = counter_source(s.name);
+    cj.push_back({{"name", s.name}, {"available", s.available}, {"reason", s.available ? "" : s.reason},
+                  {"source", src.source}, {"how", src.how}, {"unit", src.unit}});
   }
   // Which proving backends this binary has and whether each can run here (the CUDA one probes
   // the GPU); scripts read cuda_backend_usable to decide on GPU cases.
@@ -94,7 +96,8 @@ int run_info(bool as_json, const std::vector<std::string>& counters) {
     fmt::print("  {:<24} {}\n", "cuda", "not built (no nvcc at configure time, or CUZK_CUDA=OFF)");
   fmt::print("\ncounters\n");
   for (const auto& s : statuses)
-    fmt::print("  {:<24} {}\n", s.name, s.available ? "available" : "unavailable: " + s.reason);
+    fmt::print("  {:<24} {:<5} {}\n", s.name, counter_source(s.name).source,
+               s.available ? "available" : "unavailable: " + s.reason);
   return kExitOk;
 }
 
@@ -103,7 +106,7 @@ Registrar reg("info", [](CLI::App& app) -> Runner {
   auto as_json = std::make_shared<bool>(false);
   auto counters = std::make_shared<std::vector<std::string>>();
   sub->add_flag("--json", *as_json, "machine-readable JSON");
-  sub->add_option("--counters", *counters, "PAPI events to probe (comma-separated); default: a standard list")
+  sub->add_option("--counters", *counters, "counters to probe (comma-separated PAPI events and os:: counters); default: a standard list and every os:: counter")
       ->delimiter(',');
   return [=] { return run_info(*as_json, *counters); };
 });

@@ -59,7 +59,7 @@ std::unique_ptr<Session> open_session(const ProveOptions& o) {
   so.out = o.out;
   so.overwrite = o.force;
   so.counters = o.counters;
-  so.default_counters = {"perf::PAGE-FAULTS", "perf::TASK-CLOCK"};
+  so.default_counters = with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"});
   try {
     return std::make_unique<Session>(so);
   } catch (const std::exception& e) {
@@ -148,7 +148,7 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
                 "loading, --warmup auto (docs/ab.md)");
   sub->add_option("--out", o->out, "results file (default results/local/prove-<UTC time>-<pid>.jsonl)");
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
-  auto* copt = sub->add_option("--counters", *counters, "comma-separated PAPI events (default $CUZK_COUNTERS or page faults, task clock)");
+  auto* copt = sub->add_option("--counters", *counters, "comma-separated counters: PAPI events and os:: counters (default $CUZK_COUNTERS, else perf::PAGE-FAULTS, perf::TASK-CLOCK and the default os:: counters; docs/counters.md)");
   sub->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
   sub->add_flag("--allow-cpu-fallback", o->allow_cpu_fallback, "use the cpu backend when --backend cannot run here (no GPU)");
   // circom inputs

@@ -120,7 +120,7 @@ int run_suite(RunOptions o) {
   so.out = o.out.empty() ? default_results_path(s.name) : o.out;
   so.overwrite = o.force;
   so.counters = o.counters;
-  so.default_counters = {"perf::PAGE-FAULTS", "perf::TASK-CLOCK"};
+  so.default_counters = with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"});
   std::unique_ptr<Session> session;
   try {
     session = std::make_unique<Session>(so);
@@ -237,7 +237,7 @@ Registrar reg("run", [](CLI::App& app) -> Runner {
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
   sub->add_option("--case", o->cases, "run only this case (repeatable)");
   sub->add_flag("--list", o->list, "validate the suite and print the cases that would run, with their parameters; run nothing");
-  auto* copt = sub->add_option("--counters", *counters, "comma-separated PAPI events (default $CUZK_COUNTERS or page faults, task clock)");
+  auto* copt = sub->add_option("--counters", *counters, "comma-separated counters: PAPI events and os:: counters (default $CUZK_COUNTERS, else perf::PAGE-FAULTS, perf::TASK-CLOCK and the default os:: counters; docs/counters.md)");
   return [=] {
     RunOptions opt = *o;
     if (copt->count() > 0) opt.counters = *counters;

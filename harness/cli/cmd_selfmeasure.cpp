@@ -150,7 +150,7 @@ int run_selfmeasure(const Options& o) {
   so.out = o.out;
   so.overwrite = o.force;
   so.counters = o.counters;
-  so.default_counters = kDefaultCounters;
+  so.default_counters = with_os_defaults(kDefaultCounters);
   so.spans = o.spans;
   std::unique_ptr<Session> session;
   try {
@@ -185,8 +185,8 @@ Registrar reg("selfmeasure", [](CLI::App& app) -> Runner {
   sub->add_option("--out", o->out, "results file (default results/local/selfmeasure-<UTC time>-<pid>.jsonl)");
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
   auto* copt = sub->add_option("--counters", *counters,
-                               "comma-separated PAPI events (default $CUZK_COUNTERS, else "
-                               "perf::PAGE-FAULTS,perf::TASK-CLOCK,PAPI_TOT_INS,PAPI_TOT_CYC; \"\" for none)");
+                               "comma-separated PAPI events and os:: counters (default $CUZK_COUNTERS, else "
+                               "perf::PAGE-FAULTS,perf::TASK-CLOCK,PAPI_TOT_INS,PAPI_TOT_CYC and the default os:: counters; \"\" for none)");
   sub->add_option("--touch-mib", o->touch_mib, "fresh memory touched in proof/prove/h2d (default 64)");
   sub->add_flag("--no-spans", *no_spans, "do not record spans (no trace possible)");
   return [=] {

@@ -31,7 +31,8 @@ int run_trace(const std::string& in, std::string out) {
     TraceStats st;
     nlohmann::json doc = make_trace(results, &st);
     write_file_atomically(out, doc.dump());
-    fmt::print("wrote {}: {} events from {} sample(s){}; open it in https://ui.perfetto.dev\n", out, st.events,
+    fmt::print("wrote {}: {} phase events{} from {} sample(s){}; open it in https://ui.perfetto.dev\n", out, st.events,
+               st.counter_events ? fmt::format(" and {} counter-track segments", st.counter_events) : std::string(),
                st.samples_with_spans,
                st.samples_without_spans ? fmt::format(" ({} sample(s) without spans skipped)", st.samples_without_spans)
                                         : std::string());

@@ -4,6 +4,8 @@
 //   RecorderNvtx           Recorder sink + NVTX ranges (no tool attached: NVTX's no-op path)
 //   RecorderNvtxNoSpans    as above without spans (aggregates only)
 //   RecorderPageFaults     Recorder + NVTX + 1 software counter (perf::PAGE-FAULTS)
+//   RecorderOsCounters     Recorder + NVTX + the default OS counters (getrusage; issue 17: under 2 us)
+//   RecorderOsCountersIo   as above plus the /proc/self/io counters (not in the default set)
 // The requirement (issue 2): a scope with NVTX and without PAPI costs under 1 microsecond.
 // Spans are cleared every kBatch scopes outside the timed region so memory stays bounded.
 #include <benchmark/benchmark.h>
@@ -77,6 +79,24 @@ void BM_PhaseRecorderPageFaults(benchmark::State& state) {
   run_scopes(state, &rec);
 }
 
+void os_counters_case(benchmark::State& state, std::vector<std::string> names) {
+  cuzk::RecorderOptions o;
+  o.nvtx = true;
+  o.counters = std::move(names);
+  o.enlist_global_pool = false;
+  cuzk::Recorder rec(o);
+  state.SetLabel(std::to_string(o.counters.size()) + " OS counters");
+  run_scopes(state, &rec);
+}
+
+void BM_PhaseRecorderOsCounters(benchmark::State& state) { os_counters_case(state, cuzk::os_counters::defaults()); }
+
+void BM_PhaseRecorderOsCountersIo(benchmark::State& state) {
+  std::vector<std::string> names;
+  for (const auto& i : cuzk::os_counters::all()) names.push_back(i.name);
+  os_counters_case(state, names);
+}
+
 }  // namespace
 
 BENCHMARK(BM_PhaseNoSink);
@@ -84,4 +104,6 @@ BENCHMARK(BM_PhaseRecorder);
 BENCHMARK(BM_PhaseRecorderNvtx);
 BENCHMARK(BM_PhaseRecorderNvtxNoSpans);
 BENCHMARK(BM_PhaseRecorderPageFaults);
+BENCHMARK(BM_PhaseRecorderOsCounters);
+BENCHMARK(BM_PhaseRecorderOsCountersIo);
 BENCHMARK_MAIN();

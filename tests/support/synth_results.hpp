@@ -43,7 +43,7 @@ inline nlohmann::json synth_header(const SynthSpec& s) {
   HeaderInfo info;
   info.suite = s.suite;
   info.command_line = {"test"};
-  info.counters = {{"perf::PAGE-FAULTS", true, ""}, {"PAPI_TOT_CYC", false, "event does not exist"}};
+  info.counters = {{"perf::PAGE-FAULTS", true, "", "papi"}, {"PAPI_TOT_CYC", false, "event does not exist", "papi"}};
   nlohmann::json h = make_header(info);
   if (s.edit_header) s.edit_header(h);
   return h;
