@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/clock.hpp"
 #include "harness/compare_detail.hpp"
 #include "harness/stats.hpp"
 
@@ -17,6 +18,12 @@ namespace {
 
 using json = nlohmann::json;
 using namespace compare_detail;
+
+// A counter's value in its unit: nanoseconds as a time, everything else as a count.
+std::string counter_value(const std::string& name, double v) {
+  const bool ns = name.size() > 3 && name.compare(name.size() - 3, 3, "_ns") == 0;
+  return ns ? fmt_ns(v) : fmt::format("{:.0f}", v);
+}
 
 CounterDelta counter_delta(const std::string& name, const PhaseData* a, const PhaseData* b) {
   CounterDelta d;
@@ -53,7 +60,7 @@ CounterDelta counter_delta(const std::string& name, const PhaseData* a, const Ph
     return d;
   }
   if (*d.median_a == 0) {
-    d.note = *d.median_b == 0 ? "=" : fmt::format("0 -> {:.0f}", *d.median_b);
+    d.note = *d.median_b == 0 ? "=" : "0 -> " + counter_value(name, *d.median_b);
     return d;
   }
   d.ratio = *d.median_b / *d.median_a;
@@ -282,8 +289,13 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         r.ratio = in_b ? INFINITY : 0.0;
         r.ci_low = r.ci_high = NAN;
         r.verdict = in_b ? "only in B" : "only in A";
+        // Its counters, like its time, are 0 where it did not run (a counter unread where it ran
+        // stays n/a with its reason).
+        PhaseData absent;
         for (const auto& [n, v] : d.counters)
-          r.counters.push_back(counter_delta(n, in_b ? nullptr : &d, in_b ? &d : nullptr));
+          if (!v.empty()) absent.counters[n].assign(zeros.size(), 0.0);
+        for (const auto& [n, v] : d.counters)
+          r.counters.push_back(counter_delta(n, in_b ? &absent : &d, in_b ? &d : &absent));
         c.rows.push_back(r);
         continue;
       }
