@@ -9,6 +9,9 @@
 #include "catch.hpp"
 #include "harness/recorder.hpp"
 #include "cuda/diagnostics.hpp"
+#if CUZK_HAVE_GPU_COUNTERS
+#include "cuda/gpu_counters.hpp"
+#endif
 #include "cuda/gpu_ops.hpp"
 #include "cuda/runtime.hpp"
 #include "prover/circom/circom.hpp"
@@ -361,3 +364,52 @@ TEST_CASE("gpu_ns of a phase whose GPU work is a known sleep kernel is within 5%
     CHECK(gpu[i] <= 1.05 * kSleepNs);
   }
 }
+
+#if CUZK_HAVE_GPU_COUNTERS
+TEST_CASE("GPU counters per range (CUPTI Range Profiler): known DRAM bytes, compute-bound SM throughput, idle, bad names") {
+  namespace gc = cuzk::cuda::gpu_counters;
+  constexpr size_t kBytes = size_t(512) << 20;  // 8.5x the H200's L2: the reads come from DRAM
+  cuda::ReadBuffer buf(kBytes);
+  const std::vector<std::string> metrics = {"dram__bytes_read.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                                            "pcie__read_bytes.sum", "nvlrx__bytes.sum"};
+  gc::RangeProfiler prof(metrics);
+  INFO("chip " << prof.chip() << ", " << prof.passes() << " passes");
+  std::string unavailable;
+  for (const auto& st : prof.status()) {
+    INFO(st.name << ": " << (st.available ? "available" : st.reason));
+    CHECK((st.available || !st.reason.empty()));
+    if (!st.available) unavailable = st.name;
+  }
+  size_t runs = 0;
+  prof.collect([&] {
+    ++runs;
+    prof.push("read");
+    buf.read_once();
+    prof.pop();
+    prof.push("compute");
+    cuda::compute_bound(20000);
+    prof.pop();
+    prof.push("idle");
+    prof.pop();
+  });
+  CHECK(runs == prof.passes());
+  auto r = prof.results();
+  REQUIRE(r.count("read"));
+  REQUIRE(r.count("compute"));
+  REQUIRE(r.count("idle"));
+  const auto dram = r["read"]["dram__bytes_read.sum"];
+  REQUIRE(dram.has_value());
+  INFO("DRAM read bytes " << *dram << " for a " << kBytes << "-byte read");
+  CHECK(*dram >= 0.9 * kBytes);
+  CHECK(*dram <= 1.1 * kBytes);
+  const auto sm = r["compute"]["sm__throughput.avg.pct_of_peak_sustained_elapsed"];
+  REQUIRE(sm.has_value());
+  CHECK(*sm > 50);
+  const auto idle = r["idle"]["sm__throughput.avg.pct_of_peak_sustained_elapsed"];
+  CHECK((!idle.has_value() || *idle < 1));
+  // A metric that cannot be collected here is null in every range, with its reason above.
+  if (!unavailable.empty()) CHECK_FALSE(r["read"][unavailable].has_value());
+  // An unknown name is an error before any work.
+  CHECK_THROWS_AS(gc::RangeProfiler({"nonsense__metric.sum"}), gc::GpuCounterError);
+}
+#endif  // CUZK_HAVE_GPU_COUNTERS
