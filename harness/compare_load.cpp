@@ -72,6 +72,31 @@ void add_derived_counters(PhaseData& pd, const json& rec) {
     pd.counter_null_reason["os::cpu_per_wall"] = "os::utime_ns or os::stime_ns not read";
 }
 
+// The "gpu_counters" lines (an untimed counters pass per case): each metric becomes the
+// counter gpu::<metric> of its phase, one value per pass set, beside the phase's samples.
+void add_gpu_counters(Side& s, const ResultsFile& rf) {
+  for (const auto& line : rf.gpu_counters) {
+    const json& g = line.value;
+    auto it = s.cases.find(key_of(g["suite"].get<std::string>(), g["case"].get<std::string>(), g["parameters"].dump()));
+    if (it == s.cases.end()) continue;
+    for (auto& [phase, values] : g["phases"].items()) {
+      auto pd = it->second.phases.find(phase);
+      if (pd == it->second.phases.end()) continue;
+      for (auto& [metric, v] : values.items()) {
+        const std::string name = "gpu::" + metric;
+        auto& vec = pd->second.counters[name];
+        if (v.is_number()) {
+          vec.push_back(v.get<double>());
+        } else {
+          const json& st = g["metrics"].contains(metric) ? g["metrics"][metric] : json::object();
+          const std::string why = st.is_object() && st.contains("reason") && st["reason"].is_string() ? st["reason"].get<std::string>() : "";
+          pd->second.counter_null_reason[name] = why.empty() ? "not collected" : why;
+        }
+      }
+    }
+  }
+}
+
 Side load_gbench(const std::string& path, const json& doc) {
   Side s;
   s.path = path;
@@ -177,6 +202,7 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
       }
     }
   }
+  add_gpu_counters(s, rf);
   return s;
 }
 

@@ -92,6 +92,9 @@ std::string CounterSet::scope_text(const Reading& r) {
 
 CounterSource counter_source(const std::string& name) {
   if (const auto* i = os_counters::find(name)) return {"os", os_counters::kScope, i->source, i->unit};
+  if (name.rfind("gpu::", 0) == 0)
+    return {"cupti", "the GPU's work inside the phase's range, on the thread that drives the GPU",
+            "CUPTI Range Profiler, an untimed counters pass (\"gpu_counters\" lines)", ""};
   return {"papi", "the enlisted threads of the process (the pool's workers and every thread that opens a phase) over the phase's interval",
           "PAPI eventsets, one per thread", ""};
 }

@@ -61,6 +61,28 @@ PorepJobResult run_porep_job(Session& session, const PorepJob& job) {
   std::unique_ptr<groth16::Backend> backend = groth16::make_backend(job.backend);
   const nlohmann::json recorded = porep_job_parameters(job);
   std::optional<groth16::ProvingKey> pk;  // resident after the first load
+  // One proof of the sector, the work inside every recorded sample and every counters pass.
+  auto one_proof = [&] {
+    instr::Phase proof("proof");
+    {
+      instr::Phase srs("srs_load");
+      if (!pk) {
+        pk = groth16::load_params(params_path);
+        groth16::check_params_shape(*pk, shape.inputs, shape.aux, shape.constraints, "the circuit " + P.to_string());
+      }
+    }
+    auto assignments = synth::synthesize_partitions(circuits);
+    instr::Phase prove("prove");
+    // One proving call for the sector's partitions, as the engine this project models makes.
+    std::vector<groth16::Witness> ws;
+    std::vector<groth16::Randomness> rs;
+    for (uint32_t i = 0; i < job.partitions; ++i) {
+      const auto& pa = assignments[i];
+      ws.push_back(groth16::witness_of(pa));
+      rs.push_back(job.rs_seed ? groth16::Randomness::from_seed(*job.rs_seed + i) : groth16::Randomness::secure());
+    }
+    return backend->prove_batch(*pk, ws, rs);
+  };
   PorepJobResult result;
   int rep = 0;  // on_rep's index: warm-ups, then measured repetitions
   // One recorded proof (`index` counts warm-ups and measured repetitions apart); returns the
@@ -69,25 +91,7 @@ PorepJobResult run_porep_job(Session& session, const PorepJob& job) {
     if (job.on_rep) job.on_rep(rep++, warm);
     std::vector<groth16::Proof> proofs;
     const nlohmann::json line = session.measure({job.suite, job.case_name, recorded, "", index, warm}, [&] {
-      instr::Phase proof("proof");
-      {
-        instr::Phase srs("srs_load");
-        if (!pk) {
-          pk = groth16::load_params(params_path);
-          groth16::check_params_shape(*pk, shape.inputs, shape.aux, shape.constraints, "the circuit " + P.to_string());
-        }
-      }
-      auto assignments = synth::synthesize_partitions(circuits);
-      instr::Phase prove("prove");
-      // One proving call for the sector's partitions, as the engine this project models makes.
-      std::vector<groth16::Witness> ws;
-      std::vector<groth16::Randomness> rs;
-      for (uint32_t i = 0; i < job.partitions; ++i) {
-        const auto& pa = assignments[i];
-        ws.push_back(groth16::witness_of(pa));
-        rs.push_back(job.rs_seed ? groth16::Randomness::from_seed(*job.rs_seed + i) : groth16::Randomness::secure());
-      }
-      proofs = backend->prove_batch(*pk, ws, rs);
+      proofs = one_proof();
     });
     // Verification checks the proofs; it is not part of the timed proving job.
     for (uint32_t i = 0; i < job.partitions; ++i) {
@@ -111,6 +115,13 @@ PorepJobResult run_porep_job(Session& session, const PorepJob& job) {
                job.suite, job.case_name, plan.cap, kSettleWindow, result.warmup.spread * 100, kSettleSpread * 100);
   for (int i = 0; i < job.reps; ++i) prove_once(false, i);
   if (job.on_rep) job.on_rep(rep, false);
+  if (job.gpu_counters) {
+    nlohmann::json body = job.gpu_counters([&] { one_proof(); });
+    body["suite"] = job.suite;
+    body["case"] = job.case_name;
+    body["parameters"] = recorded;
+    session.write_gpu_counters(body);
+  }
   return result;
 }
 

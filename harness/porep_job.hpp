@@ -31,6 +31,9 @@ struct PorepJob {
   int warmup_cap = kDefaultWarmupCap;  // warmup_auto: the most warm-ups
   std::string backend = "cpu";
   std::function<void(int rep, bool warm)> on_rep;  // progress: before each repetition and once after
+  // The GPU counters pass (cli/gpu_counter_pass.hpp), run after the repetitions when set: it runs
+  // the given proof as often as it needs (untimed) and returns the "gpu_counters" line's body.
+  std::function<nlohmann::json(const std::function<void()>& one_proof)> gpu_counters;
 };
 
 // The cache path of generated parameters (results/local/params/, relative to the working dir).

@@ -44,6 +44,12 @@ std::string variant_name() {
   return p.preset && *p.preset ? std::string(p.preset) : std::string("custom");
 }
 
+json make_gpu_counters_line(const json& body) {
+  json g = line_base("gpu_counters");
+  for (auto& [k, v] : body.items()) g[k] = v;
+  return g;
+}
+
 json make_header(const HeaderInfo& info) {
   json h = line_base("header");
   h["tool"] = {{"name", kToolName}, {"version", kToolVersion}};
@@ -407,6 +413,20 @@ void validate_sample(const Ctx& c, const json& s) {
   }
 }
 
+void validate_gpu_counters(const Ctx& c, const json& g) {
+  need_string(c, g, "gpu_counters", "suite");
+  need_string(c, g, "gpu_counters", "case");
+  need_object(c, g, "gpu_counters", "parameters");
+  need_object(c, g, "gpu_counters", "metrics");
+  need_object(c, g, "gpu_counters", "phases");
+  for (auto& [phase, values] : g["phases"].items()) {
+    if (!values.is_object()) c.fail(fmt::format("gpu_counters phase '{}' must be an object of metric -> number or null", phase));
+    for (auto& [m, v] : values.items())
+      if (!v.is_number() && !v.is_null())
+        c.fail(fmt::format("gpu_counters phase '{}' metric '{}' must be a number or null, not {}", phase, m, kind(v)));
+  }
+}
+
 void validate_summary(const Ctx& c, const json& s) {
   need_uint(c, s, "summary", "samples");
   need_object(c, s, "summary", "phases");
@@ -459,12 +479,16 @@ ResultsFile parse_results(const std::string& text, const std::string& name) {
       if (!have_header) c.fail("sample line before the header line");
       validate_sample(c, v);
       f.samples.push_back({lineno, std::move(v)});
+    } else if (type == "gpu_counters") {
+      if (!have_header) c.fail("gpu_counters line before the header line");
+      validate_gpu_counters(c, v);
+      f.gpu_counters.push_back({lineno, std::move(v)});
     } else if (type == "summary") {
       if (!have_header) c.fail("summary line before the header line");
       validate_summary(c, v);
       f.summary = ResultsLine{lineno, std::move(v)};
     } else {
-      c.fail(fmt::format("unknown line type \"{}\" (expected header, sample or summary)", type));
+      c.fail(fmt::format("unknown line type \"{}\" (expected header, sample, gpu_counters or summary)", type));
     }
   }
   return f;

@@ -65,6 +65,9 @@ nlohmann::json phase_record_json(const PhaseRecord& r);
 nlohmann::json make_sample(const SampleInfo& info, const Sample& sample, bool with_spans = true);
 // Per-phase medians over the non-warm-up samples (sample lines as written).
 nlohmann::json make_summary(const std::vector<nlohmann::json>& samples, uint64_t elapsed_ns);
+// A "gpu_counters" line: `body` (suite, case, parameters, variant, method, chip, passes, metrics,
+// phases) with the schema fields (docs/results-format.md).
+nlohmann::json make_gpu_counters_line(const nlohmann::json& body);
 
 // ---- writing ----
 class ResultsWriter {
@@ -100,6 +103,7 @@ struct ResultsFile {
   ResultsLine header;
   std::vector<ResultsLine> samples;
   std::optional<ResultsLine> summary;  // absent when the run did not finish
+  std::vector<ResultsLine> gpu_counters;  // "gpu_counters" lines (a counters pass per case)
 };
 
 // Validates the whole file; throws ResultsError("path:line: ...") on the first problem.

@@ -71,6 +71,8 @@ nlohmann::json Session::record(const SampleInfo& info, const Sample& sample, con
   return line;
 }
 
+void Session::write_gpu_counters(const nlohmann::json& body) { writer_->write(make_gpu_counters_line(body)); }
+
 nlohmann::json Session::finish(const nlohmann::json& extra) {
   nlohmann::json summary = make_summary(samples_, now_ns() - t0_);
   merge_line_fields(summary, extra, "summary");

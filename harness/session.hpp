@@ -46,6 +46,8 @@ class Session {
   // Writes the summary line (per-phase medians over the non-warm-up samples) with extra's keys
   // merged in (an object; throws ResultsError if one would replace a summary field); returns it.
   nlohmann::json finish(const nlohmann::json& extra = nlohmann::json::object());
+  // Writes a "gpu_counters" line (results.hpp make_gpu_counters_line) from `body`.
+  void write_gpu_counters(const nlohmann::json& body);
 
   const std::string& path() const { return writer_->path(); }
   const std::vector<CounterStatus>& counter_status() const { return recorder_->counter_status(); }

@@ -7,6 +7,7 @@
 #   scripts/gpu-ab-story.sh OUT_DIR ab_stable   the same with --stable and 3 repetitions per round (blocks)
 #   scripts/gpu-ab-story.sh OUT_DIR report      report.md/report.html of each A/B folder
 #   scripts/gpu-ab-story.sh OUT_DIR overhead    the phase scope's cost with and without OS counters
+#   scripts/gpu-ab-story.sh OUT_DIR counters    gpu-medium's proof with GPU counters, baseline and pinned
 #
 # Steps may be chained. Logs and the A/B folders land in OUT_DIR. Needs the Debian packages of
 # docs/gpu-machine.md in .device/. Exit status: that of the first failed step.
@@ -43,6 +44,13 @@ step_overhead() {
   cmake --build build/baseline -j16 --target bench_phase_overhead >>"$out/build.log" 2>&1 &&
     build/baseline/suites/bench_phase_overhead --benchmark_repetitions=10 --benchmark_report_aggregates_only=true \
       --benchmark_min_time=0.2s >"$out/overhead.txt" 2>&1
+}
+step_counters() {
+  local p
+  for p in baseline pinned; do
+    build/$p/harness/cuzk-bench prove --backend cuda --partitions 4 --challenges 4 --layers 1 --parents 2 --depth 6 \
+      --reps 3 --warmup 1 --gpu-counters default --out "$out/counters-$p.jsonl" --force >"$out/counters-$p.txt" 2>&1 || return 1
+  done
 }
 for s in "$@"; do
   echo "== $s $(date -u +%T)"

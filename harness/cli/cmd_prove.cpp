@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/gpu_counter_pass.hpp"
 #include "harness/cli/prove_circom.hpp"
 #include "harness/porep_job.hpp"
 #include "harness/session.hpp"
@@ -46,6 +47,7 @@ struct ProveOptions {
   std::string out;
   bool force = false;
   std::optional<std::string> counters;
+  std::optional<std::string> gpu_counters;  // --gpu-counters (else $CUZK_GPU_COUNTERS)
   std::string backend = "cpu";
   bool allow_cpu_fallback = false;
   CircomProveOptions circom;
@@ -89,6 +91,17 @@ int run_prove_porep(const ProveOptions& o) {
 
   if (!o.params.empty() && !std::filesystem::exists(o.params))
     throw Error(fmt::format("--params {}: no such file (omit --params to generate and cache parameters)", o.params));
+  // GPU counters are checked on this GPU before any file is written or any work runs.
+  std::shared_ptr<GpuCounterPass> gpu_pass;
+  try {
+    const std::vector<std::string> metrics = gpu_counters_from(o.gpu_counters);
+    if (!metrics.empty()) {
+      if (o.backend != "cuda") throw Error("--gpu-counters needs --backend cuda (the counters are the GPU's)");
+      gpu_pass = std::make_shared<GpuCounterPass>(metrics);
+    }
+  } catch (const CounterError& e) {
+    throw Error(e.what());
+  }
   std::unique_ptr<Session> session = open_session(o);
   PorepJob job;
   job.circuit = P;
@@ -102,6 +115,12 @@ int run_prove_porep(const ProveOptions& o) {
   job.warmup_cap = o.warmup.cap;
   job.reps = o.reps;
   job.backend = o.backend;  // resolved before the session opened (resolve_backend)
+  if (gpu_pass) {
+    job.gpu_counters = [gpu_pass](const std::function<void()>& one_proof) {
+      fmt::print(stderr, "[prove] GPU counters pass: the proof runs {} more time(s), untimed\n", gpu_pass->passes());
+      return gpu_pass->run(one_proof);
+    };
+  }
   PorepJobResult result;
   try {
     result = run_porep_job(*session, job);
@@ -149,6 +168,10 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
   sub->add_option("--out", o->out, "results file (default results/local/prove-<UTC time>-<pid>.jsonl)");
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
   auto* copt = sub->add_option("--counters", *counters, "comma-separated counters: PAPI events and os:: counters (default $CUZK_COUNTERS, else perf::PAGE-FAULTS, perf::TASK-CLOCK and the default os:: counters; docs/counters.md)");
+  auto gpu_counters = std::make_shared<std::string>();
+  auto* gopt = sub->add_option("--gpu-counters", *gpu_counters,
+                               "GPU metrics per GPU phase from an untimed counters pass after the repetitions (Nsight "
+                               "Compute names, comma-separated, or 'default'; default $CUZK_GPU_COUNTERS; docs/counters.md)");
   sub->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
   sub->add_flag("--allow-cpu-fallback", o->allow_cpu_fallback, "use the cpu backend when --backend cannot run here (no GPU)");
   // circom inputs
@@ -161,6 +184,7 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
   return [=] {
     ProveOptions opt = *o;
     if (copt->count() > 0) opt.counters = *counters;
+    if (gopt->count() > 0) opt.gpu_counters = *gpu_counters;
     std::optional<WarmupPlan> plan;
     try {
       plan = resolve_warmup(wopt->count() > 0 ? std::optional<std::string>(*warmup) : std::nullopt,
@@ -178,6 +202,7 @@ Registrar reg("prove", [](CLI::App& app) -> Runner {
         throw Error("circom mode needs --zkey, --wtns, --proof and --public");
       if (*stable || opt.warmup.automatic)
         throw Error("--stable and --warmup auto apply to the PoRep-shaped sector; circom mode proves once (drop them)");
+      if (opt.gpu_counters) throw Error("--gpu-counters applies to the PoRep-shaped sector, not circom mode");
       opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
       opt.circom.backend = opt.backend;
       return run_prove_circom_recorded(opt);

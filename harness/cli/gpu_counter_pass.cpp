@@ -1,0 +1,130 @@
+// The GPU counters pass: see gpu_counter_pass.hpp.
+#include "harness/cli/gpu_counter_pass.hpp"
+
+#include <fmt/core.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "harness/counters.hpp"
+#include "prover/instr/phase.hpp"
+
+#if CUZK_HAVE_GPU_COUNTERS
+#include "cuda/gpu_counters.hpp"
+#endif
+
+namespace cuzk {
+
+std::vector<std::string> gpu_counters_from(const std::optional<std::string>& flag) {
+  std::optional<std::string> v = flag;
+  if (!v)
+    if (const char* env = std::getenv("CUZK_GPU_COUNTERS")) v = std::string(env);
+  if (!v || v->empty()) return {};
+  if (*v == "default") {
+#if CUZK_HAVE_GPU_COUNTERS
+    return cuda::gpu_counters::default_metrics();
+#else
+    return {"default"};  // refused by GpuCounterPass with the reason
+#endif
+  }
+  return parse_counter_list(*v);
+}
+
+#if CUZK_HAVE_GPU_COUNTERS
+
+namespace gc = cuda::gpu_counters;
+
+namespace {
+
+// The sink of the counters pass: a CUPTI range for each direct child of the stage opened on the
+// stage's thread; every other scope is ignored.
+class RangeSink final : public instr::PhaseSink {
+ public:
+  RangeSink(gc::RangeProfiler& prof, const std::string& stage) : prof_(prof), stage_(stage) {}
+  void* begin(const std::string& path) override {
+    if (path == stage_) {
+      stage_thread_ = std::this_thread::get_id();
+      return &kIgnored;
+    }
+    const bool child = path.size() > stage_.size() + 1 && path.compare(0, stage_.size(), stage_) == 0 &&
+                       path[stage_.size()] == '/' && path.find('/', stage_.size() + 1) == std::string::npos;
+    if (!child || std::this_thread::get_id() != stage_thread_) return &kIgnored;
+    prof_.push(path);
+    return &kPushed;
+  }
+  void end(void* token) override {
+    if (token == &kPushed) prof_.pop();
+  }
+  void gpu_time(const std::string&, uint64_t) override {}
+
+ private:
+  static inline char kIgnored = 0, kPushed = 0;
+  gc::RangeProfiler& prof_;
+  std::string stage_;
+  std::thread::id stage_thread_;
+};
+
+}  // namespace
+
+struct GpuCounterPass::Impl {
+  std::unique_ptr<gc::RangeProfiler> prof;
+  std::string stage;
+};
+
+GpuCounterPass::GpuCounterPass(const std::vector<std::string>& metrics, std::string stage)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->stage = std::move(stage);
+  try {
+    impl_->prof = std::make_unique<gc::RangeProfiler>(metrics);
+  } catch (const std::exception& e) {
+    throw CounterError(fmt::format("--gpu-counters: {}", e.what()));
+  }
+}
+
+size_t GpuCounterPass::passes() const { return impl_->prof->passes(); }
+
+nlohmann::json GpuCounterPass::run(const std::function<void()>& one_proof) {
+  RangeSink sink(*impl_->prof, impl_->stage);
+  instr::set_sink(&sink);
+  try {
+    impl_->prof->collect(one_proof);
+  } catch (...) {
+    instr::set_sink(nullptr);
+    throw;
+  }
+  instr::set_sink(nullptr);
+  nlohmann::json metrics = nlohmann::json::object(), phases = nlohmann::json::object();
+  for (const auto& st : impl_->prof->status())
+    metrics[st.name] = {{"available", st.available}, {"reason", st.reason}};
+  for (const auto& [range, values] : impl_->prof->results()) {
+    nlohmann::json v = nlohmann::json::object();
+    for (const auto& [m, x] : values) v[m] = x ? nlohmann::json(*x) : nlohmann::json(nullptr);
+    phases[range] = v;
+  }
+  return {{"method", fmt::format("CUPTI Range Profiler on {}: one user range per direct child of {} on the thread "
+                                 "that drives the GPU; user replay: the proof ran {} times (passes), untimed; a "
+                                 "phase occurring several times sums .sum metrics and averages the others",
+                                 impl_->prof->chip(), impl_->stage, impl_->prof->passes())},
+          {"chip", impl_->prof->chip()},
+          {"passes", impl_->prof->passes()},
+          {"metrics", metrics},
+          {"phases", phases}};
+}
+
+#else  // no CUPTI in this build
+
+struct GpuCounterPass::Impl {};
+
+GpuCounterPass::GpuCounterPass(const std::vector<std::string>&, std::string) {
+  throw CounterError(
+      "--gpu-counters: this build has no GPU counters (they need the CUDA backend and CUPTI from the CUDA toolkit at "
+      "configure time)");
+}
+size_t GpuCounterPass::passes() const { return 0; }
+nlohmann::json GpuCounterPass::run(const std::function<void()>&) { return nullptr; }
+
+#endif
+
+GpuCounterPass::~GpuCounterPass() = default;
+
+}  // namespace cuzk
