@@ -196,7 +196,12 @@ RangeProfiler::RangeProfiler(const std::vector<std::string>& metrics, size_t max
   }
 }
 
-RangeProfiler::~RangeProfiler() = default;
+RangeProfiler::~RangeProfiler() {
+  impl_.reset();  // the host objects first
+  // Leaves no profiler initialized behind: work after this object runs as if CUPTI were absent.
+  auto dp = params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+  cuptiProfilerDeInitialize(&dp);
+}
 
 size_t RangeProfiler::passes() const {
   size_t n = 0;

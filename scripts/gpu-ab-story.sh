@@ -8,6 +8,8 @@
 #   scripts/gpu-ab-story.sh OUT_DIR report      report.md/report.html of each A/B folder
 #   scripts/gpu-ab-story.sh OUT_DIR overhead    the phase scope's cost with and without OS counters
 #   scripts/gpu-ab-story.sh OUT_DIR counters    gpu-medium's proof with GPU counters, baseline and pinned
+#   scripts/gpu-ab-story.sh OUT_DIR counters_cost  the same proof with and without --gpu-counters (baseline)
+#   scripts/gpu-ab-story.sh OUT_DIR build_baseline  configure and build the baseline preset only
 #
 # Steps may be chained. Logs and the A/B folders land in OUT_DIR. Needs the Debian packages of
 # docs/gpu-machine.md in .device/. Exit status: that of the first failed step.
@@ -24,6 +26,10 @@ step_build() {
     cmake --preset $p -DCMAKE_PREFIX_PATH="$DEPS_PREFIX" >>"$out/build.log" 2>&1 &&
       cmake --build build/$p -j16 --target cuzk-bench >>"$out/build.log" 2>&1 || return 1
   done
+}
+step_build_baseline() {
+  cmake --preset baseline -DCMAKE_PREFIX_PATH="$DEPS_PREFIX" >>"$out/build.log" 2>&1 &&
+    cmake --build build/baseline -j16 --target cuzk-bench >>"$out/build.log" 2>&1
 }
 step_ab() {
   "$bench" ab --a baseline --b pinned --suite e2e --case gpu-medium --backend cuda --rounds 5 --no-build \
@@ -50,6 +56,13 @@ step_counters() {
   for p in baseline pinned; do
     build/$p/harness/cuzk-bench prove --backend cuda --partitions 4 --challenges 4 --layers 1 --parents 2 --depth 6 \
       --reps 3 --warmup 1 --gpu-counters default --out "$out/counters-$p.jsonl" --force >"$out/counters-$p.txt" 2>&1 || return 1
+  done
+}
+step_counters_cost() {
+  local mode sector="--backend cuda --partitions 4 --challenges 4 --layers 1 --parents 2 --depth 6 --reps 5 --warmup 1"
+  for mode in off on; do
+    /usr/bin/time -f "%e s elapsed" build/baseline/harness/cuzk-bench prove $sector \
+      $([[ $mode == on ]] && echo --gpu-counters default) --out "$out/cost-$mode.jsonl" --force >"$out/cost-$mode.txt" 2>&1 || return 1
   done
 }
 for s in "$@"; do

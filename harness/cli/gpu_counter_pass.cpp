@@ -67,23 +67,30 @@ class RangeSink final : public instr::PhaseSink {
 }  // namespace
 
 struct GpuCounterPass::Impl {
-  std::unique_ptr<gc::RangeProfiler> prof;
+  std::vector<std::string> metrics;
   std::string stage;
+  size_t passes = 0;
+  std::unique_ptr<gc::RangeProfiler> prof;  // during run() only
 };
 
 GpuCounterPass::GpuCounterPass(const std::vector<std::string>& metrics, std::string stage)
     : impl_(std::make_unique<Impl>()) {
+  impl_->metrics = metrics;
   impl_->stage = std::move(stage);
+  // Validates now, then lets the profiler go: the timed repetitions run with no CUPTI profiler
+  // initialized, and run() sets up a fresh one.
   try {
-    impl_->prof = std::make_unique<gc::RangeProfiler>(metrics);
+    gc::RangeProfiler check(metrics);
+    impl_->passes = check.passes();
   } catch (const std::exception& e) {
     throw CounterError(fmt::format("--gpu-counters: {}", e.what()));
   }
 }
 
-size_t GpuCounterPass::passes() const { return impl_->prof->passes(); }
+size_t GpuCounterPass::passes() const { return impl_->passes; }
 
 nlohmann::json GpuCounterPass::run(const std::function<void()>& one_proof) {
+  impl_->prof = std::make_unique<gc::RangeProfiler>(impl_->metrics);
   RangeSink sink(*impl_->prof, impl_->stage);
   instr::set_sink(&sink);
   try {
@@ -101,7 +108,7 @@ nlohmann::json GpuCounterPass::run(const std::function<void()>& one_proof) {
     for (const auto& [m, x] : values) v[m] = x ? nlohmann::json(*x) : nlohmann::json(nullptr);
     phases[range] = v;
   }
-  return {{"method", fmt::format("CUPTI Range Profiler on {}: one user range per direct child of {} on the thread "
+  nlohmann::json line = {{"method", fmt::format("CUPTI Range Profiler on {}: one user range per direct child of {} on the thread "
                                  "that drives the GPU; user replay: the proof ran {} times (passes), untimed; a "
                                  "phase occurring several times sums .sum metrics and averages the others",
                                  impl_->prof->chip(), impl_->stage, impl_->prof->passes())},
@@ -109,6 +116,8 @@ nlohmann::json GpuCounterPass::run(const std::function<void()>& one_proof) {
           {"passes", impl_->prof->passes()},
           {"metrics", metrics},
           {"phases", phases}};
+  impl_->prof.reset();
+  return line;
 }
 
 #else  // no CUPTI in this build
