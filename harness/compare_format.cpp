@@ -59,7 +59,8 @@ std::map<std::string, std::string> unread_counters(const Comparison& c) {
 // peak RSS or I/O, 0.1 cores of cpu/wall (a 3 ms phase's CPU time moves by 40% from scheduling
 // alone). Unread counters (n/a) stay, with their reason.
 bool notable(const CounterDelta& d, const PhaseComparison& r) {
-  if (!d.median_a || !d.median_b) return true;
+  if (!d.median_a && !d.median_b) return true;  // unread on both sides: the reason
+  if (!d.median_a || !d.median_b) return false;  // one side only (e.g. a counters pass only B ran): --wide
   const bool relative = *d.median_a == 0 ? *d.median_b != 0 : d.ratio && (*d.ratio >= 1.1 || *d.ratio <= 1 / 1.1);
   if (!relative) return false;
   const double change = std::fabs(*d.median_b - *d.median_a);
@@ -122,7 +123,7 @@ std::vector<std::string> legend(const Comparison& c, const FormatOptions& f) {
   bool counters = false;  // some counter was read somewhere, so the column's filter matters
   for (const auto& r : c.rows)
     for (const auto& d : r.counters) counters = counters || !unread.count(d.name);
-  if (counters && !f.wide) out.push_back("counters: those that changed by 10% or more and, for os:: counters, by enough to matter to the phase (docs/compare.md; --wide: every counter)");
+  if (counters && !f.wide) out.push_back("counters: those that changed by 10% or more and, for os:: counters, by enough to matter to the phase (docs/compare.md; --wide: every counter, and those read on one side only)");
   std::map<std::string, std::string> by_note;  // note -> counter names
   for (const auto& [name, note] : unread) by_note[note] += (by_note[note].empty() ? "" : ", ") + name;
   for (const auto& [note, names] : by_note)
