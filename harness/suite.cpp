@@ -38,6 +38,7 @@ bool run_porep(RunContext& ctx) {
   take_porep_case(job, ctx);
   job.warmup_auto = ctx.warmup_auto;
   job.warmup_cap = ctx.warmup_cap;
+  job.gpu_counters = ctx.gpu_counters;
   const PorepJobResult r = run_porep_job(*ctx.session, job);
   ctx.warmup_outcome = r.warmup;
   return r.all_verified;

@@ -68,6 +68,9 @@ struct RunContext {
   std::string backend = "cpu";
   // Called before each repetition (index 0 .. warm-ups+reps-1) and once after the last.
   std::function<void(int rep, bool warm)> on_rep;
+  // The GPU counters pass after a porep case's repetitions (PorepJob::gpu_counters); other kinds
+  // ignore it.
+  std::function<nlohmann::json(const std::function<void()>&)> gpu_counters;
 };
 
 struct KindSpec {

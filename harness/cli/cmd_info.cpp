@@ -10,6 +10,7 @@
 #include "prover/groth16/backend.hpp"
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/gpu_counter_pass.hpp"
 #include "harness/counters.hpp"
 #include "harness/machine.hpp"
 #include "harness/provenance.hpp"
@@ -54,8 +55,24 @@ int run_info(bool as_json, const std::vector<std::string>& counters) {
     if (name == "cuda" && why.empty()) cuda_usable = true;
     backends.push_back({{"name", name}, {"usable", why.empty()}, {"reason", why}});
   }
+  // GPU metrics (CUPTI) readable here: the default set, checked on this GPU.
+  nlohmann::json gpu_counters = {{"readable", false}, {"reason", ""}, {"chip", ""}, {"metrics", nlohmann::json::array()}};
+  if (!cuda_usable) {
+    gpu_counters["reason"] = "no usable CUDA backend here";
+  } else {
+    try {
+      auto pass = gpu_counter_pass_for(std::string("default"), "cuda");
+      gpu_counters["readable"] = true;
+      gpu_counters["chip"] = pass->chip();
+      gpu_counters["passes"] = pass->passes();
+      for (const auto& st : pass->status())
+        gpu_counters["metrics"].push_back({{"name", st.name}, {"available", st.available}, {"reason", st.reason}});
+    } catch (const std::exception& e) {
+      gpu_counters["reason"] = e.what();
+    }
+  }
   if (as_json) {
-    nlohmann::json out = {{"tool", "cuzk-bench"}, {"version", "0.1.0"},
+    nlohmann::json out = {{"tool", "cuzk-bench"}, {"version", "0.1.0"}, {"gpu_counters", gpu_counters},
                           {"provenance", prov},   {"machine", machine},
                           {"counters", cj},       {"backends", backends},
                           {"cuda_backend_usable", cuda_usable}};
@@ -98,6 +115,15 @@ int run_info(bool as_json, const std::vector<std::string>& counters) {
   for (const auto& s : statuses)
     fmt::print("  {:<24} {:<5} {}\n", s.name, counter_source(s.name).source,
                s.available ? "available" : "unavailable: " + s.reason);
+  if (!gpu_counters["readable"].get<bool>()) {
+    fmt::print("\ngpu counters (--gpu-counters): none here: {}\n", gpu_counters["reason"].get<std::string>());
+  } else {
+    fmt::print("\ngpu counters (--gpu-counters default: CUPTI on {}, {} passes)\n", gpu_counters["chip"].get<std::string>(),
+               gpu_counters["passes"].get<size_t>());
+    for (const auto& m : gpu_counters["metrics"])
+      fmt::print("  {:<52} {}\n", m["name"].get<std::string>(),
+                 m["available"].get<bool>() ? "available" : "unavailable: " + m["reason"].get<std::string>());
+  }
   return kExitOk;
 }
 

@@ -94,11 +94,7 @@ int run_prove_porep(const ProveOptions& o) {
   // GPU counters are checked on this GPU before any file is written or any work runs.
   std::shared_ptr<GpuCounterPass> gpu_pass;
   try {
-    const std::vector<std::string> metrics = gpu_counters_from(o.gpu_counters);
-    if (!metrics.empty()) {
-      if (o.backend != "cuda") throw Error("--gpu-counters needs --backend cuda (the counters are the GPU's)");
-      gpu_pass = std::make_shared<GpuCounterPass>(metrics);
-    }
+    gpu_pass = gpu_counter_pass_for(o.gpu_counters, o.backend);
   } catch (const CounterError& e) {
     throw Error(e.what());
   }
@@ -115,12 +111,7 @@ int run_prove_porep(const ProveOptions& o) {
   job.warmup_cap = o.warmup.cap;
   job.reps = o.reps;
   job.backend = o.backend;  // resolved before the session opened (resolve_backend)
-  if (gpu_pass) {
-    job.gpu_counters = [gpu_pass](const std::function<void()>& one_proof) {
-      fmt::print(stderr, "[prove] GPU counters pass: the proof runs {} more time(s), untimed\n", gpu_pass->passes());
-      return gpu_pass->run(one_proof);
-    };
-  }
+  job.gpu_counters = gpu_counters_hook(gpu_pass, "prove");
   PorepJobResult result;
   try {
     result = run_porep_job(*session, job);

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/gpu_counter_pass.hpp"
 #include "harness/session.hpp"
 #include "harness/stable.hpp"
 #include "harness/suite.hpp"
@@ -37,6 +38,7 @@ struct RunOptions {
   bool force = false;
   std::vector<std::string> cases;
   std::optional<std::string> counters;
+  std::optional<std::string> gpu_counters;  // --gpu-counters (else $CUZK_GPU_COUNTERS)
   bool list = false;
 };
 
@@ -121,6 +123,13 @@ int run_suite(RunOptions o) {
   so.overwrite = o.force;
   so.counters = o.counters;
   so.default_counters = with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"});
+  // GPU counters are checked on this GPU before any file is written or any work runs.
+  std::shared_ptr<GpuCounterPass> gpu_pass;
+  try {
+    gpu_pass = gpu_counter_pass_for(o.gpu_counters, o.backend);
+  } catch (const CounterError& e) {
+    throw Error(e.what());
+  }
   std::unique_ptr<Session> session;
   try {
     session = std::make_unique<Session>(so);
@@ -153,6 +162,7 @@ int run_suite(RunOptions o) {
     ctx.warmup_auto = p.auto_warmup;
     if (o.warmup) ctx.warmup_cap = o.warmup->cap;
     ctx.backend = o.backend;
+    ctx.gpu_counters = gpu_counters_hook(gpu_pass, s.name);
     int case_start = done;
     auto warm_done = std::make_shared<int>(0);  // warm-ups started so far (auto: not known ahead)
     ctx.on_rep = [&, i, case_start, warm_done](int rep, bool warm) {
@@ -237,10 +247,15 @@ Registrar reg("run", [](CLI::App& app) -> Runner {
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
   sub->add_option("--case", o->cases, "run only this case (repeatable)");
   sub->add_flag("--list", o->list, "validate the suite and print the cases that would run, with their parameters; run nothing");
+  auto gpu_counters = std::make_shared<std::string>();
+  auto* gopt = sub->add_option("--gpu-counters", *gpu_counters,
+                               "GPU metrics per GPU phase of porep cases, from an untimed counters pass after each case's "
+                               "repetitions (Nsight Compute names, or 'default'; default $CUZK_GPU_COUNTERS; docs/counters.md)");
   auto* copt = sub->add_option("--counters", *counters, "comma-separated counters: PAPI events and os:: counters (default $CUZK_COUNTERS, else perf::PAGE-FAULTS, perf::TASK-CLOCK and the default os:: counters; docs/counters.md)");
   return [=] {
     RunOptions opt = *o;
     if (copt->count() > 0) opt.counters = *counters;
+    if (gopt->count() > 0) opt.gpu_counters = *gpu_counters;
     try {
       opt.warmup = resolve_warmup(wopt->count() > 0 ? std::optional<std::string>(*warmup) : std::nullopt,
                                   capopt->count() > 0 ? std::optional<int>(*warmup_cap) : std::nullopt, opt.stable);

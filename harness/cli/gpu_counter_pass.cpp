@@ -30,6 +30,22 @@ std::vector<std::string> gpu_counters_from(const std::optional<std::string>& fla
   return parse_counter_list(*v);
 }
 
+std::shared_ptr<GpuCounterPass> gpu_counter_pass_for(const std::optional<std::string>& flag, const std::string& backend) {
+  const std::vector<std::string> metrics = gpu_counters_from(flag);
+  if (metrics.empty()) return nullptr;
+  if (backend != "cuda") throw CounterError("--gpu-counters needs --backend cuda (the counters are the GPU's)");
+  return std::make_shared<GpuCounterPass>(metrics);
+}
+
+std::function<nlohmann::json(const std::function<void()>&)> gpu_counters_hook(std::shared_ptr<GpuCounterPass> pass,
+                                                                             const std::string& who) {
+  if (!pass) return nullptr;
+  return [pass, who](const std::function<void()>& one_proof) {
+    fmt::print(stderr, "[{}] GPU counters pass: the proof runs {} more time(s), untimed\n", who, pass->passes());
+    return pass->run(one_proof);
+  };
+}
+
 #if CUZK_HAVE_GPU_COUNTERS
 
 namespace gc = cuda::gpu_counters;
@@ -70,6 +86,8 @@ struct GpuCounterPass::Impl {
   std::vector<std::string> metrics;
   std::string stage;
   size_t passes = 0;
+  std::vector<Status> status;
+  std::string chip;
   std::unique_ptr<gc::RangeProfiler> prof;  // during run() only
 };
 
@@ -82,12 +100,16 @@ GpuCounterPass::GpuCounterPass(const std::vector<std::string>& metrics, std::str
   try {
     gc::RangeProfiler check(metrics);
     impl_->passes = check.passes();
+    impl_->chip = check.chip();
+    for (const auto& st : check.status()) impl_->status.push_back({st.name, st.available, st.reason});
   } catch (const std::exception& e) {
     throw CounterError(fmt::format("--gpu-counters: {}", e.what()));
   }
 }
 
 size_t GpuCounterPass::passes() const { return impl_->passes; }
+const std::vector<GpuCounterPass::Status>& GpuCounterPass::status() const { return impl_->status; }
+std::string GpuCounterPass::chip() const { return impl_->chip; }
 
 nlohmann::json GpuCounterPass::run(const std::function<void()>& one_proof) {
   impl_->prof = std::make_unique<gc::RangeProfiler>(impl_->metrics);
@@ -122,7 +144,9 @@ nlohmann::json GpuCounterPass::run(const std::function<void()>& one_proof) {
 
 #else  // no CUPTI in this build
 
-struct GpuCounterPass::Impl {};
+struct GpuCounterPass::Impl {
+  std::vector<Status> status;
+};
 
 GpuCounterPass::GpuCounterPass(const std::vector<std::string>&, std::string) {
   throw CounterError(
@@ -130,6 +154,8 @@ GpuCounterPass::GpuCounterPass(const std::vector<std::string>&, std::string) {
       "configure time)");
 }
 size_t GpuCounterPass::passes() const { return 0; }
+const std::vector<GpuCounterPass::Status>& GpuCounterPass::status() const { return impl_->status; }
+std::string GpuCounterPass::chip() const { return ""; }
 nlohmann::json GpuCounterPass::run(const std::function<void()>&) { return nullptr; }
 
 #endif

@@ -21,6 +21,17 @@ namespace cuzk {
 // PCIe bytes); "" is none. Throws CounterError for an empty item.
 std::vector<std::string> gpu_counters_from(const std::optional<std::string>& flag);
 
+class GpuCounterPass;
+
+// The pass a recording command asked for (--gpu-counters, else $CUZK_GPU_COUNTERS), checked on
+// this GPU now; nullptr when none was asked for. Throws CounterError when one was asked for
+// with a backend other than cuda, or cannot run here.
+std::shared_ptr<GpuCounterPass> gpu_counter_pass_for(const std::optional<std::string>& flag, const std::string& backend);
+// The hook of PorepJob::gpu_counters that runs `pass` (nullptr -> an empty hook); `who` prefixes
+// its progress line on stderr.
+std::function<nlohmann::json(const std::function<void()>&)> gpu_counters_hook(std::shared_ptr<GpuCounterPass> pass,
+                                                                             const std::string& who);
+
 class GpuCounterPass {
  public:
   // Validates the metrics on this machine's GPU, before any work: throws CounterError for an
@@ -31,6 +42,13 @@ class GpuCounterPass {
   GpuCounterPass& operator=(const GpuCounterPass&) = delete;
 
   size_t passes() const;  // how many times run() will run the proof
+  struct Status {
+    std::string name;
+    bool available = false;
+    std::string reason;
+  };
+  const std::vector<Status>& status() const;  // each metric, as checked on this GPU
+  std::string chip() const;
   // Runs `one_proof` once per pass with the range sink installed (no recorder may be installed
   // meanwhile) and returns the "gpu_counters" line without suite, case and parameters.
   nlohmann::json run(const std::function<void()>& one_proof);
