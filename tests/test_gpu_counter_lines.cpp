@@ -101,3 +101,21 @@ TEST_CASE("prove --gpu-counters: refused before any work where it cannot run") {
   CHECK(empty.code != 0);
   CHECK_FALSE(cuzk::test::exists(d.file("g.jsonl")));
 }
+
+TEST_CASE("run --gpu-counters is checked before any work; info says which GPU metrics can be read here") {
+  TempDir d;
+  auto run = cuzk::test::run_bench("run --suite quick --gpu-counters default --out r.jsonl", d.path());
+  CHECK(run.code == 2);
+  CHECK(run.err.find("--gpu-counters needs --backend cuda") != std::string::npos);
+  CHECK_FALSE(cuzk::test::exists(d.file("r.jsonl")));
+  auto info = cuzk::test::run_bench("info --json", d.path());
+  REQUIRE(info.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(info.out);
+  REQUIRE(j.contains("gpu_counters"));
+  if (!j["cuda_backend_usable"].get<bool>()) {
+    CHECK_FALSE(j["gpu_counters"]["readable"].get<bool>());
+    CHECK_FALSE(j["gpu_counters"]["reason"].get<std::string>().empty());
+  } else {
+    CHECK(j["gpu_counters"]["metrics"].size() == 8);
+  }
+}
