@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 
 namespace cuzk {
@@ -52,6 +53,11 @@ void add_counter_tracks(json& events, int pid, const json& spans, const json& ph
 json make_trace(const ResultsFile& results, TraceStats* stats) {
   TraceStats st;
   json events = json::array();
+  // GPU counters of an untimed counters pass (a "gpu_counters" line per case): shown in the args
+  // of every occurrence of their phase in that case's samples.
+  std::map<std::string, json> gpu;  // case key -> phases object
+  auto case_key = [](const json& l) { return l["suite"].dump() + l["case"].dump() + l["parameters"].dump(); };
+  for (const auto& g : results.gpu_counters) gpu[case_key(g.value)] = g.value["phases"];
   int pid = 0;
   for (const auto& line : results.samples) {
     const json& s = line.value;
@@ -83,6 +89,8 @@ json make_trace(const ResultsFile& results, TraceStats* stats) {
         if (r->contains("counter_scope") && !(*r)["counter_scope"].get<std::string>().empty())
           args["counter_scope"] = (*r)["counter_scope"];
       }
+      if (auto g = gpu.find(case_key(s)); g != gpu.end() && g->second.contains(path))
+        args["gpu_counters"] = g->second[path];  // from the untimed counters pass, not this sample
       events.push_back({{"ph", "X"},
                         {"cat", "phase"},
                         {"name", path},

@@ -75,6 +75,28 @@ TEST_CASE("a gpu_counters line is read, and compare shows its metrics as gpu:: c
   CHECK(msm->n_a == 10);
 }
 
+TEST_CASE("trace shows a phase's GPU counters in the args of its events") {
+  TempDir d;
+  SynthSpec s;
+  s.edit_sample = [](nlohmann::json& sample, int) {
+    sample["spans"] = {{{"path", "proof/prove/msm_h"}, {"start_ns", 1000}, {"dur_ns", 5000}, {"tid", 7}}};
+    sample["spans_dropped"] = 0;
+  };
+  write_synth_plus(d.file("t.jsonl"), s,
+                   {cuzk::make_gpu_counters_line({{"suite", s.suite}, {"case", s.case_name}, {"parameters", s.parameters},
+                                                  {"metrics", {{"dram__bytes_read.sum", {{"available", true}, {"reason", ""}}}}},
+                                                  {"phases", {{"proof/prove/msm_h", {{"dram__bytes_read.sum", 42.0}}}}}})});
+  auto t = cuzk::test::run_bench("trace t.jsonl -o t.json", d.path());
+  INFO(t.out << t.err);
+  REQUIRE(t.code == 0);
+  const nlohmann::json trace = nlohmann::json::parse(cuzk::test::slurp(d.file("t.json")));
+  bool found = false;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["name"] == "proof/prove/msm_h" && e["args"].contains("gpu_counters"))
+      found = found || e["args"]["gpu_counters"]["dram__bytes_read.sum"] == 42.0;
+  CHECK(found);
+}
+
 TEST_CASE("malformed gpu_counters lines are errors naming the line") {
   TempDir d;
   write_synth_plus(d.file("r.jsonl"), SynthSpec{},
