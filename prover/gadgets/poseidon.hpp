@@ -62,7 +62,9 @@ inline fr_t pow5(const fr_t& x) {
 template <class CS>
 AllocatedNum sbox(CS& cs, const typename CS::lc_t& x, const fr_t& xv) {
   using L = typename CS::lc_t;
-  fr_t x2v, x4v, x5v;
+  // Zero where values are not needed (shape-only synthesis): alloc ignores them then, but they
+  // are initialized so that no compiler sees a maybe-uninitialized read (GCC 12's sanitize build did).
+  fr_t x2v = fr_t::zero(), x4v = fr_t::zero(), x5v = fr_t::zero();
   if constexpr (CS::kNeedsValues) {
     x2v = xv.sqr();
     x4v = x2v.sqr();
