@@ -58,6 +58,8 @@ TEST_CASE("a phase that touches N fresh pages records at least N minor faults") 
     cuzk::instr::Phase p("touch");
     void* m = mmap(nullptr, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     REQUIRE(m != MAP_FAILED);
+    // Base pages, one fault each: with transparent huge pages on, a 2 MiB page would take one.
+    madvise(m, n * page, MADV_NOHUGEPAGE);
     for (size_t i = 0; i < n; ++i) static_cast<volatile char*>(m)[i * page] = 1;
     munmap(m, n * page);
   }
@@ -117,8 +119,8 @@ TEST_CASE("a phase that keeps 2 threads busy records the CPU time of both") {
   CHECK(cpu >= 0.9 * thread_cpu.load());
   CHECK(cpu <= thread_cpu.load() + 20e6);
   // On an idle machine both threads get a core each, so CPU time is about twice the wall time;
-  // under load (ctest -j2 on 2 cores) less: only the lower bound of one core is asserted.
-  CHECK(cpu / wall >= 0.9);
+  // under load (ctest -j2 on 2 cores, another test busy) less: only half a core is asserted.
+  CHECK(cpu / wall >= 0.5);
   if (cpu / wall < 1.7) WARN("cpu/wall " << cpu / wall << ": the machine was busy (expected about 2 when idle)");
 }
 

@@ -75,6 +75,8 @@ void touch_fresh_pages(size_t bytes) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw Error(fmt::format("mmap of {} MiB failed", bytes >> 20), kExitInternal);
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  // Base pages, so that the phase faults once per page whatever the transparent-huge-page policy.
+  ::madvise(p, bytes, MADV_NOHUGEPAGE);
   auto* c = static_cast<volatile char*>(p);
   for (size_t off = 0; off < bytes; off += page) c[off] = 1;
   ::munmap(p, bytes);
