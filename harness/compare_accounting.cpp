@@ -25,6 +25,7 @@
 #include <set>
 
 #include "harness/compare_detail.hpp"
+#include "harness/phases.hpp"
 #include "harness/stats.hpp"
 
 namespace cuzk::compare_detail {
@@ -173,11 +174,6 @@ std::vector<double> terms_of(const std::vector<double>& ma, const std::vector<do
   explained += t[k + 1];
   t[k + 2] = t[0] - explained;
   return t;
-}
-
-bool is_direct_child(const std::string& parent, const std::string& p) {
-  return p.size() > parent.size() + 1 && p.compare(0, parent.size(), parent) == 0 && p[parent.size()] == '/' &&
-         p.find('/', parent.size() + 1) == std::string::npos;
 }
 
 }  // namespace

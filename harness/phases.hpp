@@ -26,6 +26,13 @@ inline constexpr std::array<std::string_view, 14> kRequiredPhases = {
     "proof/prove/assemble",  // proof assembly
 };
 
+// Whether `path` is a direct child of `parent` in the phase tree ("proof/prove/msm_h" of
+// "proof/prove"; not "proof/prove/h2d/srs"). Accounting, traces and the GPU counters pass ask it.
+inline bool is_direct_child(std::string_view parent, std::string_view path) {
+  return path.size() > parent.size() + 1 && path.substr(0, parent.size()) == parent && path[parent.size()] == '/' &&
+         path.find('/', parent.size() + 1) == std::string_view::npos;
+}
+
 inline bool is_required_phase(std::string_view name) {
   return std::find(kRequiredPhases.begin(), kRequiredPhases.end(), name) != kRequiredPhases.end();
 }

@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 
+#include "harness/phases.hpp"
+
 namespace cuzk {
 
 using nlohmann::json;
@@ -31,7 +33,7 @@ void add_counter_tracks(json& events, int pid, const json& spans, const json& ph
   if (root.empty()) return;
   for (const auto& x : spans) {
     const std::string path = x["path"].get<std::string>();
-    if (path.rfind(root + "/", 0) != 0 || path.find('/', root.size() + 1) != std::string::npos) continue;
+    if (!is_direct_child(root, path)) continue;
     auto r = phases.find(path);
     if (r == phases.end() || !r->contains("counters")) continue;
     const double wall_ms = (*r)["wall_ns"].get<double>() / 1e6;

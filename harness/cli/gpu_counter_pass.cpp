@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "harness/counters.hpp"
+#include "harness/phases.hpp"
 #include "prover/instr/phase.hpp"
 
 #if CUZK_HAVE_GPU_COUNTERS
@@ -62,9 +63,7 @@ class RangeSink final : public instr::PhaseSink {
       stage_thread_ = std::this_thread::get_id();
       return &kIgnored;
     }
-    const bool child = path.size() > stage_.size() + 1 && path.compare(0, stage_.size(), stage_) == 0 &&
-                       path[stage_.size()] == '/' && path.find('/', stage_.size() + 1) == std::string::npos;
-    if (!child || std::this_thread::get_id() != stage_thread_) return &kIgnored;
+    if (!is_direct_child(stage_, path) || std::this_thread::get_id() != stage_thread_) return &kIgnored;
     prof_.push(path);
     return &kPushed;
   }
