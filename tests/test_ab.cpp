@@ -5,7 +5,7 @@
 // The passing case needs this build's cuzk-bench to be fresh against CUZK_SOURCE_DIR (as
 // after any build of the tree: the embedded source hash is recomputed at build time).
 #include "catch.hpp"
-#include "harness/results.hpp"
+#include "harness/measure/results.hpp"
 #include "test_util.hpp"
 
 using cuzk::test::TempDir;
@@ -30,7 +30,7 @@ TEST_CASE("ab refuses a binary whose sources changed after it was built") {
                    tree + "/' && (test ! -d cuda || cp -r cuda '" + tree + "/')";
   REQUIRE(std::system(cp.c_str()) == 0);
   {
-    std::ofstream f(tree + "/harness/suite.cpp", std::ios::app);
+    std::ofstream f(tree + "/harness/suite/suite.cpp", std::ios::app);
     f << "\n// modified after the build\n";
   }
   auto r = cuzk::test::run_bench("ab --bin-a '" + bin() + "' --bin-b '" + bin() + "' --source-dir '" + tree +

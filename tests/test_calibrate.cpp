@@ -1,10 +1,10 @@
-// `cuzk-bench calibrate` (harness/calibrate.hpp): the runs-needed formula, and a small end-to-end
+// `cuzk-bench calibrate` (harness/analysis/calibrate.hpp): the runs-needed formula, and a small end-to-end
 // run on the cheap selfmeasure workload that writes its table and files.
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
-#include "harness/calibrate.hpp"
-#include "harness/results.hpp"
+#include "harness/analysis/calibrate.hpp"
+#include "harness/measure/results.hpp"
 #include "test_util.hpp"
 
 using nlohmann::json;

@@ -1,10 +1,10 @@
-// compare (harness/compare.hpp, `cuzk-bench compare`) on synthetic results with known
+// compare (harness/analysis/compare.hpp, `cuzk-bench compare`) on synthetic results with known
 // distributions (tests/support/synth_results.hpp) and on Google Benchmark JSON.
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "catch.hpp"
-#include "harness/compare.hpp"
+#include "harness/analysis/compare.hpp"
 #include "subprocess.hpp"
 #include "synth_results.hpp"
 #include "test_util.hpp"

@@ -1,12 +1,12 @@
-// The analysis choices of compare (harness/compare.hpp): GPU time as the primary metric of GPU
+// The analysis choices of compare (harness/analysis/compare.hpp): GPU time as the primary metric of GPU
 // phases, processes as the units of observation (block design, checked against scipy), and
 // samples disturbed by throttling or load (environment readings).
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "catch.hpp"
-#include "harness/compare.hpp"
-#include "harness/gate.hpp"
+#include "harness/analysis/compare.hpp"
+#include "harness/analysis/gate.hpp"
 #include "subprocess.hpp"
 #include "synth_results.hpp"
 #include "test_util.hpp"

@@ -1,4 +1,4 @@
-// compare's story-telling parts (harness/compare_accounting.cpp, compare_summary.cpp,
+// compare's story-telling parts (harness/analysis/compare_accounting.cpp, compare_summary.cpp,
 // compare_format.cpp): phases only one side has, the accounting of a parent's change into its
 // children's with overlap from spans, the summary paragraph, and readable tables. Fixtures
 // shaped like the pinning story: tests/support/story_results.hpp.
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "catch.hpp"
-#include "harness/calibrate.hpp"
-#include "harness/compare.hpp"
+#include "harness/analysis/calibrate.hpp"
+#include "harness/analysis/compare.hpp"
 #include "story_results.hpp"
 #include "test_util.hpp"
 

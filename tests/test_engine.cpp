@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "catch.hpp"
-#include "harness/results.hpp"
+#include "harness/measure/results.hpp"
 #include "prover/engine/engine.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/groth16/prover.hpp"

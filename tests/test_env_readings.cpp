@@ -13,10 +13,10 @@
 #include <thread>
 
 #include "catch.hpp"
-#include "harness/clock.hpp"
-#include "harness/env_readings.hpp"
-#include "harness/results.hpp"
-#include "harness/session.hpp"
+#include "harness/measure/clock.hpp"
+#include "harness/measure/env_readings.hpp"
+#include "harness/measure/results.hpp"
+#include "harness/measure/session.hpp"
 #include "prover/instr/phase.hpp"
 #include "test_util.hpp"
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "catch.hpp"
-#include "harness/gate.hpp"
+#include "harness/analysis/gate.hpp"
 #include "subprocess.hpp"
 #include "story_results.hpp"
 #include "synth_results.hpp"

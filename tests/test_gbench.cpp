@@ -1,7 +1,7 @@
 // Google Benchmark JSON with non-finite statistics (bare NaN / Infinity) reads, with those
 // values as null, and nothing inside strings is touched.
 #include "catch.hpp"
-#include "harness/gbench.hpp"
+#include "harness/analysis/gbench.hpp"
 
 TEST_CASE("bare NaN and Infinity in Google Benchmark JSON read as null") {
   const std::string text = R"({"benchmarks":[{"name":"BM_x NaN inf","cv":NaN,"a":-Infinity,"b":Infinity,"c":-nan,"real_time":1.5}]})";

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "harness/compare.hpp"
-#include "harness/results.hpp"
+#include "harness/analysis/compare.hpp"
+#include "harness/measure/results.hpp"
 #include "synth_results.hpp"
 #include "test_util.hpp"
 

@@ -1,12 +1,12 @@
-// Calibration-only injected slowdowns (harness/inject.hpp): spec parsing, and that an injected
+// Calibration-only injected slowdowns (harness/measure/inject.hpp): spec parsing, and that an injected
 // phase gets longer by about the given percentage while its siblings do not.
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
-#include "harness/clock.hpp"
-#include "harness/inject.hpp"
-#include "harness/recorder.hpp"
-#include "harness/results.hpp"
+#include "harness/measure/clock.hpp"
+#include "harness/measure/inject.hpp"
+#include "harness/measure/recorder.hpp"
+#include "harness/measure/results.hpp"
 #include "prover/instr/phase.hpp"
 #include "subprocess.hpp"
 #include "test_util.hpp"

@@ -1,4 +1,4 @@
-// The noise diagnosis (harness/noise.hpp, `cuzk-bench noise`) on synthetic processes with known
+// The noise diagnosis (harness/analysis/noise.hpp, `cuzk-bench noise`) on synthetic processes with known
 // structure: between-process offsets, a +20% first repetition, a small trend, and environment
 // readings of which one drives the time. The statistics are checked against scipy
 // (tests/support/noise_crosscheck.py), the effects against the truth they were built from.
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "harness/noise.hpp"
-#include "harness/results.hpp"
+#include "harness/analysis/noise.hpp"
+#include "harness/measure/results.hpp"
 #include "subprocess.hpp"
 #include "test_util.hpp"
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "harness/nvtx.hpp"
-#include "harness/recorder.hpp"
+#include "harness/measure/nvtx.hpp"
+#include "harness/measure/recorder.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/util/thread_pool.hpp"
 

@@ -1,4 +1,4 @@
-// OS counters per phase (harness/os_counters.hpp through CounterSet and Recorder): page faults,
+// OS counters per phase (harness/measure/os_counters.hpp through CounterSet and Recorder): page faults,
 // CPU time and context switches of the whole process over a phase's interval, on any Linux
 // machine (no PMU, no PAPI). Tolerances are stated where the kernel's accounting allows slack.
 #include <sys/mman.h>
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "harness/counters.hpp"
-#include "harness/recorder.hpp"
-#include "harness/results.hpp"
+#include "harness/measure/counters.hpp"
+#include "harness/measure/recorder.hpp"
+#include "harness/measure/results.hpp"
 #include "prover/instr/phase.hpp"
 #include "test_util.hpp"
 

@@ -8,9 +8,9 @@
 #include <fstream>
 
 #include "catch.hpp"
-#include "harness/counters.hpp"
-#include "harness/recorder.hpp"
-#include "harness/results.hpp"
+#include "harness/measure/counters.hpp"
+#include "harness/measure/recorder.hpp"
+#include "harness/measure/results.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/util/thread_pool.hpp"
 

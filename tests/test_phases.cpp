@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "catch.hpp"
-#include "harness/recorder.hpp"
+#include "harness/measure/recorder.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/util/thread_pool.hpp"
 

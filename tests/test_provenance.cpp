@@ -6,7 +6,7 @@
 #include <regex>
 
 #include "catch.hpp"
-#include "harness/provenance.hpp"
+#include "harness/measure/provenance.hpp"
 #include "subprocess.hpp"
 
 namespace fs = std::filesystem;

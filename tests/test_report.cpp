@@ -1,11 +1,11 @@
-// `cuzk-bench report DIR` (harness/report.hpp): on a synthetic A/B folder (selfmeasure, B with
+// `cuzk-bench report DIR` (harness/analysis/report.hpp): on a synthetic A/B folder (selfmeasure, B with
 // an injected slowdown of proof/prove/ntt_h) it writes report.md and report.html with the phase
 // rows, and the plot PNGs when /usr/bin/python3 has matplotlib.
 #include <cstdlib>
 #include <regex>
 
 #include "catch.hpp"
-#include "harness/report.hpp"
+#include "harness/analysis/report.hpp"
 #include "story_results.hpp"
 #include "test_util.hpp"
 

@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "catch.hpp"
-#include "harness/recorder.hpp"
-#include "harness/results.hpp"
+#include "harness/measure/recorder.hpp"
+#include "harness/measure/results.hpp"
 #include "prover/instr/phase.hpp"
 #include "test_util.hpp"
 

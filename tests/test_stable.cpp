@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "harness/results.hpp"
-#include "harness/stable.hpp"
+#include "harness/measure/results.hpp"
+#include "harness/measure/stable.hpp"
 #include "prover/util/cpu_placement.hpp"
 #include "prover/util/thread_pool.hpp"
 #include "subprocess.hpp"

@@ -1,4 +1,4 @@
-// Statistics of compare/gate (harness/stats.hpp) against independently computed values:
+// Statistics of compare/gate (harness/analysis/stats.hpp) against independently computed values:
 // scipy/numpy from Debian's python3-scipy at test time (/usr/bin/python3), and small
 // hand-worked examples.
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "harness/stats.hpp"
+#include "harness/analysis/stats.hpp"
 #include "subprocess.hpp"
 #include "test_util.hpp"
 

@@ -3,8 +3,8 @@
 #include <set>
 
 #include "catch.hpp"
-#include "harness/results.hpp"
-#include "harness/suite.hpp"
+#include "harness/measure/results.hpp"
+#include "harness/suite/suite.hpp"
 #include "test_util.hpp"
 
 using cuzk::test::TempDir;

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "catch.hpp"
-#include "harness/results.hpp"
+#include "harness/measure/results.hpp"
 #include "test_util.hpp"
 
 namespace t = cuzk::test;

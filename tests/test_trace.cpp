@@ -7,9 +7,9 @@
 #include <thread>
 
 #include "catch.hpp"
-#include "harness/recorder.hpp"
-#include "harness/results.hpp"
-#include "harness/trace.hpp"
+#include "harness/measure/recorder.hpp"
+#include "harness/measure/results.hpp"
+#include "harness/measure/trace.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/util/thread_pool.hpp"
 #include "test_util.hpp"

@@ -1,10 +1,10 @@
-// The analysis flags that compare, gate, ab and calibrate share (harness/compare.hpp,
+// The analysis flags that compare, gate, ab and calibrate share (harness/analysis/compare.hpp,
 // AnalysisChoices): --metric, --blocks, --drop-disturbed, --max-other-load. One definition, so
 // that the four subcommands spell, explain and validate them alike.
 #pragma once
 #include <CLI/CLI.hpp>
 
-#include "harness/compare.hpp"
+#include "harness/analysis/compare.hpp"
 
 namespace cuzk::cli {
 

@@ -18,11 +18,11 @@
 
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
-#include "harness/process.hpp"
-#include "harness/compare.hpp"
-#include "harness/provenance.hpp"
-#include "harness/results.hpp"
-#include "harness/suite.hpp"
+#include "harness/measure/process.hpp"
+#include "harness/analysis/compare.hpp"
+#include "harness/measure/provenance.hpp"
+#include "harness/measure/results.hpp"
+#include "harness/suite/suite.hpp"
 
 namespace cuzk::cli {
 namespace {

@@ -1,5 +1,5 @@
 // `cuzk-bench calibrate`: false-alarm rate and minimum detectable slowdown of `compare` on this
-// machine, from A/A and injected-slowdown comparisons (harness/calibrate.hpp,
+// machine, from A/A and injected-slowdown comparisons (harness/analysis/calibrate.hpp,
 // docs/calibration.md).
 #include <fmt/core.h>
 
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/calibrate.hpp"
+#include "harness/analysis/calibrate.hpp"
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
-#include "harness/inject.hpp"
+#include "harness/measure/inject.hpp"
 
 namespace cuzk::cli {
 namespace {

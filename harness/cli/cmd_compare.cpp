@@ -7,7 +7,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/analysis_options.hpp"
-#include "harness/compare.hpp"
+#include "harness/analysis/compare.hpp"
 
 namespace cuzk::cli {
 namespace {

@@ -15,8 +15,8 @@
 #include <memory>
 
 #include "harness/cli/commands.hpp"
-#include "harness/pipeline_job.hpp"
-#include "harness/session.hpp"
+#include "harness/suite/pipeline_job.hpp"
+#include "harness/measure/session.hpp"
 #include "prover/engine/engine.hpp"
 #include "prover/groth16/params_file.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
-#include "harness/gate.hpp"
+#include "harness/analysis/gate.hpp"
 
 namespace cuzk::cli {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/gpu_counter_pass.hpp"
-#include "harness/counters.hpp"
-#include "harness/machine.hpp"
-#include "harness/provenance.hpp"
+#include "harness/measure/counters.hpp"
+#include "harness/measure/machine.hpp"
+#include "harness/measure/provenance.hpp"
 
 namespace cuzk::cli {
 namespace {

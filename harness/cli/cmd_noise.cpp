@@ -1,5 +1,5 @@
 // `cuzk-bench noise`: run a workload as P separate processes of R repetitions each, then say
-// where the noise of each phase comes from (harness/noise.hpp, docs/noise.md); or, with --from,
+// where the noise of each phase comes from (harness/analysis/noise.hpp, docs/noise.md); or, with --from,
 // analyse results files that already exist.
 #include <fmt/core.h>
 
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "harness/cli/commands.hpp"
-#include "harness/clock.hpp"
-#include "harness/noise.hpp"
-#include "harness/process.hpp"
+#include "harness/measure/clock.hpp"
+#include "harness/analysis/noise.hpp"
+#include "harness/measure/process.hpp"
 
 namespace cuzk::cli {
 namespace {

@@ -9,7 +9,7 @@
 // With no flags it proves a small sector (2 partitions) in seconds, so a newcomer sees it work.
 // Parameters for the PoRep-shaped circuit are generated once from a seed and cached under
 // results/local/params/ (memory-mapped on later runs); proof/srs_load is the load time in the
-// first repetition and 0 once the parameters are resident. --stable (harness/stable.hpp) places
+// first repetition and 0 once the parameters are resident. --stable (harness/measure/stable.hpp) places
 // the threads and loads CUDA modules eagerly before the backend probe touches the GPU.
 #include <fmt/core.h>
 #include <sys/stat.h>
@@ -21,9 +21,9 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/gpu_counter_pass.hpp"
 #include "harness/cli/prove_circom.hpp"
-#include "harness/porep_job.hpp"
-#include "harness/session.hpp"
-#include "harness/stable.hpp"
+#include "harness/suite/porep_job.hpp"
+#include "harness/measure/session.hpp"
+#include "harness/measure/stable.hpp"
 #include "prover/circuits/porep.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/groth16/prover.hpp"

@@ -1,12 +1,12 @@
 // `cuzk-bench report DIR [--out DIR]`: report.md + report.html of an A/B folder
-// (harness/report.hpp, docs/reports.md). Prints the report's path at the end.
+// (harness/analysis/report.hpp, docs/reports.md). Prints the report's path at the end.
 #include <fmt/core.h>
 
 #include <memory>
 #include <string>
 
 #include "harness/cli/commands.hpp"
-#include "harness/report.hpp"
+#include "harness/analysis/report.hpp"
 
 namespace cuzk::cli {
 namespace {

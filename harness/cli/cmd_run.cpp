@@ -4,7 +4,7 @@
 // Runs every case of a suite (docs/suites.md) in this process and writes ONE results file
 // (default results/local/<suite>-<UTC time>-<pid>.jsonl). The suite file is parsed and
 // validated completely before anything runs; progress goes to stderr. --warmup auto and
-// --stable (harness/stable.hpp) are for the e2e (porep) cases; other kinds keep their fixed
+// --stable (harness/measure/stable.hpp) are for the e2e (porep) cases; other kinds keep their fixed
 // warm-ups, and under --stable run with this thread on every CPU again, since their child
 // processes and engine threads inherit its CPU set.
 #include <fmt/core.h>
@@ -18,9 +18,9 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/gpu_counter_pass.hpp"
-#include "harness/session.hpp"
-#include "harness/stable.hpp"
-#include "harness/suite.hpp"
+#include "harness/measure/session.hpp"
+#include "harness/measure/stable.hpp"
+#include "harness/suite/suite.hpp"
 #include "prover/util/cpu_placement.hpp"
 
 namespace cuzk::cli {

@@ -29,11 +29,11 @@
 #include <vector>
 
 #include "harness/cli/commands.hpp"
-#include "harness/clock.hpp"
-#include "harness/counters.hpp"
-#include "harness/recorder.hpp"
-#include "harness/results.hpp"
-#include "harness/session.hpp"
+#include "harness/measure/clock.hpp"
+#include "harness/measure/counters.hpp"
+#include "harness/measure/recorder.hpp"
+#include "harness/measure/results.hpp"
+#include "harness/measure/session.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/util/thread_pool.hpp"
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "harness/cli/commands.hpp"
-#include "harness/results.hpp"
-#include "harness/trace.hpp"
+#include "harness/measure/results.hpp"
+#include "harness/measure/trace.hpp"
 
 namespace cuzk::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include "harness/counters.hpp"
-#include "harness/phases.hpp"
+#include "harness/measure/counters.hpp"
+#include "harness/measure/phases.hpp"
 #include "prover/instr/phase.hpp"
 
 #if CUZK_HAVE_GPU_COUNTERS

@@ -1,7 +1,7 @@
 // Where the process's threads run: one CPU set for the thread that drives the GPU, another for
 // the worker pool, so that the driver finds a free core each time a GPU wait returns.
 //
-// Who calls what: the harness (harness/stable.cpp, for `--stable`) computes a Placement, usually
+// Who calls what: the harness (harness/measure/stable.cpp, for `--stable`) computes a Placement, usually
 // default_split(allowed_cpus()), calls set() once before anything uses ThreadPool::global(), and
 // pins its own GPU-driving thread with pin_current_thread_to_driver(). ThreadPool::global() then
 // sizes itself from current(), and every ThreadPool worker calls pin_current_thread_to_workers()

@@ -10,9 +10,9 @@
 // Spans are cleared every kBatch scopes outside the timed region so memory stays bounded.
 #include <benchmark/benchmark.h>
 
-#include "harness/counters.hpp"
-#include "harness/nvtx.hpp"
-#include "harness/recorder.hpp"
+#include "harness/measure/counters.hpp"
+#include "harness/measure/nvtx.hpp"
+#include "harness/measure/recorder.hpp"
 #include "prover/instr/phase.hpp"
 
 namespace {

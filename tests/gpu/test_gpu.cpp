@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "catch.hpp"
-#include "harness/recorder.hpp"
+#include "harness/measure/recorder.hpp"
 #include "cuda/diagnostics.hpp"
 #if CUZK_HAVE_GPU_COUNTERS
 #include "cuda/gpu_counters.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/results.hpp"
+#include "harness/measure/results.hpp"
 
 namespace cuzk::test {
 

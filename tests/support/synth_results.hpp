@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/results.hpp"
+#include "harness/measure/results.hpp"
 
 namespace cuzk::test {
 

@@ -1,0 +1,108 @@
+// `cuzk-bench calibrate`: how trustworthy is a comparison on this machine? (docs/calibration.md)
+//
+// 1. Pool. Runs the workload (`cuzk-bench selfmeasure` or `cuzk-bench prove`) as separate
+//    processes, each with `--reps R` measured repetitions (plus the workload's warm-up): pool_a
+//    plain runs, and pool_b runs for each slowdown level s with CUZK_INJECT_SLOWDOWN naming every
+//    calibrated phase at s% (harness/measure/inject.hpp). A phase judged by GPU time (compare.hpp) gets a
+//    ":gpu" entry (its reported GPU time is scaled, nothing waits); a phase judged by wall time
+//    gets a host busy-wait. The first run is plain and decides each phase's metric. The runs are
+//    interleaved round by round (one A run, then one run of each level, in a shuffled order per
+//    round) so slow drift of the machine hits all pools alike.
+// 2. Trials. An A/A trial draws 2N distinct runs from the A pool at random (seeded) and splits
+//    them into two sides of N; an A/B trial at level s draws N runs from the A pool and N from
+//    the level-s pool. Each side is written as a results file and compared with compare_files
+//    (the same code and options as `cuzk-bench compare`: with R > 1 every process's median is
+//    one observation, the block design). Per calibrated phase, on its primary row: a false alarm
+//    is an A/A verdict "slower" or "faster"; a detection is an A/B verdict "slower". Trials
+//    overlap in the runs they draw: they are resamples of pool_a + pool_b independent runs, not
+//    independent experiments (the docs say what this means for the rates).
+// 3. Runs needed. From the A pool's robust coefficient of variation of each phase's observations
+//    (cv = 1.4826 MAD / median), the normal-theory estimate of runs per side for a target effect
+//    (see runs_needed()), next to the empirical detection curve.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/analysis/compare.hpp"
+
+namespace cuzk::calibrate {
+
+struct Options {
+  std::string workload = "selfmeasure";  // "selfmeasure" or "prove"
+  std::string bench;                     // cuzk-bench to run ("" -> this executable)
+  std::vector<std::string> workload_args;  // extra arguments for the workload subcommand
+  int trials = 40;
+  int runs = 10;                         // processes per side
+  int reps = 1;                          // measured repetitions per process (> 1: block design)
+  bool stable = false;                   // pass --stable to the workload (docs/ab.md)
+  std::vector<std::string> phases = {"proof"};  // calibrated together from one pool
+  std::vector<double> slowdowns = {1, 2, 3, 5, 10};  // percent
+  double target_effect = 3;              // percent
+  double power = 0.90;
+  int pool_a = 0;                        // 0 -> 4 * runs
+  int pool_b = 0;                        // per level; 0 -> 2 * runs
+  uint64_t seed = 1;
+  std::string out_dir;                   // "" -> results/local/calibrate-<UTC time>
+  CompareOptions compare;
+  std::function<void(const std::string&)> log;  // progress lines (may be empty)
+};
+
+struct LevelResult {
+  double slowdown_pct = 0;   // 0 = the A/A trials
+  int trials = 0;
+  int slower = 0, faster = 0, unchanged = 0, too_noisy = 0, missing = 0;
+  double median_ratio = 1;   // median over trials of the phase's B/A median ratio
+  double rate() const { return trials ? double(slower) / trials : 0; }
+  double false_alarm_rate() const { return trials ? double(slower + faster) / trials : 0; }
+};
+
+// The calibration of one phase.
+struct PhaseResult {
+  std::string phase;
+  std::string metric = "wall_ns";   // the metric compare judges it by (gpu_ns or wall_ns)
+  std::vector<LevelResult> levels;  // [0] = A/A, then one per slowdown
+  double median_ns = 0, mad_ns = 0, cv = 0;  // of its observations over the A pool
+  double min_detectable_pct = -1;   // smallest level detected with >= power (and all larger); -1: none
+  int runs_needed_target = 0;       // runs per side for target_effect (normal approximation); -1: never
+  std::string note;                 // caveats (e.g. threshold above target)
+};
+
+struct Result {
+  Options options;
+  std::string out_dir;
+  std::vector<PhaseResult> phases;  // in the order of Options::phases
+  int aa_any_phase_alarms = 0;      // A/A trials where any phase's primary row got slower/faster
+  std::string unit = "samples";     // "processes" when reps > 1 (per-process medians)
+  double pool_seconds = 0;
+  nlohmann::json machine;
+};
+
+// Runs everything above; writes <out_dir>/calibration.json, calibration.md, pool/*.jsonl.
+// Throws std::runtime_error (a failed run names its log file) or CompareError.
+Result run(const Options& o);
+
+std::string format_table(const Result& r);     // the terminal table
+std::string format_markdown(const Result& r);  // calibration.md
+nlohmann::json to_json(const Result& r);
+
+// Standard normal quantile (inverse CDF), p in (0, 1).
+double normal_quantile(double p);
+// Runs per side to detect a relative shift `effect` (fraction) of a quantity with relative
+// spread cv, two-sided level alpha, given power, by the Mann-Whitney test, with the verdict's
+// noise threshold `threshold` (fraction):
+//   n1 = (pi/3) * 2 (z_{1-alpha/2} + z_power)^2 cv^2 / effect^2   (significance; pi/3 = 1/ARE of U vs t)
+//   n2 = (pi/2) * 2 z_power^2 cv^2 / (effect - threshold)^2         (median ratio beyond the threshold)
+// returns max(n1, n2) rounded up, at least 2; -1 when effect <= threshold (never "slower").
+int runs_needed(double effect, double cv, double alpha, double power, double threshold);
+// Runs per side for a change of `effect` (fraction, below the threshold) to be called
+// "unchanged": the CI of the ratio must fall within 1 +- threshold, which with the given power
+// needs (z_{1-alpha/2} + z_power) sigma / sqrt(n) <= threshold - effect, sigma^2 = (pi/2) 2 cv^2
+// (the variance of a difference of two medians of log time):
+//   n = (pi/2) * 2 (z_{1-alpha/2} + z_power)^2 cv^2 / (threshold - effect)^2
+// rounded up, at least 2; -1 when effect >= threshold.
+int runs_to_rule_out(double effect, double cv, double alpha, double power, double threshold);
+
+}  // namespace cuzk::calibrate

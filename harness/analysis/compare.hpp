@@ -1,0 +1,179 @@
+// `cuzk-bench compare A B`: phase-by-phase comparison of two results files (cuzk JSONL or
+// Google Benchmark JSON). Statistics and the verdict rule: docs/compare.md.
+//
+// Three choices shape every row, and each is recorded in the output:
+// - the metric: a phase whose samples all carry GPU time (CUDA events) on both sides is judged
+//   by gpu_ns (its primary row), and its wall time follows as a secondary row that is shown but
+//   never judged by gate or calibrate; other phases are judged by wall_ns (--metric wall: every
+//   phase by wall time, GPU time secondary);
+// - the unit: when the samples carry process ids and some process ran several repetitions,
+//   processes are the units (block design): each process's median is one observation, so the
+//   repetitions of one process are not counted as independent (--blocks off: every sample);
+// - the samples: those taken while the GPU throttled or the host was loaded by others
+//   (harness/measure/env_readings.hpp judge_env) are counted and named in a warning, and left out with
+//   drop_disturbed (--drop-disturbed).
+//
+// A phase that only one side has (pin_abc of the pinned build) is compared as a cost of 0 on
+// the other side: its row has the present side's median and a CI of the change, verdict
+// "only in A" / "only in B". Beyond the rows, every case gets an accounting of each parent
+// phase's change into its children's changes (compare_accounting.cpp) and a summary paragraph
+// (compare_summary.cpp) that the outputs print before the table.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/measure/env_readings.hpp"
+
+namespace cuzk {
+
+// Which metric judges a phase, what the unit of observation is, and which samples count: the
+// choices in the header comment above, shared by compare, gate, calibrate and ab.
+struct AnalysisChoices {
+  std::string metric = "auto";     // "auto": gpu_ns primary where every sample has it; "wall": wall_ns primary
+  std::string blocks = "auto";     // "auto": per-process medians when repetitions share a process; "off"
+  bool drop_disturbed = false;     // leave out samples judged throttled or loaded
+  EnvThresholds env_thresholds;
+};
+
+struct CompareOptions {
+  double alpha = 0.05;             // significance level of the two-sided Mann-Whitney U test
+  double noise_threshold = 0.03;   // relative change below which a significant difference is "unchanged"
+  std::map<std::string, double> phase_thresholds;  // phase -> relative threshold override
+  int bootstrap_resamples = 2000;
+  uint64_t bootstrap_seed = 1;
+  bool allow_machine_mismatch = false;  // else refuse results from different machines/GPUs (throws CompareError)
+  size_t min_samples = 5;          // warn below this per side
+  bool include_warmup = false;
+  double ci_level = 0.95;
+  AnalysisChoices analysis;
+  // Threshold for one phase: phase_thresholds[phase] if present, else noise_threshold.
+  double threshold_for(const std::string& phase) const {
+    auto it = phase_thresholds.find(phase);
+    return it == phase_thresholds.end() ? noise_threshold : it->second;
+  }
+};
+
+struct CounterDelta {
+  std::string name;
+  std::optional<double> median_a, median_b;
+  std::optional<double> ratio;     // median_b / median_a when both present and median_a != 0
+  std::string note;                // e.g. "+12%", "x3.0", "n/a (event does not exist)"
+};
+
+struct PhaseComparison {
+  std::string suite, case_name, params;  // params: canonical JSON dump of the sample's parameters object
+  std::string phase;                     // slash path, e.g. "proof/synth" (Google Benchmark: benchmark name)
+  std::string metric;                    // "wall_ns" or "gpu_ns"
+  bool primary = true;                   // the row that carries the phase's verdict (gate, calibrate)
+  std::string unit = "samples";          // "samples" or "processes" (per-process medians)
+  size_t n_a = 0, n_b = 0;               // observations: samples, or processes when unit is "processes"
+  size_t samples_a = 0, samples_b = 0;   // samples behind them
+  double median_a = 0, median_b = 0, mad_a = 0, mad_b = 0, iqr_a = 0, iqr_b = 0;
+  double ratio = 1, ci_low = 1, ci_high = 1;   // B/A of medians, 95% bootstrap CI
+  double p_value = 1;
+  bool exact_test = false;               // exact U distribution used
+  double delta = 0, delta_low = 0, delta_high = 0;  // median B - median A (ns), 95% bootstrap CI
+  // The CI widened for the case's `family` primary rows (Bonferroni: level 1 - 0.05 / family),
+  // of the ratio, or of the change for a row only one side has. Set on primary rows whose
+  // verdict is a change; NaN elsewhere. A change whose widened CI still excludes "no change"
+  // stands even though many phases were compared at once (compare_summary.cpp).
+  size_t family = 0;
+  double family_low = NAN, family_high = NAN;
+  bool change_stands() const;
+  double threshold = 0.03;               // relative noise threshold applied to this row
+  std::string verdict;                   // "faster", "slower", "unchanged", "too noisy", "only in A", "only in B"
+  std::string missing;                   // "" or "a" / "b": the side without the phase (its cost there is 0)
+  std::vector<CounterDelta> counters;
+  std::vector<std::string> warnings;
+};
+
+// What the environment readings said about one side's samples.
+struct EnvSummary {
+  size_t samples = 0;          // measured samples read
+  size_t throttled = 0, loaded = 0, without_env = 0;
+  size_t dropped = 0;          // left out (drop_disturbed)
+  std::vector<std::string> examples;  // a few "repetition R (process P): why"
+};
+
+// One term of a parent phase's change (all in wall nanoseconds, medians B - A, with a bootstrap
+// CI from resampling the same observations as the parent).
+struct AccountingTerm {
+  std::string kind;        // "child", "overlap" (minus the change of time children ran side by side), "remainder"
+  std::string phase;       // the child's path ("" for overlap and remainder)
+  std::string only;        // "" or "a" / "b": the child exists on that side only
+  double median_a = 0, median_b = 0;  // the child's medians (overlap: the overlapped time)
+  double delta = 0, ci_low = 0, ci_high = 0;
+  bool significant = false;  // the CI excludes 0
+  bool concurrent = false;   // the child ran on another thread than its parent, beside it, in at least
+                             // half the samples of a side (msm_b_g2 on the G2 thread)
+};
+
+// Where one parent phase's change comes from: parent = sum of children - overlap + remainder,
+// sample by sample; in medians the remainder also takes what medians do not add up to.
+struct Accounting {
+  std::string suite, case_name, params;
+  std::string parent;
+  std::string unit = "samples";   // as the rows: "samples" or "processes"
+  size_t n_a = 0, n_b = 0;
+  double median_a = 0, median_b = 0, delta = 0, ci_low = 0, ci_high = 0;
+  bool significant = false;
+  bool overlap_measured = false;  // both sides recorded complete spans (else children count as serial)
+  std::vector<AccountingTerm> terms;  // children by |delta| descending, then overlap, then remainder
+};
+
+// The paragraph that opens a case's output (compare_summary.cpp).
+struct CaseSummary {
+  std::string suite, case_name, params;
+  std::string end_to_end;         // the case's root phase ("proof"), "" when it has none
+  std::string verdict;            // its primary row's verdict
+  int rounds_needed = 0;          // observations per side that would settle a "too noisy" verdict;
+                                  // -1: none would; 0: not too noisy
+  std::string text;
+};
+
+struct Comparison {
+  std::string path_a, path_b;
+  std::string format_a, format_b;        // "cuzk" or "gbench"
+  std::vector<PhaseComparison> rows;
+  std::vector<std::string> warnings;
+  nlohmann::json provenance_a, provenance_b, machine_a, machine_b;
+  std::vector<std::string> cases_only_a, cases_only_b;  // "suite/case params" keys on one side only
+  std::string metric = "auto";           // CompareOptions::metric as applied
+  EnvSummary env_a, env_b;
+  std::string label_a = "A", label_b = "B";  // "A (baseline)": the build's preset, when recorded
+  std::vector<Accounting> accounting;    // every parent phase of every case in both files
+  std::vector<CaseSummary> summaries;    // one per case in both files
+};
+
+// The row that carries a phase's verdict, or nullptr when the phase is not in the comparison.
+const PhaseComparison* primary_row(const Comparison& c, const std::string& phase);
+
+class CompareError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Auto-detects the format of each file. Throws CompareError for unreadable/malformed files,
+// different formats, or different machines (unless allow_machine_mismatch).
+Comparison compare_files(const std::string& a, const std::string& b, const CompareOptions& o);
+struct FormatOptions {
+  bool wide = false;  // every column (MAD/IQR per side, p); else the narrow set (docs/compare.md)
+};
+std::string format_table(const Comparison&, const FormatOptions& = {});  // aligned terminal text
+std::string format_markdown(const Comparison&, const FormatOptions& = {});
+nlohmann::json to_json(const Comparison&);
+// One line of the accounting tree: "proof/prove +1.9 ms [..] = h2d -70.2 ms + pin_abc +90.4 ms
+// (only in B) + ... + remainder +0.3 ms (n.s.)".
+std::string format_accounting_line(const Accounting&);
+
+// The verdict rule of docs/compare.md, exposed for tests and `calibrate`.
+std::string compare_verdict(double p_value, double ratio, double ci_low, double ci_high,
+                            double alpha, double threshold);
+
+}  // namespace cuzk

@@ -1,0 +1,72 @@
+// Internals shared by the three pieces of `compare`: loading the two inputs (compare_load.cpp:
+// cuzk JSON Lines or Google Benchmark JSON), the analysis (compare.cpp) and the output formats
+// (compare_format.cpp). Not for use outside those files.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/analysis/compare.hpp"
+
+namespace cuzk::compare_detail {
+
+struct PhaseData {
+  std::vector<double> wall, gpu;
+  std::vector<std::string> wall_process, gpu_process;  // the process id behind each value ("" when unknown)
+  size_t gpu_null = 0;
+  std::map<std::string, std::vector<double>> counters;       // non-null values
+  std::map<std::string, std::string> counter_null_reason;    // last reason seen for a null
+};
+
+struct Span {
+  std::string path;
+  double start = 0, end = 0;  // ns from the sample's start
+  int64_t tid = 0;            // the OS thread that ran it
+};
+
+// One measured sample as the accounting needs it: every phase's wall time side by side.
+struct SampleRecord {
+  std::string process;                 // "" when unknown
+  std::map<std::string, double> wall;  // phase -> wall_ns (summed over its occurrences)
+  std::vector<Span> spans;
+  bool spans_complete = false;         // "spans" recorded and none dropped
+};
+
+struct CaseData {
+  std::string suite, case_name, params;
+  size_t samples = 0;
+  std::map<std::string, size_t> per_process;  // process id -> samples ("" counts samples without one)
+  std::map<std::string, PhaseData> phases;
+  std::vector<SampleRecord> records;          // cuzk files only (Google Benchmark has no phase tree)
+};
+
+struct Side {
+  std::string path, format;
+  nlohmann::json provenance = nlohmann::json::object(), machine = nlohmann::json::object();
+  std::string identity;
+  std::map<std::string, CaseData> cases;  // key: suite \x1f case \x1f params
+  size_t warmups_skipped = 0;
+  EnvSummary env;
+};
+
+// Reads one input, detecting its format; throws CompareError naming the file (and line).
+Side load_side(const std::string& path, const CompareOptions& o);
+// The key of a case in Side::cases.
+std::string key_of(const std::string& suite, const std::string& case_name, const std::string& params);
+// A ratio as a signed percentage change ("+3.1%").
+std::string pct(double ratio);
+// A signed time change: "+90.4 ms", "-70.2 ms".
+std::string signed_ns(double ns);
+
+// The observations of one side: the values, or each process's median of them (block design).
+std::vector<double> observations(const std::vector<double>& v, const std::vector<std::string>& process, bool blocks);
+
+// compare_accounting.cpp: the accounting of every parent phase of one case (both sides loaded).
+std::vector<Accounting> account_case(const CaseData& a, const CaseData& b, bool blocks, const CompareOptions& o);
+// compare_summary.cpp: the summary paragraph of one case from its rows and accounting.
+CaseSummary summarize_case(const Comparison& c, const std::string& suite, const std::string& case_name,
+                           const std::string& params, const CompareOptions& o);
+
+}  // namespace cuzk::compare_detail

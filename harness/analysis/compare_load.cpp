@@ -1,0 +1,235 @@
+// `compare`, loading: a results file (cuzk JSON Lines) or Google Benchmark JSON into a Side.
+#include <fmt/core.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "harness/analysis/compare_detail.hpp"
+#include "harness/analysis/gbench.hpp"
+#include "harness/measure/machine.hpp"
+#include "harness/measure/results.hpp"
+
+namespace cuzk::compare_detail {
+
+using json = nlohmann::json;
+
+std::string key_of(const std::string& s, const std::string& c, const std::string& p) {
+  return s + '\x1f' + c + '\x1f' + p;
+}
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw CompareError(fmt::format("{}: cannot open file", path));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+double to_ns(double v, const std::string& unit) {
+  if (unit == "ns" || unit.empty()) return v;
+  if (unit == "us") return v * 1e3;
+  if (unit == "ms") return v * 1e6;
+  if (unit == "s") return v * 1e9;
+  throw CompareError("unknown Google Benchmark time_unit '" + unit + "'");
+}
+
+// Counts a measured sample's environment judgement into `env`; false when the sample is to be
+// left out (drop_disturbed and the sample was throttled or loaded).
+bool note_environment(EnvSummary& env, const json& sample, const std::string& process, const CompareOptions& o) {
+  ++env.samples;
+  if (!sample.contains("env")) {
+    ++env.without_env;
+    return true;
+  }
+  const EnvJudgement j = judge_env(sample["env"], o.analysis.env_thresholds);
+  if (!j.throttled && !j.loaded) return true;
+  env.throttled += j.throttled;
+  env.loaded += j.loaded;
+  constexpr size_t kExamples = 3;
+  if (env.examples.size() < kExamples)
+    env.examples.push_back(fmt::format("repetition {}{}: {}", sample.value("repetition", -1),
+                                       process.empty() ? "" : " of process " + process.substr(0, 8), j.why));
+  if (!o.analysis.drop_disturbed) return true;
+  ++env.dropped;
+  return false;
+}
+
+// os::cpu_per_wall: (user + system CPU time) / wall time of the phase, from the OS counters: how
+// many cores the phase kept busy on average (1 = one thread all along).
+void add_derived_counters(PhaseData& pd, const json& rec) {
+  if (!rec.contains("counters") || !rec["counters"].is_object()) return;
+  const json& c = rec["counters"];
+  auto num = [&](const char* k) { return c.contains(k) && c[k].is_number(); };
+  if (!c.contains("os::utime_ns") && !c.contains("os::stime_ns")) return;
+  auto& v = pd.counters["os::cpu_per_wall"];
+  const double wall = rec["wall_ns"].get<double>();
+  if (num("os::utime_ns") && num("os::stime_ns") && wall > 0)
+    v.push_back((c["os::utime_ns"].get<double>() + c["os::stime_ns"].get<double>()) / wall);
+  else
+    pd.counter_null_reason["os::cpu_per_wall"] = "os::utime_ns or os::stime_ns not read";
+}
+
+// The "gpu_counters" lines (an untimed counters pass per case): each metric becomes the
+// counter gpu::<metric> of its phase, one value per pass set, beside the phase's samples.
+void add_gpu_counters(Side& s, const ResultsFile& rf) {
+  for (const auto& line : rf.gpu_counters) {
+    const json& g = line.value;
+    auto it = s.cases.find(key_of(g["suite"].get<std::string>(), g["case"].get<std::string>(), g["parameters"].dump()));
+    if (it == s.cases.end()) continue;
+    for (auto& [phase, values] : g["phases"].items()) {
+      auto pd = it->second.phases.find(phase);
+      if (pd == it->second.phases.end()) continue;
+      for (auto& [metric, v] : values.items()) {
+        const std::string name = "gpu::" + metric;
+        auto& vec = pd->second.counters[name];
+        if (v.is_number()) {
+          vec.push_back(v.get<double>());
+        } else {
+          const json& st = g["metrics"].contains(metric) ? g["metrics"][metric] : json::object();
+          const std::string why = st.is_object() && st.contains("reason") && st["reason"].is_string() ? st["reason"].get<std::string>() : "";
+          pd->second.counter_null_reason[name] = why.empty() ? "not collected" : why;
+        }
+      }
+    }
+  }
+}
+
+Side load_gbench(const std::string& path, const json& doc) {
+  Side s;
+  s.path = path;
+  s.format = "gbench";
+  const json ctx = doc.value("context", json::object());
+  s.machine = {{"host_name", ctx.value("host_name", "")},
+               {"num_cpus", ctx.value("num_cpus", 0)},
+               {"mhz_per_cpu", ctx.value("mhz_per_cpu", 0)}};
+  s.provenance = {{"executable", ctx.value("executable", "")},
+                  {"library_build_type", ctx.value("library_build_type", "")}};
+  s.identity = fmt::format("host {}, {} CPUs, {} MHz", s.machine["host_name"].get<std::string>(),
+                           s.machine["num_cpus"].dump(), s.machine["mhz_per_cpu"].dump());
+  if (!doc["benchmarks"].is_array()) throw CompareError(path + ": 'benchmarks' is not an array");
+  // The case is the benchmark executable's name, so two builds of bench_ff match.
+  std::string exe = ctx.value("executable", "");
+  if (auto slash = exe.find_last_of('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
+  if (exe.empty()) exe = "benchmarks";
+  CaseData& c = s.cases[key_of("gbench", exe, "{}")];
+  c.suite = "gbench";
+  c.case_name = exe;
+  c.params = "{}";
+  for (const auto& b : doc["benchmarks"]) {
+    if (!b.is_object()) continue;
+    std::string rt = b.value("run_type", "iteration");
+    if (rt != "iteration") continue;
+    if (b.contains("error_occurred") && b["error_occurred"].is_boolean() && b["error_occurred"].get<bool>())
+      continue;
+    std::string name = b.value("run_name", b.value("name", ""));
+    if (name.empty() || !b.contains("real_time") || !b["real_time"].is_number())
+      throw CompareError(path + ": benchmark entry without name or real_time");
+    c.phases[name].wall.push_back(to_ns(b["real_time"].get<double>(), b.value("time_unit", "ns")));
+    ++c.samples;
+  }
+  return s;
+}
+
+Side load_cuzk(const std::string& path, const std::string& text, const CompareOptions& o) {
+  ResultsFile rf;
+  try {
+    rf = parse_results(text, path);
+  } catch (const std::exception& e) {
+    throw CompareError(e.what());
+  }
+  Side s;
+  s.path = path;
+  s.format = "cuzk";
+  s.provenance = rf.header.value.value("provenance", json::object());
+  s.machine = rf.header.value.value("machine", json::object());
+  s.identity = machine_identity(s.machine);
+  for (const auto& line : rf.samples) {
+    const json& v = line.value;
+    if (v.value("warmup", false) && !o.include_warmup) {
+      ++s.warmups_skipped;
+      continue;
+    }
+    std::string suite = v.value("suite", ""), cname = v.value("case", "");
+    std::string params = v.value("parameters", json::object()).dump();
+    const std::string process = v.contains("process_id") && v["process_id"].is_string() ? v["process_id"].get<std::string>() : "";
+    if (!note_environment(s.env, v, process, o)) continue;
+    CaseData& c = s.cases[key_of(suite, cname, params)];
+    c.suite = suite;
+    c.case_name = cname;
+    c.params = params;
+    ++c.samples;
+    ++c.per_process[process];
+    SampleRecord& sr = c.records.emplace_back();
+    sr.process = process;
+    if (v.contains("spans") && v["spans"].is_array()) {
+      // parse_results has checked each span's fields and types.
+      const json& dropped = v.contains("spans_dropped") ? v["spans_dropped"] : json(0);
+      sr.spans_complete = dropped.is_number() && dropped.get<double>() == 0;
+      for (const auto& sp : v["spans"]) {
+        const double start = sp["start_ns"].get<double>();
+        sr.spans.push_back({sp["path"].get<std::string>(), start, start + sp["dur_ns"].get<double>(),
+                            sp["tid"].get<int64_t>()});
+      }
+    }
+    for (auto& [phase, rec] : v["phases"].items()) {
+      PhaseData& pd = c.phases[phase];
+      sr.wall[phase] = rec["wall_ns"].get<double>();
+      pd.wall.push_back(rec["wall_ns"].get<double>());
+      pd.wall_process.push_back(process);
+      if (rec.contains("gpu_ns") && rec["gpu_ns"].is_number()) {
+        pd.gpu.push_back(rec["gpu_ns"].get<double>());
+        pd.gpu_process.push_back(process);
+      } else {
+        ++pd.gpu_null;
+      }
+      add_derived_counters(pd, rec);
+      if (rec.contains("counters") && rec["counters"].is_object()) {
+        for (auto& [cn, cv] : rec["counters"].items()) {
+          auto& vec = pd.counters[cn];  // creates the entry even when null
+          if (cv.is_number()) {
+            vec.push_back(cv.get<double>());
+          } else {
+            std::string why = "null";
+            if (rec.contains("counter_errors") && rec["counter_errors"].contains(cn) &&
+                rec["counter_errors"][cn].is_string())
+              why = rec["counter_errors"][cn].get<std::string>();
+            pd.counter_null_reason[cn] = why;
+          }
+        }
+      }
+    }
+  }
+  add_gpu_counters(s, rf);
+  return s;
+}
+
+}  // namespace
+
+Side load_side(const std::string& path, const CompareOptions& o) {
+  std::string text = read_text(path);
+  // Google Benchmark output is one JSON document (with NaN where a statistic is undefined);
+  // a cuzk results file is JSON Lines, which does not parse as one document.
+  json doc = json::parse(gbench_json_nonfinite_to_null(text), nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_discarded() && doc.is_object() && doc.contains("benchmarks")) return load_gbench(path, doc);
+  return load_cuzk(path, text, o);
+}
+
+std::string signed_ns(double ns) {
+  // One decimal is enough for a change (its CI is rarely narrower); fmt_ns keeps three for medians.
+  const double a = std::fabs(ns);
+  const char* sign = ns >= 0 ? "+" : "-";
+  if (a >= 1e9) return fmt::format("{}{:.3f} s", sign, a / 1e9);
+  if (a >= 1e6) return fmt::format("{}{:.1f} ms", sign, a / 1e6);
+  if (a >= 1e3) return fmt::format("{}{:.1f} us", sign, a / 1e3);
+  return fmt::format("{}{:.0f} ns", sign, a);
+}
+
+std::string pct(double r) {
+  double d = (r - 1.0) * 100.0;
+  return fmt::format("{}{:.1f}%", d >= 0 ? "+" : "", d);
+}
+
+}  // namespace cuzk::compare_detail

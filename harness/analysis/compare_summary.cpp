@@ -1,0 +1,126 @@
+// `compare`, the summary paragraph that opens each case (docs/compare.md): the significant
+// changes by absolute size, then the end-to-end phase's verdict with its CI, then, when that
+// verdict is "too noisy", how many observations per side calibrate's formula says would settle
+// it with this run's spread.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/analysis/calibrate.hpp"
+#include "harness/measure/clock.hpp"
+#include "harness/analysis/compare_detail.hpp"
+
+namespace cuzk::compare_detail {
+namespace {
+
+constexpr size_t kListed = 5;    // significant changes named in the paragraph
+constexpr double kPower = 0.90;  // as calibrate's default
+
+bool is_change(const PhaseComparison& r) {
+  return r.verdict == "faster" || r.verdict == "slower" || !r.missing.empty();
+}
+
+// "proof/prove/h2d -70.2 ms (-33.3%, GPU time)", "proof/prove/pin_abc +90.4 ms (only in B)".
+std::string change_text(const PhaseComparison& r) {
+  std::string what = !r.missing.empty() ? (r.missing == "a" ? "only in B" : "only in A") : pct(r.ratio);
+  if (r.metric == "gpu_ns") what += ", GPU time";
+  return fmt::format("{} {} ({})", r.phase, signed_ns(r.delta), what);
+}
+
+// The case's end-to-end phase: "proof" when present, else the root phase with the largest
+// median. nullptr when no phase is a root (Google Benchmark names, or none).
+const PhaseComparison* end_to_end(const std::vector<const PhaseComparison*>& rows) {
+  const PhaseComparison* best = nullptr;
+  for (const auto* r : rows) {
+    if (!r->primary || r->phase.find('/') != std::string::npos || !r->missing.empty()) continue;
+    if (r->phase == "proof") return r;
+    if (!best || r->median_a > best->median_a) best = r;
+  }
+  return best;
+}
+
+double robust_cv(double mad, double med) { return med > 0 ? 1.4826 * mad / med : 0; }
+
+}  // namespace
+
+CaseSummary summarize_case(const Comparison& c, const std::string& suite, const std::string& case_name,
+                           const std::string& params, const CompareOptions& o) {
+  CaseSummary s;
+  s.suite = suite;
+  s.case_name = case_name;
+  s.params = params;
+  std::vector<const PhaseComparison*> rows;
+  for (const auto& r : c.rows)
+    if (r.suite == suite && r.case_name == case_name && r.params == params) rows.push_back(&r);
+  const PhaseComparison* e2e = end_to_end(rows);
+  if (e2e) {
+    s.end_to_end = e2e->phase;
+    s.verdict = e2e->verdict;
+  }
+
+  // Changes that stand when every phase compared is allowed for, then those that may be chance.
+  std::vector<const PhaseComparison*> changes, maybe;
+  size_t others = 0, family = 0;
+  for (const auto* r : rows) {
+    if (!r->primary || r == e2e) continue;
+    family = r->family;
+    if (!is_change(*r)) ++others;
+    else (r->change_stands() ? changes : maybe).push_back(r);
+  }
+  auto by_size = [](const auto* x, const auto* y) { return std::fabs(x->delta) > std::fabs(y->delta); };
+  std::stable_sort(changes.begin(), changes.end(), by_size);
+  std::stable_sort(maybe.begin(), maybe.end(), by_size);
+
+  std::string text = fmt::format("{} against {}", c.label_b, c.label_a);
+  if (e2e) text += fmt::format(", {} {} per side", e2e->n_b, e2e->unit);
+  text += ": ";
+  auto list = [](const std::vector<const PhaseComparison*>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size() && i < kListed; ++i) s += (i ? "; " : "") + change_text(*v[i]);
+    if (v.size() > kListed) s += fmt::format("; and {} more", v.size() - kListed);
+    return s;
+  };
+  if (changes.empty() && maybe.empty()) text += "no phase changed significantly";
+  if (!changes.empty()) text += "significant changes, largest first: " + list(changes);
+  if (!maybe.empty())
+    text += fmt::format("{}significant alone, but may be chance among the {} phases compared (the CI widened for "
+                        "{} comparisons includes no change): {}",
+                        changes.empty() ? "" : ". Also ", family, family, list(maybe));
+  text += others ? fmt::format(" ({} other phase{} unchanged or too noisy).", others, others == 1 ? "" : "s") : ".";
+
+  if (e2e) {
+    const PhaseComparison& r = *e2e;
+    std::string ci = std::isnan(r.ci_low) ? "CI undefined"
+                                          : fmt::format("95% CI [{}, {}]", pct(r.ci_low), pct(r.ci_high));
+    text += fmt::format(" End to end, {} went {} -> {}: {} ({}, {}): {}.", r.phase, fmt_ns(r.median_a),
+                        fmt_ns(r.median_b), signed_ns(r.delta), pct(r.ratio), ci, r.verdict);
+    if (r.verdict == "too noisy" && r.median_a > 0) {
+      const double cv_a = robust_cv(r.mad_a, r.median_a), cv_b = robust_cv(r.mad_b, r.median_b);
+      const double cv = std::sqrt((cv_a * cv_a + cv_b * cv_b) / 2);
+      const double effect = std::fabs(r.ratio - 1);
+      const size_t now = std::min(r.n_a, r.n_b);
+      if (effect > r.threshold) {
+        s.rounds_needed = calibrate::runs_needed(effect, cv, o.alpha, kPower, r.threshold);
+        text += fmt::format(
+            " To call a change of this size ({}) {} with 90% power would take about {} {} per side (now {}; "
+            "calibrate's formula with this run's spread, cv {:.1f}%).",
+            pct(r.ratio), r.ratio > 1 ? "slower" : "faster", s.rounds_needed, r.unit, now, 100 * cv);
+      } else {
+        s.rounds_needed = calibrate::runs_to_rule_out(effect, cv, o.alpha, kPower, r.threshold);
+        if (s.rounds_needed < 0)
+          text += fmt::format(" The change sits at the {:g}% threshold: no number of {} settles it.",
+                              100 * r.threshold, r.unit);
+        else
+          text += fmt::format(
+              " To show it within the {:g}% threshold (unchanged) with 90% power would take about {} {} per side "
+              "(now {}; calibrate's formula with this run's spread, cv {:.1f}%).",
+              100 * r.threshold, s.rounds_needed, r.unit, now, 100 * cv);
+      }
+    }
+  }
+  s.text = text;
+  return s;
+}
+
+}  // namespace cuzk::compare_detail

@@ -1,0 +1,46 @@
+// `cuzk-bench report DIR`: markdown and self-contained HTML report of an A/B folder
+// (DIR/a.jsonl and DIR/b.jsonl, as `cuzk-bench ab` leaves them). docs/reports.md.
+//
+// Contents: the two builds (variant, commit, flags); per case, compare's summary paragraph, the
+// accounting of each parent phase's change (a waterfall chart in the HTML) and the comparison
+// table (compare's format_markdown); the per-phase counters beside the times; and three plots drawn by
+// scripts/plot.py with Debian's /usr/bin/python3 + matplotlib: per-phase stacked bars A against
+// B, per-phase sample distributions, counter ratios. The HTML embeds the PNGs (base64), so it is
+// one file to send. When matplotlib (or the script) is missing, both reports are still written,
+// with a note that says the plots were skipped and why; that is not an error.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "harness/analysis/compare.hpp"
+
+namespace cuzk::report {
+
+struct Options {
+  std::string dir;                      // the A/B folder
+  std::string a, b;                     // results files ("" -> dir/a.jsonl, dir/b.jsonl)
+  std::string out;                      // "" -> dir
+  std::string python = "/usr/bin/python3";  // interpreter with matplotlib; "" or "none" skips plots
+  std::string plot_script;              // "" -> find_plot_script()
+  CompareOptions compare;
+};
+
+struct Result {
+  std::string md_path, html_path;
+  std::vector<std::string> plots;  // PNG paths written
+  std::string plots_note;          // why plots were skipped ("" when drawn)
+  Comparison comparison;
+};
+
+// Throws CompareError (bad or mismatched files) or std::runtime_error (unwritable output).
+Result write_report(const Options& o);
+
+// scripts/plot.py: $CUZK_PLOT_SCRIPT, else searched upward from the executable's folder and the
+// current folder. "" when not found.
+std::string find_plot_script();
+std::string html_escape(const std::string& s);
+// One parent phase's accounting as an inline SVG waterfall chart (report_waterfall.cpp).
+std::string waterfall_svg(const Accounting& a);
+std::string base64(const std::string& bytes);
+
+}  // namespace cuzk::report

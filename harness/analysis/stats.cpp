@@ -1,0 +1,169 @@
+// Statistics for compare/gate (docs/compare.md).
+#include "harness/analysis/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <utility>
+
+namespace cuzk {
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  q = std::clamp(q, 0.0, 1.0);
+  double pos = q * static_cast<double>(v.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, v.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return v[lo] + (v[hi] - v[lo]) * frac;
+}
+
+double median(const std::vector<double>& v) { return quantile(v, 0.5); }
+
+double mad(const std::vector<double>& v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double m = median(v);
+  std::vector<double> d;
+  d.reserve(v.size());
+  for (double x : v) d.push_back(std::fabs(x - m));
+  return median(d);
+}
+
+double iqr(const std::vector<double>& v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  return quantile(v, 0.75) - quantile(v, 0.25);
+}
+
+namespace {
+
+// U of a: number of pairs with a > b, ties counted 1/2 (equivalently R_a - n_a(n_a+1)/2).
+double u_statistic(const std::vector<double>& a, const std::vector<double>& b) {
+  double u = 0;
+  for (double x : a)
+    for (double y : b) u += x > y ? 1.0 : (x == y ? 0.5 : 0.0);
+  return u;
+}
+
+bool has_ties(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> all(a);
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end());
+  return std::adjacent_find(all.begin(), all.end()) != all.end();
+}
+
+// Number of arrangements of m a's and n b's with U_a = u, for u = 0..m*n.
+// f(m, n, u) = f(m-1, n, u-n) + f(m, n-1, u): the largest value is an a (it beats all n b's)
+// or a b. Computed in doubles (exact up to 2^53; C(40,20) ~ 1.4e11).
+std::vector<double> u_counts(size_t m, size_t n) {
+  // table[i][j] is the distribution for (i, j); rolled over i.
+  std::vector<std::vector<double>> prev(n + 1), cur(n + 1);
+  for (size_t j = 0; j <= n; ++j) prev[j] = {1.0};  // i = 0: U = 0 only
+  for (size_t i = 1; i <= m; ++i) {
+    cur[0] = {1.0};  // j = 0: U = 0 only
+    for (size_t j = 1; j <= n; ++j) {
+      std::vector<double> f(i * j + 1, 0.0);
+      const auto& left = prev[j];      // (i-1, j), shifted by j
+      const auto& down = cur[j - 1];   // (i, j-1)
+      for (size_t u = 0; u < left.size(); ++u) f[u + j] += left[u];
+      for (size_t u = 0; u < down.size(); ++u) f[u] += down[u];
+      cur[j] = std::move(f);
+    }
+    std::swap(prev, cur);
+  }
+  return prev[n];
+}
+
+double normal_sf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+}  // namespace
+
+double mann_whitney_u_p_exact(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return 1.0;
+  size_t m = a.size(), n = b.size();
+  double u = u_statistic(a, b);
+  double umax = std::max(u, static_cast<double>(m * n) - u);
+  auto f = u_counts(m, n);
+  double total = 0, upper = 0;
+  for (size_t k = 0; k < f.size(); ++k) {
+    total += f[k];
+    if (static_cast<double>(k) >= umax - 1e-9) upper += f[k];
+  }
+  return std::min(1.0, 2.0 * upper / total);
+}
+
+double mann_whitney_u_p_normal(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return 1.0;
+  double m = static_cast<double>(a.size()), n = static_cast<double>(b.size());
+  double u = u_statistic(a, b);
+  double umax = std::max(u, m * n - u);
+  std::map<double, double> tie;
+  for (double x : a) tie[x] += 1;
+  for (double x : b) tie[x] += 1;
+  double t = 0;
+  for (auto& [v, c] : tie) t += c * c * c - c;
+  double N = m + n;
+  double var = m * n / 12.0 * ((N + 1) - t / (N * (N - 1)));
+  if (var <= 0) return 1.0;
+  double z = (umax - m * n / 2.0 - 0.5) / std::sqrt(var);
+  return std::min(1.0, 2.0 * normal_sf(z));
+}
+
+MannWhitneyResult mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b) {
+  MannWhitneyResult r;
+  if (a.empty() || b.empty()) return r;
+  r.u_a = u_statistic(a, b);
+  r.exact = a.size() <= kMannWhitneyExactMax && b.size() <= kMannWhitneyExactMax && !has_ties(a, b);
+  r.p_value = r.exact ? mann_whitney_u_p_exact(a, b) : mann_whitney_u_p_normal(a, b);
+  return r;
+}
+
+double mann_whitney_u_p(const std::vector<double>& a, const std::vector<double>& b) {
+  return mann_whitney_u(a, b).p_value;
+}
+
+namespace {
+
+// Percentile bootstrap of stat(median(a*), median(b*)) over resamples a*, b* of each side drawn
+// with replacement (std::mt19937_64 seeded with `seed`, so results are reproducible). `stat`
+// returns NaN to abandon the interval (e.g. a zero median under a ratio).
+template <class Stat>
+std::pair<double, double> bootstrap_medians(const std::vector<double>& a, const std::vector<double>& b, int resamples,
+                                            uint64_t seed, double level, Stat stat) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (a.empty() || b.empty() || resamples <= 0) return {nan, nan};
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<size_t> pa(0, a.size() - 1), pb(0, b.size() - 1);
+  std::vector<double> values;
+  values.reserve(static_cast<size_t>(resamples));
+  std::vector<double> ra(a.size()), rb(b.size());
+  for (int i = 0; i < resamples; ++i) {
+    for (auto& x : ra) x = a[pa(rng)];
+    for (auto& x : rb) x = b[pb(rng)];
+    const double v = stat(median(ra), median(rb));
+    if (std::isnan(v)) return {nan, nan};
+    values.push_back(v);
+  }
+  const double tail = (1.0 - level) / 2.0;
+  return {quantile(values, tail), quantile(values, 1.0 - tail)};
+}
+
+}  // namespace
+
+RatioCI bootstrap_ratio_ci(const std::vector<double>& a, const std::vector<double>& b, int resamples,
+                           uint64_t seed, double level) {
+  auto [lo, hi] = bootstrap_medians(a, b, resamples, seed, level, [](double ma, double mb) {
+    return ma == 0 ? std::numeric_limits<double>::quiet_NaN() : mb / ma;
+  });
+  return {lo, hi};
+}
+
+DiffCI bootstrap_diff_ci(const std::vector<double>& a, const std::vector<double>& b, int resamples, uint64_t seed,
+                         double level) {
+  auto [lo, hi] = bootstrap_medians(a, b, resamples, seed, level, [](double ma, double mb) { return mb - ma; });
+  return {lo, hi};
+}
+
+}  // namespace cuzk

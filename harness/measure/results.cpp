@@ -1,0 +1,510 @@
+#include "harness/measure/results.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "harness/measure/env_readings.hpp"
+#include "harness/measure/machine.hpp"
+#include "harness/measure/process.hpp"
+#include "harness/measure/provenance.hpp"
+
+namespace cuzk {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------- building lines
+
+namespace {
+json line_base(const char* type) { return {{"schema", kResultsSchema}, {"version", kResultsVersion}, {"type", type}}; }
+}  // namespace
+
+json provenance_to_json() {
+  const Provenance& p = build_provenance();
+  json flags = json::object();
+  for (auto& [k, v] : provenance_flags(p)) flags[k] = v;
+  return {{"source_hash", p.source_hash}, {"source_files", p.source_files}, {"git_commit", p.git_commit},
+          {"git_dirty", p.git_dirty},     {"flags", flags},                  {"flags_string", p.flags},
+          {"preset", p.preset},           {"build_type", p.build_type},      {"compiler", p.compiler},
+          {"compiler_version", p.compiler_version}, {"nvcc_version", p.nvcc_version},
+          {"cuda_archs", p.cuda_archs},   {"build_dir", p.build_dir},        {"source_dir", p.source_dir}};
+}
+
+std::string variant_name() {
+  const Provenance& p = build_provenance();
+  return p.preset && *p.preset ? std::string(p.preset) : std::string("custom");
+}
+
+json make_gpu_counters_line(const json& body) {
+  json g = line_base("gpu_counters");
+  for (auto& [k, v] : body.items()) g[k] = v;
+  return g;
+}
+
+json make_header(const HeaderInfo& info) {
+  json h = line_base("header");
+  h["tool"] = {{"name", kToolName}, {"version", kToolVersion}};
+  h["provenance"] = provenance_to_json();
+  h["machine"] = machine_json();
+  json requested = json::array(), available = json::array(), unavailable = json::object(), sources = json::object();
+  for (const auto& c : info.counters) {
+    requested.push_back(c.name);
+    if (c.available)
+      available.push_back(c.name);
+    else
+      unavailable[c.name] = c.reason;
+    const CounterSource src = counter_source(c.name);
+    sources[c.name] = {{"source", src.source}, {"scope", src.scope}, {"how", src.how}, {"unit", src.unit}};
+  }
+  h["counters"] = {{"requested", requested}, {"available", available}, {"unavailable", unavailable},
+                   {"sources", sources}};
+  h["command_line"] = info.command_line;
+  h["suite"] = info.suite;
+  // When the run started: reference results (results/reference/) must say when they were taken.
+  h["started_utc"] = utc_stamp();
+  merge_line_fields(h, env_header_fields(), "header");  // gpu_state, cpu_governor
+  merge_line_fields(h, info.extra, "header");
+  return h;
+}
+
+void merge_line_fields(json& line, const json& extra, const std::string& what) {
+  if (extra.is_null()) return;
+  if (!extra.is_object())
+    throw ResultsError(fmt::format("extra {} fields must be a JSON object, not {}", what, extra.type_name()));
+  for (auto& [k, v] : extra.items()) {
+    if (line.contains(k))
+      throw ResultsError(fmt::format("extra {} field '{}' would replace the {} line's own field", what, k, what));
+    line[k] = v;
+  }
+}
+
+const std::string& run_process_id() {
+  static const std::string id = [] {
+    std::random_device rd;
+    const uint64_t v = (uint64_t(rd()) << 32) ^ uint64_t(rd());
+    return fmt::format("{:016x}", v);
+  }();
+  return id;
+}
+
+json phase_record_json(const PhaseRecord& r) {
+  json j = {{"wall_ns", r.wall_ns}, {"count", r.count}};
+  j["gpu_ns"] = r.gpu_ns ? json(*r.gpu_ns) : json(nullptr);
+  json counters = json::object();
+  for (const auto& [name, v] : r.counters) counters[name] = v ? json(*v) : json(nullptr);
+  j["counters"] = counters;
+  j["counter_errors"] = r.counter_errors;
+  j["counter_scope"] = r.counter_scope;
+  return j;
+}
+
+json make_sample(const SampleInfo& info, const Sample& sample, bool with_spans) {
+  json s = line_base("sample");
+  s["suite"] = info.suite;
+  s["case"] = info.case_name;
+  s["parameters"] = info.parameters.is_object() ? info.parameters : json::object();
+  s["variant"] = info.variant.empty() ? variant_name() : info.variant;
+  s["repetition"] = info.repetition;
+  s["warmup"] = info.warmup;
+  s["process_id"] = run_process_id();
+  s["wall_ns"] = sample.wall_ns;
+  json phases = json::object();
+  for (const auto& [path, r] : sample.phases) phases[path] = phase_record_json(r);
+  s["phases"] = phases;
+  if (with_spans) {
+    json spans = json::array();
+    for (const auto& sp : sample.spans)
+      spans.push_back({{"path", sp.path}, {"start_ns", sp.start_ns}, {"dur_ns", sp.dur_ns}, {"tid", sp.tid}});
+    s["spans"] = spans;
+    s["spans_dropped"] = sample.spans_dropped;
+  }
+  return s;
+}
+
+namespace {
+template <class T>
+T median_of(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : static_cast<T>((v[n / 2 - 1] + v[n / 2]) / 2);
+}
+}  // namespace
+
+json make_summary(const std::vector<json>& samples, uint64_t elapsed_ns) {
+  json s = line_base("summary");
+  struct Acc {
+    std::vector<uint64_t> wall, gpu;
+    size_t gpu_missing = 0;
+    std::map<std::string, std::vector<int64_t>> counters;
+    std::map<std::string, size_t> counter_missing;
+  };
+  std::map<std::string, Acc> acc;
+  size_t measured = 0, warm = 0;
+  for (const auto& smp : samples) {
+    if (smp.value("warmup", false)) {
+      ++warm;
+      continue;
+    }
+    ++measured;
+    for (auto& [path, r] : smp.at("phases").items()) {
+      Acc& a = acc[path];
+      a.wall.push_back(r.at("wall_ns").get<uint64_t>());
+      if (r.at("gpu_ns").is_null())
+        ++a.gpu_missing;
+      else
+        a.gpu.push_back(r.at("gpu_ns").get<uint64_t>());
+      for (auto& [name, v] : r.at("counters").items()) {
+        if (v.is_null())
+          ++a.counter_missing[name];
+        else
+          a.counters[name].push_back(v.get<int64_t>());
+      }
+    }
+  }
+  json phases = json::object();
+  for (auto& [path, a] : acc) {
+    json p = {{"n", a.wall.size()},
+              {"median_wall_ns", median_of(a.wall)},
+              {"min_wall_ns", *std::min_element(a.wall.begin(), a.wall.end())},
+              {"max_wall_ns", *std::max_element(a.wall.begin(), a.wall.end())}};
+    p["median_gpu_ns"] = a.gpu.empty() || a.gpu_missing ? json(nullptr) : json(median_of(a.gpu));
+    json c = json::object();
+    for (auto& [name, vals] : a.counters) c[name] = a.counter_missing.count(name) ? json(nullptr) : json(median_of(vals));
+    for (auto& [name, n] : a.counter_missing) c[name] = nullptr;
+    p["median_counters"] = c;
+    phases[path] = p;
+  }
+  s["samples"] = measured;
+  s["warmup_samples"] = warm;
+  s["elapsed_ns"] = elapsed_ns;
+  s["phases"] = phases;
+  return s;
+}
+
+// ---------------------------------------------------------------- writing
+
+ResultsWriter::ResultsWriter(const std::string& path, Mode mode) : path_(path) {
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == Mode::kCreateNew ? O_EXCL : O_TRUNC);
+  fd_ = ::open(path.c_str(), flags, 0644);
+  if (fd_ < 0) {
+    int e = errno;
+    if (e == EEXIST)
+      throw ResultsError(fmt::format("results file '{}' already exists (choose another output path, or pass "
+                                     "--force to overwrite it)",
+                                     path));
+    throw ResultsError(fmt::format("cannot create results file '{}': {}", path, std::strerror(e)));
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw ResultsError(fmt::format("results path '{}' is not a regular file", path));
+  }
+}
+
+ResultsWriter::~ResultsWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+// Compact JSON with "schema", "version" and "type" first (easier to read with head/grep).
+std::string dump_line(const json& line) {
+  constexpr auto kReplace = json::error_handler_t::replace;
+  if (!line.is_object() || !line.contains("schema") || !line.contains("version") || !line.contains("type"))
+    return line.dump(-1, ' ', false, kReplace);
+  json rest = line;
+  std::string s = "{\"schema\":" + rest["schema"].dump(-1, ' ', false, kReplace) +
+                  ",\"version\":" + rest["version"].dump() + ",\"type\":" + rest["type"].dump(-1, ' ', false, kReplace);
+  rest.erase("schema");
+  rest.erase("version");
+  rest.erase("type");
+  std::string tail = rest.dump(-1, ' ', false, kReplace);  // "{...}"
+  if (tail.size() > 2) s += "," + tail.substr(1);
+  else s += "}";
+  return s;
+}
+}  // namespace
+
+void ResultsWriter::write(const json& line) {
+  std::string s = dump_line(line);
+  s.push_back('\n');
+  ssize_t n;
+  do {
+    n = ::write(fd_, s.data(), s.size());
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(s.size())) {
+    int e = n < 0 ? errno : ENOSPC;
+    // Keep only complete lines: cut a short write back to the previous line's end.
+    if (n > 0 && ::ftruncate(fd_, static_cast<off_t>(offset_)) == 0) ::lseek(fd_, static_cast<off_t>(offset_), SEEK_SET);
+    throw ResultsError(fmt::format("cannot write results file '{}': {}", path_, std::strerror(e)));
+  }
+  if (::fsync(fd_) != 0) {
+    throw ResultsError(fmt::format("cannot sync results file '{}': {}", path_, std::strerror(errno)));
+  }
+  offset_ += s.size();
+  ++lines_;
+}
+
+// ---------------------------------------------------------------- reading
+
+namespace {
+
+struct Ctx {
+  const std::string& name;
+  size_t line;
+  [[noreturn]] void fail(const std::string& what) const {
+    throw ResultsError(fmt::format("{}:{}: {}", name, line, what));
+  }
+};
+
+const char* kind(const json& v) { return v.type_name(); }
+
+// Keys are string literals: a const char* key (not a std::string temporary) also keeps GCC 13's
+// -Wdangling-reference from flagging the reference into `obj` that callers hold.
+const json& need(const Ctx& c, const json& obj, const char* type, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end()) c.fail(fmt::format("{} line is missing required field '{}'", type, key));
+  return *it;
+}
+
+void need_string(const Ctx& c, const json& obj, const char* type, const char* key) {
+  const json& v = need(c, obj, type, key);
+  if (!v.is_string()) c.fail(fmt::format("field '{}' must be a string, not {}", key, kind(v)));
+}
+void need_object(const Ctx& c, const json& obj, const char* type, const char* key) {
+  const json& v = need(c, obj, type, key);
+  if (!v.is_object()) c.fail(fmt::format("field '{}' must be an object, not {}", key, kind(v)));
+}
+void need_uint(const Ctx& c, const json& obj, const char* type, const char* key) {
+  const json& v = need(c, obj, type, key);
+  if (!v.is_number_unsigned()) c.fail(fmt::format("field '{}' must be a non-negative integer, not {}", key, v.dump()));
+}
+
+void validate_header(const Ctx& c, const json& h) {
+  need_object(c, h, "header", "tool");
+  need_string(c, h["tool"], "header tool", "name");
+  need_string(c, h["tool"], "header tool", "version");
+  need_object(c, h, "header", "provenance");
+  need_string(c, h["provenance"], "header provenance", "source_hash");
+  need_object(c, h["provenance"], "header provenance", "flags");
+  need_object(c, h, "header", "machine");
+  need_object(c, h, "header", "counters");
+  const json& cn = h["counters"];
+  for (const char* k : {"requested", "available"}) {
+    const json& v = need(c, cn, "header counters", k);
+    if (!v.is_array()) c.fail(fmt::format("field 'counters.{}' must be an array, not {}", k, kind(v)));
+  }
+  need_object(c, cn, "header counters", "unavailable");
+  const json& cl = need(c, h, "header", "command_line");
+  if (!cl.is_array()) c.fail(fmt::format("field 'command_line' must be an array of strings, not {}", kind(cl)));
+  need_string(c, h, "header", "suite");
+}
+
+void validate_record(const Ctx& c, const std::string& path, const json& r) {
+  if (!r.is_object()) c.fail(fmt::format("phase '{}': record must be an object, not {}", path, kind(r)));
+  const std::string what = fmt::format("phase '{}' record", path);
+  for (const char* k : {"wall_ns", "count"}) {
+    auto it = r.find(k);
+    if (it == r.end()) c.fail(fmt::format("{} is missing required field '{}'", what, k));
+    if (!it->is_number_unsigned())
+      c.fail(fmt::format("{}: field '{}' must be a non-negative integer, not {}", what, k, it->dump()));
+  }
+  auto g = r.find("gpu_ns");
+  if (g == r.end()) c.fail(fmt::format("{} is missing required field 'gpu_ns' (null when no GPU time)", what));
+  if (!g->is_null() && !g->is_number_unsigned())
+    c.fail(fmt::format("{}: field 'gpu_ns' must be null or a non-negative integer, not {}", what, g->dump()));
+  auto cs = r.find("counters");
+  if (cs == r.end()) c.fail(fmt::format("{} is missing required field 'counters'", what));
+  if (!cs->is_object()) c.fail(fmt::format("{}: field 'counters' must be an object, not {}", what, kind(*cs)));
+  json errors = r.value("counter_errors", json::object());
+  if (!errors.is_object()) c.fail(fmt::format("{}: field 'counter_errors' must be an object", what));
+  for (auto& [name, v] : cs->items()) {
+    if (v.is_null()) {
+      auto e = errors.find(name);
+      if (e == errors.end() || !e->is_string() || e->get<std::string>().empty())
+        c.fail(fmt::format("{}: counter '{}' is null without a reason in 'counter_errors'", what, name));
+    } else if (!v.is_number_integer()) {
+      c.fail(fmt::format("{}: counter '{}' must be an integer or null, not {}", what, name, v.dump()));
+    }
+  }
+  if (r.contains("counter_scope") && !r["counter_scope"].is_string())
+    c.fail(fmt::format("{}: field 'counter_scope' must be a string", what));
+}
+
+// "env" (harness/measure/env_readings.hpp): interval_ns a number or null; values an object of numbers
+// or nulls, each null with its reason in errors (an object of strings); sources an object of
+// strings and gpu_clock_event_reasons an array of strings, where present.
+void validate_env(const Ctx& c, const json& env) {
+  if (!env.is_object()) c.fail(fmt::format("field 'env' must be an object, not {}", kind(env)));
+  auto iv = env.find("interval_ns");
+  if (iv == env.end()) c.fail("env is missing required field 'interval_ns' (null when the sample had no window)");
+  if (!iv->is_null() && !iv->is_number())
+    c.fail(fmt::format("env: field 'interval_ns' must be a number or null, not {}", iv->dump()));
+  auto vs = env.find("values");
+  if (vs == env.end()) c.fail("env is missing required field 'values'");
+  if (!vs->is_object()) c.fail(fmt::format("env: field 'values' must be an object, not {}", kind(*vs)));
+  const json errors = env.value("errors", json::object());
+  if (!errors.is_object()) c.fail(fmt::format("env: field 'errors' must be an object, not {}", kind(errors)));
+  for (auto& [key, e] : errors.items())
+    if (!e.is_string()) c.fail(fmt::format("env: errors['{}'] must be a string, not {}", key, e.dump()));
+  for (auto& [key, v] : vs->items()) {
+    if (v.is_null()) {
+      auto e = errors.find(key);
+      if (e == errors.end() || e->get<std::string>().empty())
+        c.fail(fmt::format("env: value '{}' is null without a reason in 'errors'", key));
+    } else if (!v.is_number()) {
+      c.fail(fmt::format("env: value '{}' must be a number or null, not {}", key, v.dump()));
+    }
+  }
+  if (auto so = env.find("sources"); so != env.end()) {
+    if (!so->is_object()) c.fail(fmt::format("env: field 'sources' must be an object, not {}", kind(*so)));
+    for (auto& [key, v] : so->items())
+      if (!v.is_string()) c.fail(fmt::format("env: sources['{}'] must be a string, not {}", key, v.dump()));
+  }
+  if (auto rs = env.find("gpu_clock_event_reasons"); rs != env.end()) {
+    if (!rs->is_array()) c.fail(fmt::format("env: field 'gpu_clock_event_reasons' must be an array, not {}", kind(*rs)));
+    for (const auto& r : *rs)
+      if (!r.is_string()) c.fail(fmt::format("env: gpu_clock_event_reasons must hold strings, not {}", r.dump()));
+  }
+}
+
+void validate_sample(const Ctx& c, const json& s) {
+  need_string(c, s, "sample", "suite");
+  need_string(c, s, "sample", "case");
+  need_object(c, s, "sample", "parameters");
+  need_string(c, s, "sample", "variant");
+  const json& rep = need(c, s, "sample", "repetition");
+  if (!rep.is_number_integer()) c.fail(fmt::format("field 'repetition' must be an integer, not {}", rep.dump()));
+  const json& w = need(c, s, "sample", "warmup");
+  if (!w.is_boolean()) c.fail(fmt::format("field 'warmup' must be true or false, not {}", w.dump()));
+  if (s.contains("process_id")) {
+    const json& p = s["process_id"];
+    if (!p.is_string() || p.get<std::string>().empty())
+      c.fail(fmt::format("field 'process_id' must be a non-empty string, not {}", p.dump()));
+  }
+  if (s.contains("env")) validate_env(c, s["env"]);
+  need_object(c, s, "sample", "phases");
+  for (auto& [path, r] : s["phases"].items()) {
+    if (path.empty() || path.front() == '/' || path.back() == '/')
+      c.fail(fmt::format("phase name '{}' is not a slash path such as proof/synth", path));
+    validate_record(c, path, r);
+  }
+  if (s.contains("spans")) {
+    const json& sp = s["spans"];
+    if (!sp.is_array()) c.fail(fmt::format("field 'spans' must be an array, not {}", kind(sp)));
+    for (size_t i = 0; i < sp.size(); ++i) {
+      const json& x = sp[i];
+      if (!x.is_object() || !x.contains("path") || !x["path"].is_string() || !x.contains("start_ns") ||
+          !x["start_ns"].is_number_integer() || !x.contains("dur_ns") || !x["dur_ns"].is_number_unsigned() ||
+          !x.contains("tid") || !x["tid"].is_number_integer())
+        c.fail(fmt::format("spans[{}] must be {{\"path\": string, \"start_ns\": integer, \"dur_ns\": integer >= 0, "
+                           "\"tid\": integer}}, not {}",
+                           i, x.dump()));
+    }
+  }
+}
+
+void validate_gpu_counters(const Ctx& c, const json& g) {
+  need_string(c, g, "gpu_counters", "suite");
+  need_string(c, g, "gpu_counters", "case");
+  need_object(c, g, "gpu_counters", "parameters");
+  need_object(c, g, "gpu_counters", "metrics");
+  need_object(c, g, "gpu_counters", "phases");
+  for (auto& [phase, values] : g["phases"].items()) {
+    if (!values.is_object()) c.fail(fmt::format("gpu_counters phase '{}' must be an object of metric -> number or null", phase));
+    for (auto& [m, v] : values.items())
+      if (!v.is_number() && !v.is_null())
+        c.fail(fmt::format("gpu_counters phase '{}' metric '{}' must be a number or null, not {}", phase, m, kind(v)));
+  }
+}
+
+void validate_summary(const Ctx& c, const json& s) {
+  need_uint(c, s, "summary", "samples");
+  need_object(c, s, "summary", "phases");
+}
+
+}  // namespace
+
+ResultsFile parse_results(const std::string& text, const std::string& name) {
+  ResultsFile f;
+  f.path = name;
+  if (text.empty()) throw ResultsError(fmt::format("{}: empty results file (no header line)", name));
+  bool have_header = false;
+  size_t pos = 0, lineno = 0;
+  while (pos < text.size()) {
+    ++lineno;
+    Ctx c{name, lineno};
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos)
+      c.fail("truncated line (no newline at the end of the file: was the writer killed mid-line?)");
+    std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) c.fail("empty line");
+    json v;
+    try {
+      v = json::parse(line);
+    } catch (const json::parse_error& e) {
+      std::string msg = e.what();
+      auto p = msg.find("parse error");
+      c.fail("invalid JSON: " + (p == std::string::npos ? msg : msg.substr(p)));
+    }
+    if (!v.is_object()) c.fail(fmt::format("a line must be a JSON object, not {}", kind(v)));
+    auto sc = v.find("schema");
+    if (sc == v.end()) c.fail(fmt::format("missing required field 'schema' (expected \"{}\")", kResultsSchema));
+    if (*sc != kResultsSchema) c.fail(fmt::format("schema is {}, expected \"{}\"", sc->dump(), kResultsSchema));
+    auto ver = v.find("version");
+    if (ver == v.end()) c.fail("missing required field 'version'");
+    if (!ver->is_number_integer() || ver->get<int64_t>() != kResultsVersion)
+      c.fail(fmt::format("unsupported version {} (this reader knows version {})", ver->dump(), kResultsVersion));
+    auto ty = v.find("type");
+    if (ty == v.end() || !ty->is_string()) c.fail("missing required field 'type' (header, sample or summary)");
+    const std::string type = ty->get<std::string>();
+    if (f.summary) c.fail(fmt::format("{} line after the summary line (the summary must be last)", type));
+    if (type == "header") {
+      if (have_header) c.fail("second header line (one header per file)");
+      if (lineno != 1) c.fail("header line is not the first line");
+      validate_header(c, v);
+      f.header = {lineno, std::move(v)};
+      have_header = true;
+    } else if (type == "sample") {
+      if (!have_header) c.fail("sample line before the header line");
+      validate_sample(c, v);
+      f.samples.push_back({lineno, std::move(v)});
+    } else if (type == "gpu_counters") {
+      if (!have_header) c.fail("gpu_counters line before the header line");
+      validate_gpu_counters(c, v);
+      f.gpu_counters.push_back({lineno, std::move(v)});
+    } else if (type == "summary") {
+      if (!have_header) c.fail("summary line before the header line");
+      validate_summary(c, v);
+      f.summary = ResultsLine{lineno, std::move(v)};
+    } else {
+      c.fail(fmt::format("unknown line type \"{}\" (expected header, sample, gpu_counters or summary)", type));
+    }
+  }
+  return f;
+}
+
+ResultsFile read_results(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw ResultsError(fmt::format("{}: cannot open results file: {}", path, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) throw ResultsError(fmt::format("{}: not a regular file", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ResultsError(fmt::format("{}: cannot open results file: {}", path, std::strerror(errno)));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ResultsError(fmt::format("{}: read error", path));
+  return parse_results(ss.str(), path);
+}
+
+}  // namespace cuzk

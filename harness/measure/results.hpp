@@ -1,0 +1,114 @@
+// Results files: JSON Lines, one self-contained object per line (docs/results-format.md).
+//
+//   header   (first line)  tool, build provenance, machine, counters, command line, suite,
+//            GPU clock state and CPU governor (read only)
+//   sample   (one per measured repetition)  suite, case, parameters, variant, repetition,
+//            warm-up flag, phase records, optional spans for traces, process id, optional
+//            environment readings ("env")
+//   summary  (last line, absent when the run was killed)  per-phase medians
+//
+// Every line carries "schema": "cuzk.results", "version": 1 and "type". The writer emits each
+// line with one write(2) of the whole line plus '\n', then fsync(2), so a killed run keeps
+// every finished line and never leaves a partial one. The reader validates every line and
+// throws ResultsError("file:line: what is wrong").
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/measure/counters.hpp"
+#include "harness/measure/recorder.hpp"
+
+namespace cuzk {
+
+constexpr const char* kResultsSchema = "cuzk.results";
+constexpr int kResultsVersion = 1;
+constexpr const char* kToolName = "cuzk-bench";
+constexpr const char* kToolVersion = "0.1.0";
+
+class ResultsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// ---- building lines ----
+struct HeaderInfo {
+  std::string suite;
+  std::vector<std::string> command_line;
+  std::vector<CounterStatus> counters;  // requested events with availability
+  nlohmann::json extra = nlohmann::json::object();  // more header fields (e.g. {"stable": {...}})
+};
+nlohmann::json provenance_to_json();    // every field of build_provenance()
+std::string variant_name();             // the preset, or "custom" when configured by hand
+// Also reads the GPU's clock state and the CPU governor (env_header_fields()); only reads.
+nlohmann::json make_header(const HeaderInfo& info);
+// Merges extra's keys into a line (null: nothing); throws ResultsError when extra is neither
+// an object nor null, or would replace one of the line's own fields (`what` names the line).
+void merge_line_fields(nlohmann::json& line, const nlohmann::json& extra, const std::string& what);
+// This process's id in sample lines ("process_id"): 16 lowercase hex digits, random, drawn
+// once per process, so that readers can group repetitions by the process that ran them.
+const std::string& run_process_id();
+
+struct SampleInfo {
+  std::string suite;
+  std::string case_name;
+  nlohmann::json parameters = nlohmann::json::object();
+  std::string variant;  // "" -> variant_name()
+  int repetition = 0;
+  bool warmup = false;
+};
+nlohmann::json phase_record_json(const PhaseRecord& r);
+// A sample line; it carries run_process_id(). Session adds "env" (harness/measure/env_readings.hpp).
+nlohmann::json make_sample(const SampleInfo& info, const Sample& sample, bool with_spans = true);
+// Per-phase medians over the non-warm-up samples (sample lines as written).
+nlohmann::json make_summary(const std::vector<nlohmann::json>& samples, uint64_t elapsed_ns);
+// A "gpu_counters" line: `body` (suite, case, parameters, variant, method, chip, passes, metrics,
+// phases) with the schema fields (docs/results-format.md).
+nlohmann::json make_gpu_counters_line(const nlohmann::json& body);
+
+// ---- writing ----
+class ResultsWriter {
+ public:
+  enum class Mode { kCreateNew, kOverwrite };
+  // Opens (creates) the file now: an unwritable path fails here, before any work runs.
+  // kCreateNew refuses an existing file; kOverwrite truncates it.
+  ResultsWriter(const std::string& path, Mode mode = Mode::kCreateNew);
+  ~ResultsWriter();
+  ResultsWriter(const ResultsWriter&) = delete;
+  ResultsWriter& operator=(const ResultsWriter&) = delete;
+
+  // One line: a single write(2) of dump + '\n', then fsync. On a failed or short write the
+  // file is truncated back to its last complete line and ResultsError is thrown.
+  void write(const nlohmann::json& line);
+  const std::string& path() const { return path_; }
+  size_t lines() const { return lines_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  uint64_t offset_ = 0;
+  size_t lines_ = 0;
+};
+
+// ---- reading ----
+struct ResultsLine {
+  size_t line = 0;  // 1-based line number in the file
+  nlohmann::json value;
+};
+struct ResultsFile {
+  std::string path;
+  ResultsLine header;
+  std::vector<ResultsLine> samples;
+  std::optional<ResultsLine> summary;  // absent when the run did not finish
+  std::vector<ResultsLine> gpu_counters;  // "gpu_counters" lines (a counters pass per case)
+};
+
+// Validates the whole file; throws ResultsError("path:line: ...") on the first problem.
+ResultsFile read_results(const std::string& path);
+// The same over text already in memory (`name` is used in messages).
+ResultsFile parse_results(const std::string& text, const std::string& name);
+
+}  // namespace cuzk

@@ -1,0 +1,107 @@
+#include "harness/measure/session.hpp"
+
+#include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <fstream>
+
+#include "harness/measure/clock.hpp"
+#include "harness/measure/process.hpp"
+
+namespace cuzk {
+
+std::vector<std::string> own_command_line() {
+  std::vector<std::string> args;
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string a;
+  while (std::getline(f, a, '\0')) args.push_back(a);
+  return args;
+}
+
+std::string default_results_path(const std::string& prefix) {
+  ::mkdir("results", 0755);
+  ::mkdir("results/local", 0755);
+  return fmt::format("results/local/{}-{}-{}.jsonl", prefix, utc_stamp(), ::getpid());
+}
+
+Session::Session(const SessionOptions& o) {
+  RecorderOptions ro;
+  ro.counters = counters_from(o.counters, o.default_counters);
+  ro.spans = o.spans;
+  recorder_ = std::make_unique<Recorder>(ro);
+  // Built before the file is created, so that bad header_extra leaves no empty file behind.
+  const nlohmann::json header = make_header({o.suite, own_command_line(), recorder_->counter_status(), o.header_extra});
+  writer_ = std::make_unique<ResultsWriter>(o.out.empty() ? default_results_path(o.suite) : o.out,
+                                            o.overwrite ? ResultsWriter::Mode::kOverwrite : ResultsWriter::Mode::kCreateNew);
+  t0_ = now_ns();
+  writer_->write(header);
+}
+
+Session::~Session() { recorder_->uninstall(); }
+
+nlohmann::json Session::measure(const SampleInfo& info, const std::function<void()>& fn) {
+  recorder_->install();
+  // The probe's own readings stay outside the sample's wall time (take_sample starts it).
+  env_.begin();
+  recorder_->take_sample();  // drop anything recorded between samples
+  try {
+    fn();
+  } catch (...) {
+    recorder_->uninstall();
+    throw;
+  }
+  Sample s = recorder_->take_sample();
+  nlohmann::json env = env_.end();
+  recorder_->uninstall();
+  nlohmann::json line = make_sample(info, s, recorder_->options().spans);
+  line["env"] = std::move(env);
+  writer_->write(line);
+  samples_.push_back(line);
+  return line;
+}
+
+nlohmann::json Session::record(const SampleInfo& info, const Sample& sample, const nlohmann::json& extra) {
+  nlohmann::json line = make_sample(info, sample, recorder_->options().spans);
+  line["env"] = EnvProbe::point_in_time();
+  for (auto& [k, v] : extra.items()) line[k] = v;
+  writer_->write(line);
+  samples_.push_back(line);
+  return line;
+}
+
+void Session::write_gpu_counters(const nlohmann::json& body) { writer_->write(make_gpu_counters_line(body)); }
+
+nlohmann::json Session::finish(const nlohmann::json& extra) {
+  nlohmann::json summary = make_summary(samples_, now_ns() - t0_);
+  merge_line_fields(summary, extra, "summary");
+  if (!finished_) writer_->write(summary);
+  finished_ = true;
+  return summary;
+}
+
+void print_summary_table(const nlohmann::json& summary, const std::vector<CounterStatus>& counters) {
+  std::vector<std::string> shown;
+  for (const auto& c : counters)
+    if (c.available) shown.push_back(c.name);
+  std::string head = fmt::format("{:<34} {:>3} {:>11} {:>11} {:>11}", "phase", "n", "median ms", "min ms", "max ms");
+  for (const auto& n : shown) head += fmt::format(" {:>18}", n);
+  fmt::print("{}\n", head);
+  if (!summary.contains("phases")) return;
+  for (auto& [path, p] : summary["phases"].items()) {
+    std::string row = fmt::format("{:<34} {:>3} {:>11.3f} {:>11.3f} {:>11.3f}", path, p.value("n", uint64_t(0)),
+                                  p.value("median_wall_ns", uint64_t(0)) / 1e6, p.value("min_wall_ns", uint64_t(0)) / 1e6,
+                                  p.value("max_wall_ns", uint64_t(0)) / 1e6);
+    for (const auto& n : shown) {
+      const nlohmann::json v = p.contains("median_counters") ? p["median_counters"].value(n, nlohmann::json(nullptr))
+                                                             : nlohmann::json(nullptr);
+      row += v.is_null() ? fmt::format(" {:>18}", "null") : fmt::format(" {:>18}", v.get<int64_t>());
+    }
+    fmt::print("{}\n", row);
+  }
+  for (const auto& c : counters)
+    if (!c.available) fmt::print("counter {}: null ({})\n", c.name, c.reason);
+}
+
+}  // namespace cuzk

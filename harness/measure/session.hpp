@@ -1,0 +1,72 @@
+// A measurement session: one results file, one Recorder, samples written as they finish.
+//
+// Each sample line carries the environment readings of its window ("env": other processes'
+// CPU use, GPU clocks, throttling; harness/measure/env_readings.hpp) and the process id (results.hpp).
+// Everything that can be wrong with the request (counter names, output path) fails in the
+// constructor, before any work runs; each measured repetition is written (one write + fsync)
+// the moment it ends, so a killed run keeps every finished sample.
+#pragma once
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/measure/env_readings.hpp"
+#include "harness/measure/recorder.hpp"
+#include "harness/measure/results.hpp"
+
+namespace cuzk {
+
+struct SessionOptions {
+  std::string suite;
+  std::string out;                            // "" -> results/local/<suite>-<UTC time>-<pid>.jsonl
+  bool overwrite = false;                     // allow replacing an existing --out
+  std::optional<std::string> counters;        // --counters; nullopt -> $CUZK_COUNTERS or defaults
+  std::vector<std::string> default_counters;  // used when neither is given
+  bool spans = true;
+  nlohmann::json header_extra = nlohmann::json::object();  // keys merged into the header line
+};
+
+class Session {
+ public:
+  explicit Session(const SessionOptions& o);  // throws ResultsError / CounterError
+  ~Session();
+
+  // Runs fn with the recorder installed and writes one sample line, with the environment
+  // readings taken around fn ("env"); returns it.
+  nlohmann::json measure(const SampleInfo& info, const std::function<void()>& fn);
+  // Writes one sample line from phase records measured outside a recorder window; returns it.
+  // For work whose units overlap in time (the pipelined engine's jobs), where no recorder
+  // window is one unit. `extra` (an object) adds top-level fields to the line. "env" holds
+  // point-in-time readings only (its window values are null: the samples overlap).
+  nlohmann::json record(const SampleInfo& info, const Sample& sample,
+                        const nlohmann::json& extra = nlohmann::json::object());
+  // Writes the summary line (per-phase medians over the non-warm-up samples) with extra's keys
+  // merged in (an object; throws ResultsError if one would replace a summary field); returns it.
+  nlohmann::json finish(const nlohmann::json& extra = nlohmann::json::object());
+  // Writes a "gpu_counters" line (results.hpp make_gpu_counters_line) from `body`.
+  void write_gpu_counters(const nlohmann::json& body);
+
+  const std::string& path() const { return writer_->path(); }
+  const std::vector<CounterStatus>& counter_status() const { return recorder_->counter_status(); }
+  const std::vector<nlohmann::json>& samples() const { return samples_; }
+
+ private:
+  std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<ResultsWriter> writer_;
+  EnvProbe env_;
+  std::vector<nlohmann::json> samples_;
+  uint64_t t0_ = 0;
+  bool finished_ = false;
+};
+
+// The process's own command line (from /proc/self/cmdline).
+std::vector<std::string> own_command_line();
+// results/local/<prefix>-<UTC time>-<pid>.jsonl, creating results/local/ when missing.
+std::string default_results_path(const std::string& prefix);
+// A per-phase table of a summary line: phase, n, median/min/max ms, available counters.
+void print_summary_table(const nlohmann::json& summary, const std::vector<CounterStatus>& counters);
+
+}  // namespace cuzk

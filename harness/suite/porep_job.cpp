@@ -1,0 +1,128 @@
+#include "harness/suite/porep_job.hpp"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "prover/groth16/backend.hpp"
+#include "prover/groth16/params_file.hpp"
+#include "prover/groth16/prover.hpp"
+#include "prover/groth16/setup.hpp"
+#include "prover/groth16/verifier.hpp"
+#include "prover/instr/phase.hpp"
+#include "prover/synth/synth.hpp"
+
+namespace cuzk {
+
+std::string porep_params_cache_path(const circuits::PorepParams& p, uint64_t seed) {
+  std::filesystem::create_directories("results/local/params");
+  return fmt::format("results/local/params/porep-c{}-l{}-p{}-d{}-seed{}.params", p.challenges, p.layers, p.parents,
+                     p.depth, seed);
+}
+
+std::string ensure_porep_params(const circuits::PorepParams& p, uint64_t circuit_seed, uint64_t params_seed,
+                                const std::string& params_file, const std::string& suite, const std::string& case_name) {
+  if (!params_file.empty()) return params_file;
+  const std::string path = porep_params_cache_path(p, params_seed);
+  if (!std::filesystem::exists(path)) {
+    fmt::print(stderr, "[{}] {}: generating parameters for {} ({} constraints; once, cached in {})\n", suite, case_name,
+               p.to_string(), circuits::PorepCircuit::shape(p).constraints, path);
+    auto gen = circuits::PorepCircuit::generate(p, circuit_seed);
+    groth16::save_params(groth16::generate_keys(synth::record_matrices(gen), params_seed), path);
+  }
+  return path;
+}
+
+nlohmann::json porep_job_parameters(const PorepJob& job) {
+  const auto& P = job.circuit;
+  return {{"partitions", job.partitions},
+          {"challenges", P.challenges},
+          {"layers", P.layers},
+          {"parents", P.parents},
+          {"depth", P.depth},
+          {"constraints", circuits::PorepCircuit::shape(P).constraints},
+          {"backend", job.backend},
+          {"rs_seed", job.rs_seed ? nlohmann::json(*job.rs_seed) : nlohmann::json("secure")},
+          {"circuit_seed", job.circuit_seed},
+          {"params_seed", job.params_seed}};
+}
+
+PorepJobResult run_porep_job(Session& session, const PorepJob& job) {
+  const auto& P = job.circuit;
+  const auto shape = circuits::PorepCircuit::shape(P);
+  const std::string params_path =
+      ensure_porep_params(P, job.circuit_seed, job.params_seed, job.params_file, job.suite, job.case_name);
+  // Witness generation (native hashing) is input preparation, outside the measured proof.
+  std::vector<circuits::PorepCircuit> circuits;
+  for (uint32_t i = 0; i < job.partitions; ++i) circuits.push_back(circuits::PorepCircuit::generate(P, job.circuit_seed + i));
+
+  // The backend first: a missing GPU is reported before any work (BackendUnavailable).
+  std::unique_ptr<groth16::Backend> backend = groth16::make_backend(job.backend);
+  const nlohmann::json recorded = porep_job_parameters(job);
+  std::optional<groth16::ProvingKey> pk;  // resident after the first load
+  // One proof of the sector, the work inside every recorded sample and every counters pass.
+  auto one_proof = [&] {
+    instr::Phase proof("proof");
+    {
+      instr::Phase srs("srs_load");
+      if (!pk) {
+        pk = groth16::load_params(params_path);
+        groth16::check_params_shape(*pk, shape.inputs, shape.aux, shape.constraints, "the circuit " + P.to_string());
+      }
+    }
+    auto assignments = synth::synthesize_partitions(circuits);
+    instr::Phase prove("prove");
+    // One proving call for the sector's partitions, as the engine this project models makes.
+    std::vector<groth16::Witness> ws;
+    std::vector<groth16::Randomness> rs;
+    for (uint32_t i = 0; i < job.partitions; ++i) {
+      const auto& pa = assignments[i];
+      ws.push_back(groth16::witness_of(pa));
+      rs.push_back(job.rs_seed ? groth16::Randomness::from_seed(*job.rs_seed + i) : groth16::Randomness::secure());
+    }
+    return backend->prove_batch(*pk, ws, rs);
+  };
+  PorepJobResult result;
+  int rep = 0;  // on_rep's index: warm-ups, then measured repetitions
+  // One recorded proof (`index` counts warm-ups and measured repetitions apart); returns the
+  // wall time of its `proof` phase.
+  auto prove_once = [&](bool warm, int index) {
+    if (job.on_rep) job.on_rep(rep++, warm);
+    std::vector<groth16::Proof> proofs;
+    const nlohmann::json line = session.measure({job.suite, job.case_name, recorded, "", index, warm}, [&] {
+      proofs = one_proof();
+    });
+    // Verification checks the proofs; it is not part of the timed proving job.
+    for (uint32_t i = 0; i < job.partitions; ++i) {
+      if (!groth16::verify(pk->vk, proofs[i], circuits[i].public_inputs())) {
+        fmt::print(stderr, "cuzk-bench: error: {}: the proof of partition {} ({} {}) does not verify\n", job.case_name,
+                   i, warm ? "warm-up" : "repetition", index);
+        result.all_verified = false;
+      }
+    }
+    return line.at("phases").at("proof").at("wall_ns").get<uint64_t>();
+  };
+
+  const WarmupPlan plan{job.warmup_auto, job.warmup, job.warmup_cap};
+  Warmups warmups(plan);
+  for (int i = 0; warmups.more(); ++i) warmups.add(prove_once(true, i));
+  result.warmup = warmups.outcome();
+  if (result.warmup.automatic && !result.warmup.converged)
+    fmt::print(stderr,
+               "[{}] {}: the warm-ups did not settle within the cap of {} (the last {} proof times span {:.1f}% of "
+               "their median; the rule asks at most {:.0f}%); measuring anyway, raise --warmup-cap to wait longer\n",
+               job.suite, job.case_name, plan.cap, kSettleWindow, result.warmup.spread * 100, kSettleSpread * 100);
+  for (int i = 0; i < job.reps; ++i) prove_once(false, i);
+  if (job.on_rep) job.on_rep(rep, false);
+  if (job.gpu_counters) {
+    nlohmann::json body = job.gpu_counters([&] { one_proof(); });
+    body["suite"] = job.suite;
+    body["case"] = job.case_name;
+    body["parameters"] = recorded;
+    session.write_gpu_counters(body);
+  }
+  return result;
+}
+
+}  // namespace cuzk
