@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
   cmake ninja-build g++ git pkg-config
   libbenchmark-dev catch2 libfmt-dev libpapi-dev papi-tools
-  nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libboost-dev
+  nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libboost-dev libeigen3-dev
   python3 python3-matplotlib python3-scipy
 )
 # node/npm are used only by interoperability tests (snarkjs, circom2, @noble/curves);

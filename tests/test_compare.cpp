@@ -1,10 +1,14 @@
 // compare (harness/analysis/compare.hpp, `cuzk-bench compare`) on synthetic results with known
 // distributions (tests/support/synth_results.hpp) and on Google Benchmark JSON.
+#include <fmt/core.h>
+
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "catch.hpp"
 #include "harness/analysis/compare.hpp"
+#include "harness/analysis/gate.hpp"
 #include "subprocess.hpp"
 #include "synth_results.hpp"
 #include "test_util.hpp"
@@ -234,4 +238,132 @@ TEST_CASE("cuzk-bench compare: table, markdown, json, exit codes") {
   CHECK(mm.err.find("Imaginary CPU 9000") != std::string::npos);
   CHECK(cuzk::test::run_bench("compare a.jsonl m.jsonl --allow-machine-mismatch", d.path()).code == 0);
   CHECK(cuzk::test::run_bench("compare a.jsonl missing.jsonl", d.path()).code == 2);
+}
+
+namespace {
+// A header as make_header writes it under CUZK_INJECT_SLOWDOWN=spec (harness/measure/inject.hpp).
+std::function<void(nlohmann::json&)> injected_header(const std::string& phase, double pct) {
+  return [=](nlohmann::json& h) {
+    h["injected"] = {{"spec", fmt::format("{}={:g}%", phase, pct)},
+                     {"slowdowns", {{{"phase", phase}, {"pct", pct}, {"metric", "wall_ns"}}}}};
+  };
+}
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "\n";
+  return s;
+}
+}  // namespace
+
+TEST_CASE("an injected file beside a plain one is refused unless allowed") {
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 101;
+  b.seed = 202;
+  b.slowdown["proof/synth"] = 1.1;
+  b.edit_header = injected_header("proof/synth", 10);
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  const std::string pa = d.file("a.jsonl"), pb = d.file("b.jsonl");
+  auto refusal = [](const std::string& x, const std::string& y) {
+    try {
+      cuzk::compare_files(x, y, {});
+    } catch (const cuzk::CompareError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no CompareError");
+  };
+  CHECK(refusal(pa, pb) == "B (" + pb + ") was written under CUZK_INJECT_SLOWDOWN=\"proof/synth=10%\" and A (" + pa +
+                               ") was not: an injected slowdown is not a real change; pass --allow-injected to compare them anyway");
+  // The other way round names A as the injected side.
+  CHECK(refusal(pb, pa).rfind("A (" + pb + ") was written under CUZK_INJECT_SLOWDOWN=\"proof/synth=10%\" and B (" + pa +
+                              ") was not", 0) == 0);
+
+  cuzk::CompareOptions o;
+  o.allow_injected = true;
+  auto c = cuzk::compare_files(pa, pb, o);
+  const std::string w = joined(c.warnings);
+  INFO(w);
+  CHECK(w.find("B (" + pb + ") was written under CUZK_INJECT_SLOWDOWN=\"proof/synth=10%\" and A (" + pa + ") was not") !=
+        std::string::npos);
+  CHECK(c.injected_a.is_null());
+  CHECK(c.injected_b["spec"] == "proof/synth=10%");
+  const auto* synth = row(c, "proof/synth");
+  REQUIRE(synth);
+  CHECK(synth->verdict == "slower");  // compared as usual
+  // Every output carries it: the JSON per side and in its warnings, the table and markdown.
+  const auto j = cuzk::to_json(c);
+  CHECK(j["a"]["injected"].is_null());
+  CHECK(j["b"]["injected"]["slowdowns"][0]["phase"] == "proof/synth");
+  CHECK(joined(j["warnings"].get<std::vector<std::string>>()).find("proof/synth=10%") != std::string::npos);
+  CHECK(cuzk::format_table(c).find("CUZK_INJECT_SLOWDOWN=\"proof/synth=10%\"") != std::string::npos);
+  CHECK(cuzk::format_markdown(c).find("CUZK_INJECT_SLOWDOWN=\"proof/synth=10%\"") != std::string::npos);
+
+  // Two plain files: no such warning, and the JSON says null on both sides.
+  auto plain = cuzk::compare_files(pa, pa, {});
+  CHECK(joined(plain.warnings).find("CUZK_INJECT_SLOWDOWN") == std::string::npos);
+  CHECK(cuzk::to_json(plain)["b"]["injected"].is_null());
+}
+
+TEST_CASE("two injected files are compared, with a warning naming both specs") {
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 101;
+  b.seed = 202;
+  a.edit_header = injected_header("proof", 5);
+  b.edit_header = injected_header("proof/synth", 10);
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});  // allow_injected not needed
+  const std::string w = joined(c.warnings);
+  INFO(w);
+  CHECK(w.find("A (" + d.file("a.jsonl") + ") was written under CUZK_INJECT_SLOWDOWN=\"proof=5%\"") != std::string::npos);
+  CHECK(w.find("B (" + d.file("b.jsonl") + ") under CUZK_INJECT_SLOWDOWN=\"proof/synth=10%\"") != std::string::npos);
+  CHECK(c.injected_a["spec"] == "proof=5%");
+  CHECK(c.injected_b["spec"] == "proof/synth=10%");
+}
+
+TEST_CASE("gate refuses an injected candidate beside a plain baseline unless allowed") {
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 101;
+  b.seed = 202;
+  b.edit_header = injected_header("proof/synth", 10);
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  cuzk::test::spit(d.file("t.toml"), "[default]\nmax_slowdown = 0.05\n");
+  cuzk::GateOptions o;
+  auto g = cuzk::run_gate(d.file("a.jsonl"), d.file("b.jsonl"), d.file("t.toml"), o);
+  REQUIRE(g.errors.size() == 1);
+  CHECK(g.exit_code == 2);
+  CHECK(g.errors[0].find("pass --allow-injected") != std::string::npos);
+  o.allow_injected = true;
+  g = cuzk::run_gate(d.file("a.jsonl"), d.file("b.jsonl"), d.file("t.toml"), o);
+  INFO(joined(g.errors));
+  CHECK(g.exit_code == 0);
+  CHECK(joined(g.warnings).find("CUZK_INJECT_SLOWDOWN=\"proof/synth=10%\"") != std::string::npos);
+  auto cli = cuzk::test::run_bench("gate --baseline a.jsonl --candidate b.jsonl --thresholds t.toml", d.path());
+  CHECK(cli.code == 2);
+  CHECK(cuzk::test::run_bench("gate --baseline a.jsonl --candidate b.jsonl --thresholds t.toml --allow-injected", d.path())
+            .code == 0);
+}
+
+TEST_CASE("cuzk-bench compare: injected beside plain is exit 2 with one error line; --allow-injected compares") {
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 101;
+  b.seed = 202;
+  b.edit_header = injected_header("proof/synth", 10);
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  auto r = cuzk::test::run_bench("compare a.jsonl b.jsonl", d.path());
+  INFO(r.out << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "cuzk-bench: error: B (b.jsonl) was written under CUZK_INJECT_SLOWDOWN=\"proof/synth=10%\" and A (a.jsonl) "
+                 "was not: an injected slowdown is not a real change; pass --allow-injected to compare them anyway\n");
+  auto ok = cuzk::test::run_bench("compare a.jsonl b.jsonl --allow-injected", d.path());
+  INFO(ok.out << ok.err);
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("warning: B (b.jsonl) was written under CUZK_INJECT_SLOWDOWN=\"proof/synth=10%\"") != std::string::npos);
 }

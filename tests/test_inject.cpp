@@ -145,3 +145,37 @@ TEST_CASE("inject: a :gpu entry scales the phase's GPU time (child process)", "[
   CHECK(r.status == 0);
   CHECK(r.output.find("x=50%:gpu is active") != std::string::npos);
 }
+
+TEST_CASE("inject: a results file written under the variable says so in its header; a plain one has no key", "[inject]") {
+  cuzk::test::TempDir d;
+  const std::string common = "selfmeasure --reps 1 --warmup 0 --counters '' --no-spans --touch-mib 1 --out ";
+  auto plain = cuzk::test::run_bench(common + "plain.jsonl", d.path(), "env -u CUZK_INJECT_SLOWDOWN");
+  REQUIRE(plain.code == 0);
+  auto inj = cuzk::test::run_bench(common + "inj.jsonl", d.path(),
+                                   "CUZK_INJECT_SLOWDOWN='proof/prove/ntt_h=5%,proof/prove/msm_h=2%:gpu'");
+  INFO(inj.out << inj.err);
+  REQUIRE(inj.code == 0);
+  const json h = cuzk::read_results(d.file("inj.jsonl")).header.value;
+  REQUIRE(h.contains("injected"));
+  CHECK(h["injected"]["spec"] == "proof/prove/ntt_h=5%,proof/prove/msm_h=2%:gpu");
+  REQUIRE(h["injected"]["slowdowns"].size() == 2);
+  CHECK(h["injected"]["slowdowns"][0] == json({{"phase", "proof/prove/ntt_h"}, {"pct", 5.0}, {"metric", "wall_ns"}}));
+  CHECK(h["injected"]["slowdowns"][1]["metric"] == "gpu_ns");
+  CHECK_FALSE(cuzk::read_results(d.file("plain.jsonl")).header.value.contains("injected"));
+  // In this process (no variable) make_header adds no key either.
+  CHECK_FALSE(cuzk::make_header({"unit", {"test_inject"}, {}}).contains("injected"));
+}
+
+TEST_CASE("inject: a header's \"injected\" must be null or an object with a spec", "[inject]") {
+  json h = cuzk::make_header({"unit", {"test_inject"}, {}});
+  auto parse = [](const json& header) { return cuzk::parse_results(header.dump() + "\n", "x.jsonl"); };
+  CHECK_NOTHROW(parse(h));
+  h["injected"] = nullptr;
+  CHECK_NOTHROW(parse(h));
+  h["injected"] = {{"spec", "proof=5%"}, {"slowdowns", json::array()}};
+  CHECK_NOTHROW(parse(h));
+  h["injected"] = "proof=5%";
+  CHECK_THROWS_AS(parse(h), cuzk::ResultsError);
+  h["injected"] = {{"slowdowns", json::array()}};
+  CHECK_THROWS_AS(parse(h), cuzk::ResultsError);
+}

@@ -37,7 +37,8 @@ TEST_CASE("report: an A/B folder gets report.md, report.html and plots", "[repor
   REQUIRE(b.code == 0);
 
   SECTION("with plots when matplotlib is there") {
-    auto r = cuzk::test::run_bench("report ab --out rep", d.path());
+    // B was written under an injected slowdown, A not: the report needs --allow-injected.
+    auto r = cuzk::test::run_bench("report ab --out rep --allow-injected", d.path());
     INFO(r.out << r.err);
     REQUIRE(r.code == 0);
     CHECK(r.out.find("rep/report.html") != std::string::npos);
@@ -64,13 +65,18 @@ TEST_CASE("report: an A/B folder gets report.md, report.html and plots", "[repor
     }
   }
   SECTION("without plots the report is still written, with a note") {
-    auto r = cuzk::test::run_bench("report ab --python none", d.path());
+    auto r = cuzk::test::run_bench("report ab --python none --allow-injected", d.path());
     INFO(r.out << r.err);
     REQUIRE(r.code == 0);
     CHECK(cuzk::test::exists(d.file("ab/report.md")));
     CHECK(cuzk::test::exists(d.file("ab/report.html")));
     CHECK(cuzk::test::slurp(d.file("ab/report.md")).find("plots skipped") != std::string::npos);
     CHECK(cuzk::test::slurp(d.file("ab/report.html")).find("plots skipped") != std::string::npos);
+  }
+  SECTION("without --allow-injected the injected B is refused (exit status 2)") {
+    auto r = cuzk::test::run_bench("report ab --python none", d.path());
+    CHECK(r.code == 2);
+    CHECK(r.err.find("pass --allow-injected") != std::string::npos);
   }
   SECTION("a folder without a.jsonl is exit status 2") {
     auto r = cuzk::test::run_bench("report nowhere", d.path());

@@ -12,18 +12,33 @@
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/stats.hpp"
+#include "harness/measure/inject.hpp"
 
 namespace cuzk {
+
+void describe_counter_delta(CounterDelta& d) {
+  auto value = [&](double v) {  // in its unit: nanoseconds as a time, everything else as a count
+    const bool ns = d.name.size() > 3 && d.name.compare(d.name.size() - 3, 3, "_ns") == 0;
+    return ns ? fmt_ns(v) : fmt::format("{:.0f}", v);
+  };
+  if (*d.median_a == 0) {
+    d.note = *d.median_b == 0 ? "=" : "0 -> " + value(*d.median_b);
+    return;
+  }
+  d.ratio = *d.median_b / *d.median_a;
+  if (d.name == "os::cpu_per_wall")  // a level, not a count: both values say more than their ratio
+    d.note = fmt::format("{:.2f} -> {:.2f}", *d.median_a, *d.median_b);
+  else if (*d.ratio >= 2.0 || *d.ratio <= 0.5)
+    d.note = fmt::format("x{:.2g}", *d.ratio);
+  else
+    d.note = compare_detail::pct(*d.ratio);
+}
+
 namespace {
 
 using json = nlohmann::json;
 using namespace compare_detail;
 
-// A counter's value in its unit: nanoseconds as a time, everything else as a count.
-std::string counter_value(const std::string& name, double v) {
-  const bool ns = name.size() > 3 && name.compare(name.size() - 3, 3, "_ns") == 0;
-  return ns ? fmt_ns(v) : fmt::format("{:.0f}", v);
-}
 
 CounterDelta counter_delta(const std::string& name, const PhaseData* a, const PhaseData* b) {
   CounterDelta d;
@@ -59,17 +74,7 @@ CounterDelta counter_delta(const std::string& name, const PhaseData* a, const Ph
     d.note = "n/a (" + why + ")";
     return d;
   }
-  if (*d.median_a == 0) {
-    d.note = *d.median_b == 0 ? "=" : "0 -> " + counter_value(name, *d.median_b);
-    return d;
-  }
-  d.ratio = *d.median_b / *d.median_a;
-  if (name == "os::cpu_per_wall")  // a level, not a count: both values say more than their ratio
-    d.note = fmt::format("{:.2f} -> {:.2f}", *d.median_a, *d.median_b);
-  else if (*d.ratio >= 2.0 || *d.ratio <= 0.5)
-    d.note = fmt::format("x{:.2g}", *d.ratio);
-  else
-    d.note = pct(*d.ratio);
+  describe_counter_delta(d);
   return d;
 }
 
@@ -179,6 +184,30 @@ std::string side_label(const char* side, const json& provenance) {
   return p.is_string() && !p.get<std::string>().empty() ? fmt::format("{} ({})", side, p.get<std::string>()) : side;
 }
 
+// An injected slowdown (harness/measure/inject.hpp) is planted, not measured: compared with a
+// plain file it would read as a real change. That is refused unless allow_injected; whenever a
+// side is injected, a warning says so, and every output (table, markdown, JSON, gate) prints it.
+void check_injected(const Side& a, const Side& b, const CompareOptions& o, std::vector<std::string>& warnings) {
+  const bool in_a = a.injected.is_object(), in_b = b.injected.is_object();
+  if (!in_a && !in_b) return;
+  auto spec = [](const Side& s) { return fmt::format("{}=\"{}\"", inject::kEnvVar, s.injected.value("spec", "")); };
+  if (in_a && in_b) {
+    warnings.push_back(spec(a) == spec(b)
+                           ? fmt::format("A ({}) and B ({}) were both written under {}: injected slowdowns, not real measurements",
+                                         a.path, b.path, spec(a))
+                           : fmt::format("A ({}) was written under {} and B ({}) under {}: injected slowdowns, not real measurements",
+                                         a.path, spec(a), b.path, spec(b)));
+    return;
+  }
+  const Side& inj = in_a ? a : b;
+  const Side& plain = in_a ? b : a;
+  const std::string msg = fmt::format("{} ({}) was written under {} and {} ({}) was not", in_a ? "A" : "B", inj.path,
+                                      spec(inj), in_a ? "B" : "A", plain.path);
+  if (!o.allow_injected)
+    throw CompareError(msg + ": an injected slowdown is not a real change; pass --allow-injected to compare them anyway");
+  warnings.push_back(msg + ": its changes include the injected slowdown, which is not a real one");
+}
+
 }  // namespace
 
 namespace compare_detail {
@@ -239,6 +268,9 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
   c.label_b = side_label("B", b.provenance);
   c.env_a = a.env;
   c.env_b = b.env;
+  c.injected_a = a.injected;
+  c.injected_b = b.injected;
+  check_injected(a, b, o, c.warnings);
   if (a.identity != b.identity) {
     std::string msg = fmt::format("results come from different machines: A ({}) ran on [{}], B ({}) ran on [{}]",
                                   pa, a.identity, pb, b.identity);

@@ -48,6 +48,7 @@ struct CompareOptions {
   int bootstrap_resamples = 2000;
   uint64_t bootstrap_seed = 1;
   bool allow_machine_mismatch = false;  // else refuse results from different machines/GPUs (throws CompareError)
+  bool allow_injected = false;     // else refuse to compare a file written under $CUZK_INJECT_SLOWDOWN with a plain one
   size_t min_samples = 5;          // warn below this per side
   bool include_warmup = false;
   double ci_level = 0.95;
@@ -65,6 +66,12 @@ struct CounterDelta {
   std::optional<double> ratio;     // median_b / median_a when both present and median_a != 0
   std::string note;                // e.g. "+12%", "x3.0", "n/a (event does not exist)"
 };
+
+// Fills d.ratio and d.note ("+12%", "x3.0", "0 -> 45") from d.median_a and d.median_b (both set).
+void describe_counter_delta(CounterDelta& d);
+// Whether a counter's change is worth a place in a narrow table beside a phase whose medians are
+// phase_a_ns and phase_b_ns (compare_format.cpp says the rule).
+bool counter_is_notable(const CounterDelta& d, double phase_a_ns, double phase_b_ns);
 
 struct PhaseComparison {
   std::string suite, case_name, params;  // params: canonical JSON dump of the sample's parameters object
@@ -143,6 +150,9 @@ struct Comparison {
   std::vector<PhaseComparison> rows;
   std::vector<std::string> warnings;
   nlohmann::json provenance_a, provenance_b, machine_a, machine_b;
+  // Each side's header "injected" ({"spec", "slowdowns"}) when it was written under
+  // $CUZK_INJECT_SLOWDOWN, else null (harness/measure/inject.hpp).
+  nlohmann::json injected_a, injected_b;
   std::vector<std::string> cases_only_a, cases_only_b;  // "suite/case params" keys on one side only
   std::string metric = "auto";           // CompareOptions::metric as applied
   EnvSummary env_a, env_b;
@@ -160,7 +170,8 @@ class CompareError : public std::runtime_error {
 };
 
 // Auto-detects the format of each file. Throws CompareError for unreadable/malformed files,
-// different formats, or different machines (unless allow_machine_mismatch).
+// different formats, different machines (unless allow_machine_mismatch), or one file written
+// under $CUZK_INJECT_SLOWDOWN and the other not (unless allow_injected).
 Comparison compare_files(const std::string& a, const std::string& b, const CompareOptions& o);
 struct FormatOptions {
   bool wide = false;  // every column (MAD/IQR per side, p); else the narrow set (docs/compare.md)

@@ -46,6 +46,9 @@ struct Side {
   std::string path, format;
   nlohmann::json provenance = nlohmann::json::object(), machine = nlohmann::json::object();
   std::string identity;
+  // The header's "injected" ({"spec", "slowdowns"}, harness/measure/inject.hpp): null when the
+  // file was written without $CUZK_INJECT_SLOWDOWN, and always for Google Benchmark JSON.
+  nlohmann::json injected;
   std::map<std::string, CaseData> cases;  // key: suite \x1f case \x1f params
   size_t warmups_skipped = 0;
   EnvSummary env;

@@ -58,7 +58,9 @@ std::map<std::string, std::string> unread_counters(const Comparison& c) {
 // time change of at least 5% of the phase's wall time, at least 10 faults or switches, 1 MiB of
 // peak RSS or I/O, 0.1 cores of cpu/wall (a 3 ms phase's CPU time moves by 40% from scheduling
 // alone). Unread counters (n/a) stay, with their reason.
-bool notable(const CounterDelta& d, const PhaseComparison& r) {
+}  // namespace
+
+bool counter_is_notable(const CounterDelta& d, double phase_a_ns, double phase_b_ns) {
   if (!d.median_a && !d.median_b) return true;  // unread on both sides: the reason
   if (!d.median_a || !d.median_b) return false;  // one side only (e.g. a counters pass only B ran): --wide
   const bool relative = *d.median_a == 0 ? *d.median_b != 0 : d.ratio && (*d.ratio >= 1.1 || *d.ratio <= 1 / 1.1);
@@ -71,16 +73,18 @@ bool notable(const CounterDelta& d, const PhaseComparison& r) {
   if (d.name == "os::cpu_per_wall") return change >= 0.1;
   if (d.name == "os::maxrss_kib") return change >= 1024;
   if (d.name.rfind("os::", 0) == 0 && (ends_with("char") || ends_with("_bytes"))) return change >= (1 << 20);
-  if (d.name.rfind("os::", 0) == 0 && ends_with("_ns")) return change >= 0.05 * std::max(r.median_a, r.median_b);
+  if (d.name.rfind("os::", 0) == 0 && ends_with("_ns")) return change >= 0.05 * std::max(phase_a_ns, phase_b_ns);
   if (d.name.rfind("os::", 0) == 0) return change >= 10;
   return true;
 }
+
+namespace {
 
 std::string counters_text(const PhaseComparison& r, const std::map<std::string, std::string>& unread,
                           const FormatOptions& f) {
   std::string s;
   for (const auto& c : r.counters)
-    if (!unread.count(c.name) && (f.wide || notable(c, r))) s += (s.empty() ? "" : ", ") + c.name + " " + c.note;
+    if (!unread.count(c.name) && (f.wide || counter_is_notable(c, r.median_a, r.median_b))) s += (s.empty() ? "" : ", ") + c.name + " " + c.note;
   return s;
 }
 
@@ -434,8 +438,9 @@ nlohmann::json to_json(const Comparison& c) {
     summaries.push_back({{"suite", s.suite}, {"case", s.case_name}, {"parameters", s.params},
                          {"end_to_end", s.end_to_end}, {"verdict", s.verdict}, {"rounds_needed", s.rounds_needed},
                          {"text", s.text}});
-  return {{"a", {{"path", c.path_a}, {"label", c.label_a}, {"format", c.format_a}, {"provenance", c.provenance_a}, {"machine", c.machine_a}}},
-          {"b", {{"path", c.path_b}, {"label", c.label_b}, {"format", c.format_b}, {"provenance", c.provenance_b}, {"machine", c.machine_b}}},
+  // "injected": the side's header "injected" (spec, slowdowns) or null (harness/measure/inject.hpp).
+  return {{"a", {{"path", c.path_a}, {"label", c.label_a}, {"format", c.format_a}, {"provenance", c.provenance_a}, {"machine", c.machine_a}, {"injected", c.injected_a}}},
+          {"b", {{"path", c.path_b}, {"label", c.label_b}, {"format", c.format_b}, {"provenance", c.provenance_b}, {"machine", c.machine_b}, {"injected", c.injected_b}}},
           {"metric", c.metric},
           {"environment", {{"a", env_json(c.env_a)}, {"b", env_json(c.env_b)}}},
           {"summaries", summaries},

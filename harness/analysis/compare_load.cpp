@@ -146,6 +146,7 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
   s.provenance = rf.header.value.value("provenance", json::object());
   s.machine = rf.header.value.value("machine", json::object());
   s.identity = machine_identity(s.machine);
+  s.injected = rf.header.value.value("injected", json());  // parse_results checked its shape
   for (const auto& line : rf.samples) {
     const json& v = line.value;
     if (v.value("warmup", false) && !o.include_warmup) {

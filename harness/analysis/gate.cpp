@@ -211,6 +211,7 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
   co.bootstrap_resamples = o.bootstrap_resamples;
   co.bootstrap_seed = o.bootstrap_seed;
   co.allow_machine_mismatch = o.allow_machine_mismatch;
+  co.allow_injected = o.allow_injected;  // refused by compare_files: a gate error (exit 2)
   co.analysis = o.analysis;
   try {
     g.comparison = compare_files(baseline, candidate, co);

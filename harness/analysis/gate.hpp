@@ -49,6 +49,7 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
 struct GateOptions {
   bool allow_machine_mismatch = false;
   bool allow_variant_mismatch = false;   // different provenance.flags (variant) between the files
+  bool allow_injected = false;           // one file written under $CUZK_INJECT_SLOWDOWN, the other not
   int bootstrap_resamples = 2000;
   uint64_t bootstrap_seed = 1;
   AnalysisChoices analysis;              // metric, process blocks, disturbed samples (compare.hpp)

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "harness/analysis/report_matrix.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/results.hpp"
 
@@ -180,7 +181,32 @@ std::string find_plot_script() {
   return "";
 }
 
+std::string html_page(const std::string& title, const std::string& body) {
+  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
+         "</title>\n<style>"
+         "body{font-family:sans-serif;margin:2em;max-width:90em}table{border-collapse:collapse;margin:1em 0}"
+         "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}td.num{text-align:right}"
+         ".summary{font-size:15px;max-width:60em;line-height:1.4}.accounting{margin:1em 0}"
+         ".slower{background:#fdd}.faster{background:#dfd}.noisy{background:#ffd}.note{background:#fff3cd;"
+         "padding:.6em;border:1px solid #e0c060}img{max-width:100%}code{font-size:12px}"
+         "td.heat{text-align:right;white-space:nowrap}td.ns{color:#777}.forest{margin:1em 0}</style></head><body>\n" +
+         body + "</body></html>\n";
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!(f << text)) throw std::runtime_error("cannot write " + path);
+}
+
 Result write_report(const Options& in) {
+  if (is_matrix_folder(in.dir)) {
+    Result r;
+    r.matrix = true;
+    const MatrixPaths p = write_matrix_report(in.dir, in.out.empty() ? in.dir : in.out);
+    r.md_path = p.md_path;
+    r.html_path = p.html_path;
+    return r;
+  }
   Options o = in;
   if (o.a.empty()) o.a = (fs::path(o.dir) / "a.jsonl").string();
   if (o.b.empty()) o.b = (fs::path(o.dir) / "b.jsonl").string();
@@ -249,13 +275,7 @@ Result write_report(const Options& in) {
   if (!r.plots_note.empty()) md += "> **Note:** " + r.plots_note + "\n\n";
 
   // ---- HTML ----
-  std::string h = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cuzk A/B report</title>\n<style>"
-                  "body{font-family:sans-serif;margin:2em;max-width:90em}table{border-collapse:collapse;margin:1em 0}"
-                  "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}td.num{text-align:right}"
-                  ".summary{font-size:15px;max-width:60em;line-height:1.4}.accounting{margin:1em 0}"
-                  ".slower{background:#fdd}.faster{background:#dfd}.noisy{background:#ffd}.note{background:#fff3cd;"
-                  "padding:.6em;border:1px solid #e0c060}img{max-width:100%}code{font-size:12px}</style></head><body>\n";
-  h += "<h1>A/B report</h1>\n<table><tr><th>side</th><th>file</th><th>preset</th><th>git commit</th><th>flags</th></tr>\n";
+  std::string h = "<h1>A/B report</h1>\n<table><tr><th>side</th><th>file</th><th>preset</th><th>git commit</th><th>flags</th></tr>\n";
   for (auto [side, path, hd] : {std::tuple<std::string, std::string, json>{"A", o.a, ha}, {"B", o.b, hb}}) {
     const json& p = hd.value("provenance", json::object());
     h += "<tr>" + td(side) + td(path) + td(p.value("preset", std::string("?"))) +
@@ -274,18 +294,11 @@ Result write_report(const Options& in) {
                      html_escape(fs::path(p).stem().string()), html_escape(fs::path(p).stem().string()),
                      base64(slurp(p)));
   if (!r.plots_note.empty()) h += "<p class=\"note\"><b>Note:</b> " + html_escape(r.plots_note) + "</p>\n";
-  h += "</body></html>\n";
 
   r.md_path = (fs::path(o.out) / "report.md").string();
   r.html_path = (fs::path(o.out) / "report.html").string();
-  {
-    std::ofstream f(r.md_path, std::ios::trunc);
-    if (!(f << md)) throw std::runtime_error("cannot write " + r.md_path);
-  }
-  {
-    std::ofstream f(r.html_path, std::ios::trunc);
-    if (!(f << h)) throw std::runtime_error("cannot write " + r.html_path);
-  }
+  write_text(r.md_path, md);
+  write_text(r.html_path, html_page("cuzk A/B report", h));
   return r;
 }
 

@@ -1,5 +1,7 @@
 // `cuzk-bench report DIR`: markdown and self-contained HTML report of an A/B folder
 // (DIR/a.jsonl and DIR/b.jsonl, as `cuzk-bench ab` leaves them). docs/reports.md.
+// A matrix folder (DIR/manifest.json of kind "cuzk-matrix") gets the matrix report instead:
+// report_matrix.hpp.
 //
 // Contents: the two builds (variant, commit, flags); per case, compare's summary paragraph, the
 // accounting of each parent phase's change (a waterfall chart in the HTML) and the comparison
@@ -29,11 +31,18 @@ struct Result {
   std::string md_path, html_path;
   std::vector<std::string> plots;  // PNG paths written
   std::string plots_note;          // why plots were skipped ("" when drawn)
-  Comparison comparison;
+  Comparison comparison;           // empty for a matrix folder
+  bool matrix = false;             // DIR was a matrix folder (report_matrix.hpp)
 };
 
-// Throws CompareError (bad or mismatched files) or std::runtime_error (unwritable output).
+// Throws CompareError (bad or mismatched files, a malformed matrix folder) or std::runtime_error
+// (unwritable output). Nothing is written when the input is bad.
 Result write_report(const Options& o);
+
+// The HTML page both reports share: <head> with the one stylesheet, `body` inside <body>.
+std::string html_page(const std::string& title, const std::string& body);
+// Writes `text` to `path`; std::runtime_error naming the file when it cannot.
+void write_text(const std::string& path, const std::string& text);
 
 // scripts/plot.py: $CUZK_PLOT_SCRIPT, else searched upward from the executable's folder and the
 // current folder. "" when not found.

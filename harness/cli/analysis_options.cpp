@@ -22,6 +22,11 @@ void add_analysis_options(CLI::App* sub, AnalysisChoices& a) {
       ->capture_default_str();
 }
 
+void add_allow_injected_flag(CLI::App* sub, bool& allow) {
+  sub->add_flag("--allow-injected", allow,
+                "compare a file written under CUZK_INJECT_SLOWDOWN with a plain one (a warning says which side was injected)");
+}
+
 void check_analysis_options(const AnalysisChoices& a) {
   if (a.metric != "auto" && a.metric != "wall")
     throw Error(fmt::format("--metric must be auto or wall (got \"{}\")", a.metric));

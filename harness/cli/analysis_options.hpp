@@ -12,5 +12,8 @@ namespace cuzk::cli {
 void add_analysis_options(CLI::App* sub, AnalysisChoices& a);
 // Throws Error for a value outside its domain (called by the runners before any work).
 void check_analysis_options(const AnalysisChoices& a);
+// --allow-injected (CompareOptions::allow_injected, GateOptions::allow_injected): compare, gate,
+// ab and report refuse a file written under $CUZK_INJECT_SLOWDOWN beside a plain one without it.
+void add_allow_injected_flag(CLI::App* sub, bool& allow);
 
 }  // namespace cuzk::cli

@@ -18,6 +18,7 @@
 
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/variant_builds.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/analysis/compare.hpp"
 #include "harness/measure/provenance.hpp"
@@ -47,127 +48,9 @@ struct AbOptions {
   std::vector<std::string> cases;
   std::string backend = "cpu";
   bool allow_machine_mismatch = false;
+  bool allow_injected = false;  // the runs inherit $CUZK_INJECT_SLOWDOWN: both sides injected alike
 };
 
-
-// The cacheVariables of a configure preset, following "inherits" (later parents first,
-// the preset's own values last so they win).
-void collect_vars(const json& presets, const std::string& name, std::map<std::string, std::string>& vars,
-                  std::string& binary_dir, int depth = 0) {
-  if (depth > 16) throw Error(fmt::format("CMakePresets.json: preset '{}': inheritance too deep", name));
-  for (auto& p : presets) {
-    if (p.value("name", "") != name) continue;
-    if (p.contains("inherits")) {
-      std::vector<std::string> parents;
-      if (p["inherits"].is_string()) parents.push_back(p["inherits"]);
-      else for (auto& x : p["inherits"]) parents.push_back(x);
-      for (auto it = parents.rbegin(); it != parents.rend(); ++it) collect_vars(presets, *it, vars, binary_dir, depth + 1);
-    }
-    if (p.contains("binaryDir")) binary_dir = p["binaryDir"];
-    if (p.contains("cacheVariables"))
-      for (auto& [k, v] : p["cacheVariables"].items())
-        vars[k] = v.is_string() ? v.get<std::string>() : v.is_object() ? v.value("value", "") : v.dump();
-    return;
-  }
-  throw Error(fmt::format("CMakePresets.json has no configure preset named '{}'", name));
-}
-
-struct PresetInfo {
-  std::map<std::string, std::string> vars;
-  std::string binary_dir;
-};
-
-PresetInfo read_preset(const std::string& source_dir, const std::string& name) {
-  const std::string path = source_dir + "/CMakePresets.json";
-  std::ifstream f(path);
-  if (!f) throw Error(fmt::format("{}: cannot read", path));
-  json j;
-  try {
-    j = json::parse(f);
-  } catch (const std::exception& e) {
-    throw Error(fmt::format("{}: {}", path, e.what()));
-  }
-  PresetInfo pi;
-  collect_vars(j.value("configurePresets", json::array()), name, pi.vars, pi.binary_dir);
-  if (pi.binary_dir.empty()) pi.binary_dir = "${sourceDir}/build/" + name;
-  auto pos = pi.binary_dir.find("${sourceDir}");
-  if (pos != std::string::npos) pi.binary_dir.replace(pos, 12, source_dir);
-  pos = pi.binary_dir.find("${presetName}");
-  if (pos != std::string::npos) pi.binary_dir.replace(pos, 13, name);
-  return pi;
-}
-
-// The source hash of a tree, computed by the same script that embeds it in binaries.
-std::string tree_hash(const std::string& source_dir) {
-  const std::string script = source_dir + "/cmake/provenance_gen.cmake";
-  if (!fs::exists(script)) throw Error(fmt::format("{}: missing (is --source-dir a cuzk tree?)", script));
-  auto r = run_capture("cmake -DSRC_DIR=" + shell_quote(source_dir) + " -DPRINT_HASH=1 -P " + shell_quote(script));
-  while (!r.out.empty() && (r.out.back() == '\n' || r.out.back() == '\r' || r.out.back() == ' ')) r.out.pop_back();
-  if (r.code != 0 || r.out.size() != 64)
-    throw Error(fmt::format("cannot compute the source hash of {} (cmake exited {})", source_dir, r.code));
-  return r.out;
-}
-
-json binary_provenance(const std::string& bin) {
-  if (!fs::exists(bin)) throw Error(fmt::format("{}: no such binary (build it, or drop --no-build)", bin));
-  auto r = run_capture(shell_quote(bin) + " info --json", true);
-  if (r.code != 0) throw Error(fmt::format("{} info --json failed (exit {})", bin, r.code));
-  try {
-    return json::parse(r.out).at("provenance");
-  } catch (const std::exception& e) {
-    throw Error(fmt::format("{} info --json: unreadable provenance ({})", bin, e.what()));
-  }
-}
-
-// Refuses a binary whose provenance does not match the preset asked for or the tree.
-void check_binary(const std::string& label, const std::string& bin, const std::string& preset,
-                  const std::optional<PresetInfo>& pi, const std::string& hash, bool given) {
-  json p = binary_provenance(bin);
-  const std::string built = p.value("source_hash", "");
-  if (built != hash)
-    throw Error(fmt::format("{} is stale: built from sources {}, the tree is now {}; {}", bin, built, hash,
-                            given ? "rebuild it" : "rebuild or drop --no-build"));
-  if (!pi) return;
-  const std::string bp = p.value("preset", "");
-  auto want = pi->vars.find("CUZK_PRESET_NAME");
-  if (want != pi->vars.end() && bp != want->second)
-    throw Error(fmt::format("{} ({}) was built by preset '{}', not '{}' as asked", bin, label, bp, want->second));
-  json flags = p.value("flags", json::object());
-  for (auto& [k, v] : flags.items()) {
-    auto it = pi->vars.find(k);
-    if (it == pi->vars.end() || !v.is_string()) continue;
-    if (k == "CUZK_CUDA" || k == "CUZK_PAPI") continue;  // AUTO resolves per machine
-    if (v.get<std::string>() != it->second)
-      throw Error(fmt::format("{} ({}) has {}={}, but preset '{}' sets {}={}", bin, label, k, v.get<std::string>(),
-                              preset, k, it->second));
-  }
-}
-
-
-// Merges the round files of one variant into a valid results file.
-void merge_rounds(const std::vector<std::string>& files, int warmup_rounds, const std::string& out) {
-  int rep = 0;  // numbers the measured samples of all rounds in order
-  std::vector<json> samples;
-  json header;
-  uint64_t elapsed = 0;
-  for (size_t r = 0; r < files.size(); ++r) {
-    ResultsFile rf = read_results(files[r]);
-    if (r == 0) header = rf.header.value;
-    const bool warm = int(r) < warmup_rounds;
-    for (auto& s : rf.samples) {
-      json v = s.value;
-      if (v.value("warmup", false)) continue;  // the round's own warm-ups (--stable: until settled) are not kept
-      v["warmup"] = warm;
-      v["repetition"] = warm ? int(r) : rep++;
-      samples.push_back(v);
-    }
-    if (rf.summary) elapsed += rf.summary->value.value("elapsed_ns", uint64_t(0));
-  }
-  ResultsWriter w(out, ResultsWriter::Mode::kOverwrite);
-  w.write(header);
-  for (auto& s : samples) w.write(s);
-  w.write(make_summary(samples, elapsed));
-}
 
 int run_ab(const AbOptions& o) {
   if (o.rounds < 1) throw Error(fmt::format("--rounds must be at least 1 (got {})", o.rounds));
@@ -183,37 +66,27 @@ int run_ab(const AbOptions& o) {
   const std::string name_b = !o.b_name.empty() ? o.b_name : o.b.empty() ? "b" : o.b;
 
   // The suite is validated here, before any build or run.
-  std::string suite_path;
-  suite::Suite s;
-  try {
-    suite_path = fs::absolute(suite::resolve_suite(o.suite)).string();
-    s = suite::load_suite_file(suite_path);
-  } catch (const suite::SuiteError& e) {
-    throw Error(e.what());
-  }
+  auto [suite_path, s] = load_suite_for_runs(o.suite);
 
   std::optional<PresetInfo> pa, pb;
   if (!o.a.empty()) pa = read_preset(src, o.a);
   if (!o.b.empty()) pb = read_preset(src, o.b);
   std::string bin_a = o.bin_a, bin_b = o.bin_b;
   if (!given) {
-    bin_a = pa->binary_dir + "/harness/cuzk-bench";
-    bin_b = pb->binary_dir + "/harness/cuzk-bench";
+    bin_a = bench_binary(*pa);
+    bin_b = bench_binary(*pb);
     if (!o.no_build) {
-      for (auto& [preset, pi] : {std::pair{o.a, &*pa}, std::pair{o.b, &*pb}}) {
-        fmt::print(stderr, "[ab] building {} in {}\n", preset, pi->binary_dir);
-        std::string cfg = "cd " + shell_quote(src) + " && cmake --preset " + shell_quote(preset) + " >&2";
-        if (int rc = run_status(cfg); rc != 0) throw Error(fmt::format("cmake --preset {} failed (exit {})", preset, rc), kExitFailure);
-        std::string bld = "cmake --build " + shell_quote(pi->binary_dir) + " --target cuzk-bench >&2";
-        if (int rc = run_status(bld); rc != 0) throw Error(fmt::format("building {} failed (exit {})", preset, rc), kExitFailure);
+      for (auto* pi : {&*pa, &*pb}) {
+        fmt::print(stderr, "[ab] building {} in {}\n", pi->name, pi->binary_dir);
+        build_variant(src, *pi);
       }
     }
   }
   const std::string hash = tree_hash(src);
   const std::string src_b = o.source_dir_b.empty() ? src : fs::weakly_canonical(o.source_dir_b).string();
   const std::string hash_b = src_b == src ? hash : tree_hash(src_b);
-  check_binary(name_a, bin_a, o.a, pa, hash, given);
-  check_binary(name_b, bin_b, o.b, pb, hash_b, given);
+  check_binary(name_a, bin_a, pa, hash, given);
+  check_binary(name_b, bin_b, pb, hash_b, given);
   if (hash == hash_b)
     fmt::print(stderr, "[ab] provenance checked: both binaries built from sources {}\n", hash.substr(0, 16));
   else
@@ -261,6 +134,7 @@ int run_ab(const AbOptions& o) {
 
   CompareOptions co;
   co.allow_machine_mismatch = o.allow_machine_mismatch;
+  co.allow_injected = o.allow_injected;
   co.analysis = o.analysis;
   Comparison cmp;
   try {
@@ -302,6 +176,7 @@ Registrar reg("ab", [](CLI::App& app) -> Runner {
   sub->add_option("--case", o->cases, "run only this case (repeatable)");
   sub->add_option("--backend", o->backend, "backend of every run: cpu or cuda")->capture_default_str();
   sub->add_flag("--allow-machine-mismatch", o->allow_machine_mismatch, "compare even if machines differ");
+  add_allow_injected_flag(sub, o->allow_injected);
   return [=] { return run_ab(*o); };
 });
 

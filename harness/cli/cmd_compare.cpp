@@ -1,5 +1,6 @@
-// `cuzk-bench compare A B [--markdown|--json] [--wide] [--alpha X] [--threshold X] [--allow-machine-mismatch]`:
-// phase-by-phase comparison of two results files (docs/compare.md).
+// `cuzk-bench compare A B [--markdown|--json] [--wide] [--alpha X] [--threshold X]
+// [--allow-machine-mismatch] [--allow-injected]`: phase-by-phase comparison of two results files
+// (docs/compare.md).
 #include <fmt/core.h>
 
 #include <iostream>
@@ -57,6 +58,7 @@ Registrar reg("compare", [](CLI::App& app) -> Runner {
   add_analysis_options(sub, args->o.analysis);
   sub->add_flag("--allow-machine-mismatch", args->o.allow_machine_mismatch,
                 "compare results recorded on different machines or GPUs");
+  add_allow_injected_flag(sub, args->o.allow_injected);
   return [=] { return run_compare(*args); };
 });
 

@@ -61,6 +61,7 @@ Registrar reg("gate", [](CLI::App& app) -> Runner {
   sub->add_flag("--allow-machine-mismatch", args->o.allow_machine_mismatch, "gate results from different machines");
   sub->add_flag("--allow-variant-mismatch", args->o.allow_variant_mismatch,
                 "gate results built with different variant flags");
+  add_allow_injected_flag(sub, args->o.allow_injected);
   sub->add_option("--resamples", args->o.bootstrap_resamples, "bootstrap resamples (default 2000)");
   sub->add_option("--seed", args->o.bootstrap_seed, "bootstrap seed (default 1)");
   add_analysis_options(sub, args->o.analysis);

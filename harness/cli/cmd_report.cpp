@@ -1,10 +1,11 @@
-// `cuzk-bench report DIR [--out DIR]`: report.md + report.html of an A/B folder
-// (harness/analysis/report.hpp, docs/reports.md). Prints the report's path at the end.
+// `cuzk-bench report DIR [--out DIR]`: report.md + report.html of an A/B folder or a matrix folder
+// (harness/analysis/report.hpp, report_matrix.hpp, docs/reports.md). Prints the report's path at the end.
 #include <fmt/core.h>
 
 #include <memory>
 #include <string>
 
+#include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/analysis/report.hpp"
 
@@ -12,9 +13,9 @@ namespace cuzk::cli {
 namespace {
 
 Registrar reg("report", [](CLI::App& app) -> Runner {
-  auto* sub = app.add_subcommand("report", "write report.md and report.html (with plots) for an A/B folder");
+  auto* sub = app.add_subcommand("report", "write report.md and report.html (with plots) for an A/B or matrix folder");
   auto o = std::make_shared<report::Options>();
-  sub->add_option("dir", o->dir, "A/B folder holding a.jsonl and b.jsonl")->required();
+  sub->add_option("dir", o->dir, "A/B folder holding a.jsonl and b.jsonl, or matrix folder holding manifest.json")->required();
   sub->add_option("--out", o->out, "output folder (default: DIR)");
   sub->add_option("--a", o->a, "A results file (default DIR/a.jsonl)");
   sub->add_option("--b", o->b, "B results file (default DIR/b.jsonl)");
@@ -23,6 +24,7 @@ Registrar reg("report", [](CLI::App& app) -> Runner {
   sub->add_option("--plot-script", o->plot_script, "scripts/plot.py to use (default: found next to the sources)");
   sub->add_flag("--allow-machine-mismatch", o->compare.allow_machine_mismatch,
                 "compare results from different machines anyway");
+  add_allow_injected_flag(sub, o->compare.allow_injected);
   return [=] {
     report::Result r;
     try {
@@ -32,7 +34,7 @@ Registrar reg("report", [](CLI::App& app) -> Runner {
     } catch (const std::runtime_error& e) {
       throw Error(e.what());
     }
-    fmt::print("{}", format_table(r.comparison));
+    if (!r.matrix) fmt::print("{}", format_table(r.comparison));
     for (const auto& p : r.plots) fmt::print("plot: {}\n", p);
     if (!r.plots_note.empty()) fmt::print("note: {}\n", r.plots_note);
     fmt::print("report: {}\nreport: {}\n", r.md_path, r.html_path);

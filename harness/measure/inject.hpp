@@ -20,9 +20,12 @@
 // A malformed specification is an error: parse_spec() throws InjectError naming the entry at
 // fault; active() / on_phase_end() report it through check_env(), which every entry point of
 // cuzk-bench that records should call (cuzk-bench main calls it through ensure_valid_env()).
-// Whenever an injection is active, a one-line notice goes to stderr once per process, so a
-// results file produced under injection never passes unnoticed; calibrate records the spec of
-// each side in its JSON summary.
+// Whenever an injection is active, a one-line notice goes to stderr once per process, and every
+// results file the process writes carries "injected": describe() in its header (make_header,
+// harness/measure/results.cpp); compare, gate and report refuse to compare such a file with a
+// plain one unless allow_injected (--allow-injected), so an injected effect is never mistaken
+// for a real one. calibrate allows it (it compares injected with plain by design) and records
+// the spec of each side in its JSON summary.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "harness/measure/env_readings.hpp"
+#include "harness/measure/inject.hpp"
 #include "harness/measure/machine.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
@@ -72,6 +73,10 @@ json make_header(const HeaderInfo& info) {
   // When the run started: reference results (results/reference/) must say when they were taken.
   h["started_utc"] = utc_stamp();
   merge_line_fields(h, env_header_fields(), "header");  // gpu_state, cpu_governor
+  // A file written under $CUZK_INJECT_SLOWDOWN says so itself, so that compare, gate and the rest
+  // can refuse to take its planted slowdown for a real change (the stderr notice is gone with
+  // the terminal). No key at all when no injection is active: plain files stay as they were.
+  if (inject::active()) h["injected"] = inject::describe();
   merge_line_fields(h, info.extra, "header");
   return h;
 }
@@ -307,6 +312,11 @@ void validate_header(const Ctx& c, const json& h) {
   const json& cl = need(c, h, "header", "command_line");
   if (!cl.is_array()) c.fail(fmt::format("field 'command_line' must be an array of strings, not {}", kind(cl)));
   need_string(c, h, "header", "suite");
+  // Optional: absent (or null) in a plain file; else what make_header writes from inject::describe().
+  if (auto in = h.find("injected"); in != h.end() && !in->is_null()) {
+    if (!in->is_object()) c.fail(fmt::format("field 'injected' must be an object or null, not {}", kind(*in)));
+    need_string(c, *in, "header injected", "spec");
+  }
 }
 
 void validate_record(const Ctx& c, const std::string& path, const json& r) {

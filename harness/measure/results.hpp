@@ -1,7 +1,8 @@
 // Results files: JSON Lines, one self-contained object per line (docs/results-format.md).
 //
 //   header   (first line)  tool, build provenance, machine, counters, command line, suite,
-//            GPU clock state and CPU governor (read only)
+//            GPU clock state and CPU governor (read only); "injected" (inject::describe()) only
+//            when $CUZK_INJECT_SLOWDOWN was active (harness/measure/inject.hpp)
 //   sample   (one per measured repetition)  suite, case, parameters, variant, repetition,
 //            warm-up flag, phase records, optional spans for traces, process id, optional
 //            environment readings ("env")
@@ -44,6 +45,7 @@ struct HeaderInfo {
 nlohmann::json provenance_to_json();    // every field of build_provenance()
 std::string variant_name();             // the preset, or "custom" when configured by hand
 // Also reads the GPU's clock state and the CPU governor (env_header_fields()); only reads.
+// Adds "injected" when an injection is active (no key otherwise).
 nlohmann::json make_header(const HeaderInfo& info);
 // Merges extra's keys into a line (null: nothing); throws ResultsError when extra is neither
 // an object nor null, or would replace one of the line's own fields (`what` names the line).

@@ -1,0 +1,299 @@
+// The attribution of a matrix folder (matrix.hpp): loading, the per-phase analysis, the summary.
+// The outputs (terminal, markdown, JSON) are in matrix_format.cpp.
+#include "harness/analysis/matrix.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "harness/analysis/compare_detail.hpp"
+#include "harness/analysis/matrix_detail.hpp"
+#include "harness/analysis/stats.hpp"
+#include "harness/measure/clock.hpp"
+
+namespace cuzk::matrix {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using compare_detail::CaseData;
+using compare_detail::PhaseData;
+using compare_detail::Side;
+
+// The values of a phase's metric in one side's case ("" metric: none).
+const std::vector<double>* metric_values(const CaseData& c, const std::string& phase, const std::string& metric) {
+  auto it = c.phases.find(phase);
+  if (it == c.phases.end()) return nullptr;
+  const auto& v = metric == "gpu_ns" ? it->second.gpu : it->second.wall;
+  return v.empty() ? nullptr : &v;
+}
+
+const CaseData* find_case(const Side& s, const std::string& key) {
+  auto it = s.cases.find(key);
+  return it == s.cases.end() ? nullptr : &it->second;
+}
+
+const PhaseComparison* case_row(const Comparison& c, const CaseAttribution& k, const std::string& phase) {
+  for (const auto& r : c.rows)
+    if (r.primary && r.phase == phase && r.suite == k.suite && r.case_name == k.case_name && r.params == k.params)
+      return &r;
+  return nullptr;
+}
+
+VariantCell cell_of(const std::string& name, const PhaseComparison& r) {
+  VariantCell c;
+  c.name = name;
+  c.verdict = r.verdict;
+  if (r.missing.empty()) {
+    c.ratio = r.ratio;
+    c.low = r.ci_low;
+    c.high = r.ci_high;
+  }
+  c.delta = r.delta;
+  c.delta_low = r.delta_low;
+  c.delta_high = r.delta_high;
+  for (const auto& d : r.counters)
+    if (d.median_a && d.median_b && counter_is_notable(d, r.median_a, r.median_b)) c.counters.push_back(d);
+  return c;
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? NAN : s / static_cast<double>(v.size());
+}
+
+// Mean and two-sided t interval of observations (the cost of a phase only some variants have).
+void t_interval(const std::vector<double>& v, double level, double& m, double& lo, double& hi) {
+  m = mean(v);
+  lo = hi = NAN;
+  if (v.size() < 2) return;
+  double ss = 0;
+  for (double x : v) ss += (x - m) * (x - m);
+  const double se = std::sqrt(ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
+  boost::math::students_t t(static_cast<double>(v.size() - 1));
+  const double q = boost::math::quantile(t, 1 - (1 - level) / 2);
+  lo = m - q * se;
+  hi = m + q * se;
+}
+
+// The per-round files of every variant, loaded once.
+class RoundCache {
+ public:
+  explicit RoundCache(const CompareOptions& o) : o_(o) {}
+  const Side& get(const std::string& path) {
+    auto it = sides_.find(path);
+    if (it == sides_.end()) it = sides_.emplace(path, compare_detail::load_side(path, o_)).first;
+    return it->second;
+  }
+
+ private:
+  const CompareOptions& o_;
+  std::map<std::string, Side> sides_;
+};
+
+uint32_t levels_of(const VariantRun& v) {
+  uint32_t l = 0;
+  for (size_t i = 0; i < v.flags.size(); ++i)
+    if (v.flags[i]) l |= 1u << i;
+  return l;
+}
+
+// The factorial part of one phase: observations per variant and round, or the "only with" cost.
+void analyse_factorial(const Input& in, const std::vector<const Side*>& merged, RoundCache& rounds,
+                       const std::string& key, PhaseAttribution& p) {
+  std::vector<size_t> having;
+  for (size_t v = 0; v < in.variants.size(); ++v) {
+    const CaseData* c = find_case(*merged[v], key);
+    if (c && metric_values(*c, p.phase, p.metric)) having.push_back(v);
+  }
+  auto observations_of = [&](size_t v, std::vector<factorial::Observation>& out) {
+    for (size_t r = 0; r < in.variants[v].rounds.size(); ++r) {
+      const CaseData* c = find_case(rounds.get(in.variants[v].rounds[r]), key);
+      const std::vector<double>* vals = c ? metric_values(*c, p.phase, p.metric) : nullptr;
+      if (!vals) continue;
+      const double m = median(*vals);
+      if (m > 0 && std::isfinite(m)) out.push_back({levels_of(in.variants[v]), static_cast<int>(r), m});
+    }
+  };
+  if (having.size() != in.variants.size()) {
+    // Which flags must be on for the phase to exist: those on in every variant that has it; the
+    // rule holds when exactly the variants with all of them on have the phase.
+    std::vector<bool> need(in.flags.size(), !having.empty());
+    for (size_t v : having)
+      for (size_t f = 0; f < in.flags.size(); ++f) need[f] = need[f] && in.variants[v].flags[f];
+    bool exact = std::any_of(need.begin(), need.end(), [](bool b) { return b; });
+    for (size_t v = 0; v < in.variants.size() && exact; ++v) {
+      bool all_on = true;
+      for (size_t f = 0; f < in.flags.size(); ++f) all_on = all_on && (!need[f] || in.variants[v].flags[f]);
+      const bool has = std::find(having.begin(), having.end(), v) != having.end();
+      exact = all_on == has;
+    }
+    if (!exact) {
+      p.fx_note = fmt::format("in {} of the {} variants, not along flag lines: see the variants' columns", having.size(),
+                              in.variants.size());
+      return;
+    }
+    for (size_t f = 0; f < in.flags.size(); ++f)
+      if (need[f]) p.only_with.push_back(in.flags[f]);
+    std::vector<factorial::Observation> obs;
+    for (size_t v : having) observations_of(v, obs);
+    std::vector<double> vals;
+    for (auto& o : obs) vals.push_back(o.value);
+    t_interval(vals, in.compare.ci_level, p.only_cost, p.only_low, p.only_high);
+    std::string with;
+    for (auto& f : p.only_with) with += (with.empty() ? "" : " and ") + f;
+    p.fx_note = "exists only with " + with + " on: its cost is that flag's";
+    return;
+  }
+  std::vector<factorial::Observation> obs;
+  for (size_t v = 0; v < in.variants.size(); ++v) observations_of(v, obs);
+  try {
+    p.fx = factorial::analyse(in.flags, obs, in.compare.ci_level, true);
+  } catch (const factorial::FactorialError& e) {
+    p.fx_note = e.what();
+    return;
+  }
+  // Each main effect's counters: the mean of the variants' medians with the flag off and on.
+  std::map<std::string, std::vector<std::pair<size_t, double>>> counter_medians;  // name -> (variant, median)
+  std::vector<double> phase_medians(in.variants.size(), NAN);
+  for (size_t v = 0; v < in.variants.size(); ++v) {
+    const CaseData* c = find_case(*merged[v], key);
+    const auto& pd = c->phases.at(p.phase);
+    phase_medians[v] = median(*metric_values(*c, p.phase, p.metric));
+    for (const auto& [name, vals] : pd.counters)
+      if (!vals.empty()) counter_medians[name].push_back({v, median(vals)});
+  }
+  for (const auto& e : p.fx->effects) {
+    EffectRow row;
+    row.effect = e;
+    row.delta_ns = std::isfinite(p.baseline_median) ? p.baseline_median * (e.ratio - 1) : NAN;
+    if (e.order == 1) {
+      const size_t f = static_cast<size_t>(e.flags[0]);
+      std::vector<double> ph_off, ph_on;
+      for (size_t v = 0; v < in.variants.size(); ++v) (in.variants[v].flags[f] ? ph_on : ph_off).push_back(phase_medians[v]);
+      for (const auto& [name, meds] : counter_medians) {
+        if (meds.size() != in.variants.size()) continue;  // not read in every variant: compare's columns say why
+        std::vector<double> off, on;
+        for (auto& [v, m] : meds) (in.variants[v].flags[f] ? on : off).push_back(m);
+        CounterDelta d;
+        d.name = name;
+        d.median_a = mean(off);
+        d.median_b = mean(on);
+        describe_counter_delta(d);
+        if (counter_is_notable(d, mean(ph_off), mean(ph_on))) row.counters.push_back(d);
+      }
+    }
+    p.effects.push_back(std::move(row));
+  }
+}
+
+}  // namespace
+
+Attribution attribute(const Input& in) {
+  if (in.variants.size() < 2)
+    throw MatrixError(fmt::format("a matrix needs at least two variants (got {})", in.variants.size()));
+  size_t base = in.variants.size();
+  for (size_t v = 0; v < in.variants.size(); ++v)
+    if (in.variants[v].name == in.baseline) base = v;
+  if (base == in.variants.size()) throw MatrixError(fmt::format("the baseline '{}' is not among the variants", in.baseline));
+  const bool fx = in.mode == "factorial";
+  if (fx)
+    for (auto& v : in.variants)
+      if (v.flags.size() != in.flags.size())
+        throw MatrixError(fmt::format("variant '{}' has {} flag settings for {} flags", v.name, v.flags.size(), in.flags.size()));
+
+  Attribution a;
+  a.mode = in.mode;
+  a.flags = in.flags;
+  a.baseline = in.baseline;
+  a.level = in.compare.ci_level;
+  a.injected = in.injected;
+  for (auto& v : in.variants) {
+    a.variants.push_back(v.name);
+    a.rounds = std::max(a.rounds, v.rounds.size());
+  }
+
+  std::vector<Side> merged;
+  merged.reserve(in.variants.size());
+  for (auto& v : in.variants) merged.push_back(compare_detail::load_side(v.results, in.compare));
+  std::vector<const Side*> merged_ptr;
+  for (auto& s : merged) merged_ptr.push_back(&s);
+  std::vector<std::pair<size_t, Comparison>> cmps;  // (variant index, baseline vs it)
+  std::set<std::string> warned;
+  for (size_t v = 0; v < in.variants.size(); ++v) {
+    if (v == base) continue;
+    cmps.emplace_back(v, compare_files(in.variants[base].results, in.variants[v].results, in.compare));
+    for (auto& w : cmps.back().second.warnings)
+      if (warned.insert(w).second) a.warnings.push_back(in.variants[v].name + ": " + w);
+  }
+
+  RoundCache rounds(in.compare);
+  for (const auto& [key, cd] : merged[base].cases) {
+    CaseAttribution k;
+    k.suite = cd.suite;
+    k.case_name = cd.case_name;
+    k.params = cd.params;
+    std::vector<std::string> order;  // phases in the order compare lists them
+    for (auto& [v, c] : cmps)
+      for (auto& r : c.rows)
+        if (r.primary && r.suite == k.suite && r.case_name == k.case_name && r.params == k.params &&
+            std::find(order.begin(), order.end(), r.phase) == order.end())
+          order.push_back(r.phase);
+    for (const auto& phase : order) {
+      PhaseAttribution p;
+      p.phase = phase;
+      for (auto& [v, c] : cmps) {
+        const PhaseComparison* r = case_row(c, k, phase);
+        if (!r) continue;
+        if (p.metric.empty()) p.metric = r->metric;
+        if (r->missing != "a") p.baseline_median = r->median_a;
+        p.variants.push_back(cell_of(in.variants[v].name, *r));
+      }
+      if (fx) analyse_factorial(in, merged_ptr, rounds, key, p);
+      k.phases.push_back(std::move(p));
+    }
+    k.summary = detail::summarize(a, in, k);
+    a.cases.push_back(std::move(k));
+  }
+  if (a.cases.empty()) throw MatrixError("the baseline's results hold no case: nothing to attribute");
+  return a;
+}
+
+Input load_input(const std::string& dir, const CompareOptions& compare) {
+  const std::string path = (fs::path(dir) / "manifest.json").string();
+  std::ifstream f(path);
+  if (!f) throw MatrixError(fmt::format("{}: cannot read (is {} a matrix folder?)", path, dir));
+  Input in;
+  in.compare = compare;
+  try {
+    json m = json::parse(f);
+    if (m.at("kind").get<std::string>() != "cuzk-matrix")
+      throw MatrixError(fmt::format("{}: kind is '{}', not cuzk-matrix", path, m.at("kind").get<std::string>()));
+    in.mode = m.at("mode").get<std::string>();
+    in.flags = m.at("flags").get<std::vector<std::string>>();
+    in.baseline = m.at("baseline").get<std::string>();
+    in.injected = m.value("injected", false);
+    for (const auto& v : m.at("variants")) {
+      VariantRun r;
+      r.name = v.at("name").get<std::string>();
+      for (const auto& fl : in.flags) r.flags.push_back(v.at("flags").at(fl).get<bool>());
+      r.results = (fs::path(dir) / v.at("results").get<std::string>()).string();
+      for (const auto& rf : v.at("rounds")) r.rounds.push_back((fs::path(dir) / rf.get<std::string>()).string());
+      in.variants.push_back(std::move(r));
+    }
+  } catch (const json::exception& e) {
+    throw MatrixError(fmt::format("{}: malformed manifest ({})", path, e.what()));
+  }
+  if (in.mode != "factorial" && in.mode != "variants")
+    throw MatrixError(fmt::format("{}: mode '{}' is neither factorial nor variants", path, in.mode));
+  return in;
+}
+
+}  // namespace cuzk::matrix

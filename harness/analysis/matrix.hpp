@@ -1,0 +1,108 @@
+// The attribution of `cuzk-bench matrix` (docs/matrix.md): which flag, or which variant, changed
+// which phase, by how much, with what confidence.
+//
+// Input: a matrix folder's variants, each with its merged results file and its measured round
+// files (one process per variant per round, rounds in a fresh random order: harness/cli/cmd_matrix.cpp).
+// Per case and phase:
+// - every variant against the baseline, exactly as `compare` does (ratio of medians, bootstrap CI,
+//   U test, verdict, counter deltas);
+// - in factorial mode, the 2^k factorial analysis (harness/analysis/factorial.hpp) of the phase's
+//   primary metric on log time, one observation per variant and round, rounds as blocks: each
+//   flag's main effect and each two-flag interaction as a ratio with a CI simultaneous over the
+//   phase's effects, the allocation of variation, and the smallest effects the design finds with
+//   90% power. Beside each main effect, the phase's counters with the flag off and on (the mean of
+//   the variants' medians). A phase that exists only where some flags are on (pin_abc exists only
+//   in pinned builds) cannot be analysed on log time: it is reported as a cost of those flags;
+// - a summary paragraph: the end-to-end change with every flag on (or of each variant), each
+//   flag's effect on it and the phase where most of that effect lands, and the interactions.
+#pragma once
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/analysis/compare.hpp"
+#include "harness/analysis/factorial.hpp"
+
+namespace cuzk::matrix {
+
+class MatrixError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct VariantRun {
+  std::string name;                 // "baseline", "pinned", "fx-pinned+presize"
+  std::vector<bool> flags;          // factorial mode: the flags on in this build, in Input::flags order
+  std::string results;              // the merged results file (warm-up rounds marked)
+  std::vector<std::string> rounds;  // its measured round files; index = measured round
+};
+
+struct Input {
+  std::string mode = "variants";    // "variants" or "factorial"
+  std::vector<std::string> flags;   // factorial mode: the flags, in bit order
+  std::string baseline;             // the reference variant's name
+  std::vector<VariantRun> variants;
+  bool injected = false;            // planted slowdowns were active in some variant
+  CompareOptions compare;
+};
+
+// A variant against the baseline on one phase (the primary row of compare).
+struct VariantCell {
+  std::string name;
+  std::string verdict;              // compare's: faster, slower, unchanged, too noisy, only in A, only in B
+  double ratio = NAN, low = NAN, high = NAN;        // NaN when the phase is on one side only
+  double delta = 0, delta_low = 0, delta_high = 0;  // ns, medians variant - baseline
+  std::vector<CounterDelta> counters;               // the notable ones
+};
+
+// A factorial effect on one phase, with what it moved beside it.
+struct EffectRow {
+  factorial::Effect effect;
+  double delta_ns = 0;               // the baseline median x (ratio - 1): the size of the effect in time
+  std::vector<CounterDelta> counters;  // main effects: flag off -> on (notable ones)
+};
+
+struct PhaseAttribution {
+  std::string phase, metric;        // metric: "wall_ns" or "gpu_ns" (compare's primary metric)
+  double baseline_median = NAN;     // NaN when the baseline lacks the phase
+  std::vector<VariantCell> variants;  // every variant but the baseline, in Input order
+  std::optional<factorial::Analysis> fx;
+  std::vector<EffectRow> effects;   // fx's effects with their sizes and counters
+  std::string fx_note;              // why there is no factorial analysis ("" when there is)
+  // A phase that exists exactly where the flags `only_with` are on: its cost there.
+  std::vector<std::string> only_with;
+  double only_cost = NAN, only_low = NAN, only_high = NAN;  // ns: mean and CI of its observations
+};
+
+struct CaseAttribution {
+  std::string suite, case_name, params;
+  std::string summary;
+  std::vector<PhaseAttribution> phases;
+};
+
+struct Attribution {
+  std::string mode;
+  std::vector<std::string> flags, variants;
+  std::string baseline;
+  size_t rounds = 0;
+  double level = 0.95;
+  bool injected = false;
+  std::vector<CaseAttribution> cases;
+  std::vector<std::string> warnings;
+};
+
+// Throws MatrixError (or CompareError from reading results) with a clear message.
+Attribution attribute(const Input& in);
+
+// Reads a matrix folder's manifest.json into an Input (paths resolved against the folder).
+Input load_input(const std::string& dir, const CompareOptions& compare = {});
+
+nlohmann::json to_json(const Attribution& a);
+struct FormatOptions {
+  bool wide = false;  // every effect's CI in the grid
+};
+std::string format_table(const Attribution& a, const FormatOptions& f = {});
+std::string format_markdown(const Attribution& a, const FormatOptions& f = {});
+
+}  // namespace cuzk::matrix

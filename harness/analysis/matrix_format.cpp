@@ -1,0 +1,269 @@
+// The outputs of the matrix attribution (matrix.hpp): a terminal table, markdown and JSON.
+//
+// Per case: the summary paragraph, then a grid phase x effect (factorial: each flag's main effect
+// and each interaction; variants: each variant against the baseline) with the change where one
+// was found and "." where none was, then the list of the effects found with their CIs, their
+// share of the phase's variation and the counters that moved with them. The grid stays narrow
+// (one short cell per effect) so that five flags fit a terminal; --wide puts each CI in its cell.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/analysis/compare_detail.hpp"
+#include "harness/analysis/matrix_detail.hpp"
+#include "harness/measure/clock.hpp"
+
+namespace cuzk::matrix {
+namespace {
+
+using compare_detail::pct;
+using compare_detail::signed_ns;
+using detail::ratio_ci;
+using json = nlohmann::json;
+
+std::string counters_text(const std::vector<CounterDelta>& cs) {
+  std::string s;
+  for (const auto& c : cs) s += (s.empty() ? "" : ", ") + c.name + " " + c.note;
+  return s;
+}
+
+// The grid's cell of one effect of one phase.
+std::string effect_cell(const EffectRow& e, bool wide) {
+  if (!e.effect.significant) return wide ? fmt::format("({})", ratio_ci(e.effect.ratio, e.effect.low, e.effect.high)) : ".";
+  return wide ? ratio_ci(e.effect.ratio, e.effect.low, e.effect.high) : pct(e.effect.ratio);
+}
+
+std::string variant_cell(const VariantCell& c, bool wide) {
+  if (c.verdict == "only in A" || c.verdict == "only in B") return "only: " + signed_ns(c.delta);
+  if (c.verdict == "too noisy") return wide ? fmt::format("? {}", ratio_ci(c.ratio, c.low, c.high)) : "?";
+  if (c.verdict == "unchanged") return wide ? fmt::format("({})", ratio_ci(c.ratio, c.low, c.high)) : ".";
+  return wide ? ratio_ci(c.ratio, c.low, c.high) : pct(c.ratio);
+}
+
+struct Grid {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+Grid grid_of(const Attribution& a, const CaseAttribution& k, const FormatOptions& f) {
+  Grid g;
+  g.header = {"phase", "baseline"};
+  const bool fx = a.mode == "factorial";
+  std::vector<std::string> cols;
+  if (fx) {
+    for (const auto& p : k.phases)
+      if (p.fx) {
+        for (const auto& e : p.effects) cols.push_back(e.effect.name);
+        break;
+      }
+  } else {
+    for (const auto& v : a.variants)
+      if (v != a.baseline) cols.push_back(v);
+  }
+  for (auto& c : cols) g.header.push_back(c);
+  if (fx) g.header.push_back("noise");
+  for (const auto& p : k.phases) {
+    std::vector<std::string> row = {p.phase + (p.metric == "gpu_ns" ? " (gpu)" : ""),
+                                    std::isfinite(p.baseline_median) ? fmt_ns(p.baseline_median) : "-"};
+    if (fx) {
+      if (!p.fx) {  // a phase some variants lack: its cost is listed under "found", the reason below the grid
+        for (size_t i = 0; i < cols.size(); ++i) row.push_back(p.only_with.empty() ? "-" : i == 0 ? "only" : "");
+        row.push_back("");
+      } else {
+        for (auto& c : cols) {
+          auto it = std::find_if(p.effects.begin(), p.effects.end(), [&](const EffectRow& e) { return e.effect.name == c; });
+          row.push_back(it == p.effects.end() ? "" : effect_cell(*it, f.wide));
+        }
+        row.push_back(fmt::format("{:.0f}%", 100 * p.fx->share_noise));
+      }
+    } else {
+      for (auto& c : cols) {
+        auto it = std::find_if(p.variants.begin(), p.variants.end(), [&](const VariantCell& v) { return v.name == c; });
+        row.push_back(it == p.variants.end() ? "" : variant_cell(*it, f.wide));
+      }
+    }
+    g.rows.push_back(std::move(row));
+  }
+  return g;
+}
+
+// The effects found, one line each: "proof/synth  smallvec  +10.1% [8.2%, 12.0%]  share 71%  os::minflt x3.0".
+std::vector<std::vector<std::string>> findings(const Attribution& a, const CaseAttribution& k) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& p : k.phases) {
+    if (a.mode == "factorial") {
+      for (const auto& e : p.effects)
+        if (e.effect.significant)
+          out.push_back({p.phase, e.effect.name, ratio_ci(e.effect.ratio, e.effect.low, e.effect.high),
+                         std::isfinite(e.delta_ns) ? signed_ns(e.delta_ns) : "-",
+                         fmt::format("{:.0f}%", 100 * e.effect.share), counters_text(e.counters)});
+      if (!p.only_with.empty())
+        out.push_back({p.phase, "only with " + p.only_with.front(), fmt::format("cost [{}, {}]", fmt_ns(p.only_low), fmt_ns(p.only_high)),
+                       signed_ns(p.only_cost), "-", ""});
+    } else {
+      for (const auto& c : p.variants) {
+        const bool only = c.verdict == "only in A" || c.verdict == "only in B";
+        if (c.verdict != "faster" && c.verdict != "slower" && !only) continue;
+        out.push_back({p.phase, c.name,
+                       only ? fmt::format("{} [{}, {}]", c.verdict, signed_ns(c.delta_low), signed_ns(c.delta_high))
+                            : ratio_ci(c.ratio, c.low, c.high),
+                       signed_ns(c.delta), "-", counters_text(c.counters)});
+      }
+    }
+  }
+  return out;
+}
+
+std::string aligned(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> w(header.size(), 0);
+  auto widen = [&](const std::vector<std::string>& r) {
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  };
+  widen(header);
+  for (auto& r : rows) widen(r);
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string s;
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) {
+      if (i) s += "  ";
+      s += i + 1 == r.size() ? r[i] : fmt::format("{:<{}}", r[i], w[i]);
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  std::string s = line(header);
+  for (auto& r : rows) s += line(r);
+  return s;
+}
+
+std::string md_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  auto esc = [](std::string c) {
+    for (size_t i = 0; (i = c.find('|', i)) != std::string::npos; i += 2) c.replace(i, 1, "\\|");
+    return c;
+  };
+  std::string s = "|";
+  for (auto& h : header) s += " " + esc(h) + " |";
+  s += "\n|";
+  for (size_t i = 0; i < header.size(); ++i) s += i < 2 ? " --- |" : " ---: |";
+  s += "\n";
+  for (auto& r : rows) {
+    s += "|";
+    for (size_t i = 0; i < header.size(); ++i) s += " " + esc(i < r.size() ? r[i] : "") + " |";
+    s += "\n";
+  }
+  return s;
+}
+
+std::string heading(const CaseAttribution& k) {
+  return fmt::format("{}/{}{}", k.suite, k.case_name, k.params.empty() || k.params == "{}" ? "" : " " + k.params);
+}
+
+std::string grid_legend(const Attribution& a) {
+  return a.mode == "factorial"
+             ? fmt::format("Each cell: the phase's change with the flag on against off (an interaction: the extra change "
+                           "with both on), where its {:.0f}% CI, simultaneous over the phase's effects, excludes no "
+                           "change; \".\" where none was found. noise: the share of the phase's variation left unexplained.",
+                           100 * a.level)
+             : "Each cell: the variant against the baseline, as `compare` judges it; \".\" unchanged, \"?\" too noisy, "
+               "\"only\" a phase one side lacks (its cost).";
+}
+
+// The phases the factorial could not put on log time, each with why ("only": where some flags are on).
+std::string unanalysed(const CaseAttribution& k, const std::string& bullet) {
+  std::string s;
+  for (const auto& p : k.phases)
+    if (!p.fx && !p.fx_note.empty()) s += bullet + p.phase + ": " + p.fx_note + "\n";
+  return s.empty() ? s : (bullet.empty() ? "\n" : "") + s + (bullet.empty() ? "" : "\n");
+}
+
+const std::vector<std::string> kFindingsHeader = {"phase", "effect", "change [CI]", "in time", "share", "counters"};
+
+json cell_json(const VariantCell& c) {
+  auto num = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
+  json cs = json::array();
+  for (auto& d : c.counters) cs.push_back({{"name", d.name}, {"a", *d.median_a}, {"b", *d.median_b}, {"note", d.note}});
+  return {{"name", c.name}, {"verdict", c.verdict},       {"ratio", num(c.ratio)},          {"low", num(c.low)},
+          {"high", num(c.high)}, {"delta_ns", c.delta}, {"delta_low_ns", c.delta_low}, {"delta_high_ns", c.delta_high},
+          {"counters", cs}};
+}
+
+}  // namespace
+
+std::string format_table(const Attribution& a, const FormatOptions& f) {
+  std::string s;
+  if (a.injected) s += "NOTE: planted slowdowns (CUZK_INJECT_SLOWDOWN) were active: these are not real effects.\n";
+  for (const auto& k : a.cases) {
+    s += fmt::format("\n== {}\n{}\n\n", heading(k), k.summary);
+    Grid g = grid_of(a, k, f);
+    s += aligned(g.header, g.rows);
+    s += unanalysed(k, "");
+    auto fs = findings(a, k);
+    if (!fs.empty()) s += "\nfound:\n" + aligned(kFindingsHeader, fs);
+  }
+  if (!a.warnings.empty()) {
+    s += "\nwarnings:\n";
+    for (auto& w : a.warnings) s += "  " + w + "\n";
+  }
+  return s;
+}
+
+std::string format_markdown(const Attribution& a, const FormatOptions& f) {
+  std::string s = fmt::format("# Matrix: {} ({} variants, {} rounds, baseline {})\n\n", a.mode, a.variants.size(), a.rounds,
+                              a.baseline);
+  if (a.injected) s += "> **Planted slowdowns (CUZK_INJECT_SLOWDOWN) were active: these are not real effects.**\n\n";
+  for (const auto& k : a.cases) {
+    s += fmt::format("## {}\n\n{}\n\n", heading(k), k.summary);
+    Grid g = grid_of(a, k, f);
+    s += md_table(g.header, g.rows) + "\n" + grid_legend(a) + "\n\n" + unanalysed(k, "- ");
+    auto fs = findings(a, k);
+    if (!fs.empty()) s += "Effects found:\n\n" + md_table(kFindingsHeader, fs) + "\n";
+  }
+  if (!a.warnings.empty()) {
+    s += "## Warnings\n\n";
+    for (auto& w : a.warnings) s += "- " + w + "\n";
+  }
+  return s;
+}
+
+json to_json(const Attribution& a) {
+  auto num = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
+  json cases = json::array();
+  for (const auto& k : a.cases) {
+    json phases = json::array();
+    for (const auto& p : k.phases) {
+      json vs = json::array();
+      for (auto& c : p.variants) vs.push_back(cell_json(c));
+      json fx = nullptr;
+      if (p.fx) {
+        fx = p.fx->to_json();
+        json effects = json::array();
+        for (const auto& e : p.effects) {
+          json flags = json::array();
+          for (int i : e.effect.flags) flags.push_back(a.flags.at(static_cast<size_t>(i)));
+          json cs = json::array();
+          for (auto& d : e.counters) cs.push_back({{"name", d.name}, {"a", *d.median_a}, {"b", *d.median_b}, {"note", d.note}});
+          effects.push_back({{"name", e.effect.name}, {"flags", flags}, {"order", e.effect.order}, {"ratio", e.effect.ratio},
+                             {"low", e.effect.low}, {"high", e.effect.high}, {"p", e.effect.p},
+                             {"significant", e.effect.significant}, {"share", e.effect.share},
+                             {"delta_ns", num(e.delta_ns)}, {"counters", cs}});
+        }
+        fx["effects"] = effects;
+      }
+      json ph = {{"phase", p.phase}, {"metric", p.metric}, {"baseline_median_ns", num(p.baseline_median)},
+                 {"variants", vs},   {"factorial", fx}};
+      if (!p.fx_note.empty()) ph["factorial_note"] = p.fx_note;
+      if (!p.only_with.empty())
+        ph["only_with"] = {{"flags", p.only_with}, {"cost_ns", num(p.only_cost)}, {"low_ns", num(p.only_low)},
+                           {"high_ns", num(p.only_high)}};
+      phases.push_back(ph);
+    }
+    cases.push_back({{"suite", k.suite}, {"case", k.case_name}, {"params", k.params}, {"summary", k.summary},
+                     {"phases", phases}});
+  }
+  return {{"kind", "cuzk-matrix-attribution"}, {"version", 1},        {"mode", a.mode},
+          {"flags", a.flags},                  {"baseline", a.baseline}, {"variants", a.variants},
+          {"rounds", a.rounds},                {"level", a.level},    {"injected", a.injected},
+          {"cases", cases},                    {"warnings", a.warnings}};
+}
+
+}  // namespace cuzk::matrix

@@ -1,0 +1,468 @@
+// `cuzk-bench matrix (--variants P1,P2,... | --factorial F1,F2,...) --suite S [--case C]...
+//                    [--rounds N] [--warmup N] [--reps N] [--seed N] [--backend cpu|cuda] ...`
+//
+// Which flag did it? Builds every variant (named presets, or every combination of the named
+// flags: none is the baseline preset, one flag its own preset, several a preset generated from the
+// baseline with their settings, built in build/fx-<flag>+<flag>...), refuses any binary whose provenance does not
+// match the request and the current sources (as `ab` does), runs the suite's case(s) as separate
+// processes interleaved in a fresh random order every round (seeded and recorded), merges each
+// variant's rounds, and attributes every phase's change to variants or, for --factorial, to
+// each flag and each two-flag interaction (harness/analysis/matrix.hpp). docs/matrix.md.
+//
+// Folder: results/local/<UTC time>-matrix/ with manifest.json (variants, flags, binaries, the
+// order of every round, seed, machine; written before the first run and completed at the end),
+// rounds/<variant>-<round>.jsonl, variants/<variant>.jsonl, attribution.{json,md}.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "harness/analysis/factorial.hpp"
+#include "harness/analysis/matrix.hpp"
+#include "harness/cli/analysis_options.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/variant_builds.hpp"
+#include "harness/measure/inject.hpp"
+#include "harness/measure/machine.hpp"
+#include "harness/measure/process.hpp"
+#include "harness/measure/provenance.hpp"
+#include "harness/suite/suite.hpp"
+
+namespace cuzk::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct MatrixOptions {
+  std::string variants, factorial, baseline, suite;
+  std::vector<std::string> cases;
+  int rounds = 5, warmup = 1, reps = 1;
+  int64_t seed = -1;  // -1: drawn from std::random_device, recorded
+  std::string backend = "cpu";
+  bool quick = false, stable = false;
+  std::string out_dir, source_dir, bin;
+  bool no_build = false, allow_dirty = false;
+  std::vector<std::string> inject;
+  std::string from;  // re-analyse a matrix folder
+  bool markdown = false, json_out = false, wide = false;
+  bool allow_machine_mismatch = false;
+  double level = 0.95;
+  AnalysisChoices analysis;
+};
+
+struct Variant {
+  std::string name;
+  std::vector<bool> flags;  // factorial: per flag
+  PresetInfo preset;
+  std::string base_preset;  // generated variants: the preset they are configured from
+  std::string binary;
+  std::string inject;       // CUZK_INJECT_SLOWDOWN of its processes ("" none)
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// A flag of --factorial is a preset that differs from the baseline preset: its differences.
+std::map<std::string, std::string> flag_settings(const std::string& src, const std::string& flag, const PresetInfo& base,
+                                                 const std::vector<std::string>& presets) {
+  if (std::find(presets.begin(), presets.end(), flag) == presets.end() || flag == base.name) {
+    std::vector<std::string> flags;
+    for (auto& p : presets) {
+      if (p == base.name || p == "default") continue;
+      flags.push_back(p);
+    }
+    throw Error(fmt::format("--factorial: unknown flag '{}' (flags are presets that differ from '{}': {})", flag, base.name,
+                            join(flags, ", ")));
+  }
+  PresetInfo p = read_preset(src, flag);
+  std::map<std::string, std::string> diff;
+  for (auto& [k, v] : p.vars) {
+    if (k == "CUZK_PRESET_NAME") continue;
+    auto it = base.vars.find(k);
+    if (it == base.vars.end() || it->second != v) diff[k] = v;
+  }
+  if (diff.empty()) throw Error(fmt::format("--factorial: preset '{}' sets nothing that '{}' does not", flag, base.name));
+  return diff;
+}
+
+// The injection of one variant: every --inject entry whose flags (or variant name) it has on; the
+// entries for one phase multiply (10% and 8% on proof/synth make 18.8%).
+std::string variant_injection(const Variant& v, const std::vector<std::string>& flags,
+                              const std::vector<std::pair<std::vector<std::string>, std::vector<inject::Slowdown>>>& entries) {
+  std::map<std::pair<std::string, bool>, double> factor;
+  for (const auto& [who, slow] : entries) {
+    bool on = true;
+    for (const auto& w : who) {
+      auto it = std::find(flags.begin(), flags.end(), w);
+      on = on && (it == flags.end() ? w == v.name : bool(v.flags[static_cast<size_t>(it - flags.begin())]));
+    }
+    if (!on) continue;
+    for (const auto& s : slow) {
+      auto& f = factor.try_emplace({s.phase, s.gpu}, 1.0).first->second;
+      f *= 1 + s.pct / 100;
+    }
+  }
+  std::vector<inject::Slowdown> out;
+  for (auto& [k, f] : factor) out.push_back({k.first, (f - 1) * 100, k.second});
+  return inject::format_spec(out);
+}
+
+int report_analysis(const matrix::Attribution& a, const std::string& dir, const MatrixOptions& o) {
+  std::ofstream(dir + "/attribution.json") << matrix::to_json(a).dump(2) << "\n";
+  matrix::FormatOptions f;
+  f.wide = o.wide;
+  std::ofstream(dir + "/attribution.md") << matrix::format_markdown(a, f);
+  if (o.json_out)
+    fmt::print("{}\n", matrix::to_json(a).dump(2));
+  else if (o.markdown)
+    fmt::print("{}", matrix::format_markdown(a, f));
+  else
+    fmt::print("{}", matrix::format_table(a, f));
+  fmt::print(stderr, "[matrix] results: {}\n", dir);
+  return kExitOk;
+}
+
+CompareOptions compare_options(const MatrixOptions& o, bool injected) {
+  CompareOptions co;
+  co.analysis = o.analysis;
+  co.allow_machine_mismatch = o.allow_machine_mismatch;
+  co.ci_level = o.level;
+  co.allow_injected = injected;  // the planted slowdowns were asked for (--inject), and every output says so
+  return co;
+}
+
+int run_matrix(const MatrixOptions& o) {
+  check_analysis_options(o.analysis);
+  if (!(o.level >= 0.5 && o.level < 1)) throw Error(fmt::format("--level must be in [0.5, 1) (got {})", o.level));
+  if (!o.from.empty()) {
+    if (!o.variants.empty() || !o.factorial.empty()) throw Error("--from re-analyses a matrix folder: it takes no --variants or --factorial");
+    matrix::Input in;
+    try {
+      in = matrix::load_input(o.from, compare_options(o, false));
+      in.compare.allow_injected = in.injected;
+      return report_analysis(matrix::attribute(in), o.from, o);
+    } catch (const matrix::MatrixError& e) {
+      throw Error(e.what());
+    } catch (const CompareError& e) {
+      throw Error(e.what());
+    }
+  }
+  if (o.variants.empty() == o.factorial.empty()) throw Error("name the variants: --variants P1,P2,... or --factorial F1,F2,...");
+  if (o.suite.empty()) throw Error("--suite is required");
+  if (o.rounds < 2) throw Error(fmt::format("--rounds must be at least 2 (got {}): one round has no noise to judge by", o.rounds));
+  if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
+  if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
+  if (o.backend != "cpu" && o.backend != "cuda") throw Error(fmt::format("--backend must be cpu or cuda (got '{}')", o.backend));
+  if (o.seed < -1) throw Error(fmt::format("--seed must be 0 or more (got {})", o.seed));
+  if (inject::active())
+    throw Error(fmt::format("{} is set in matrix's own environment: unset it (plant effects per flag with --inject)", inject::kEnvVar));
+  const std::string src =
+      fs::weakly_canonical(o.source_dir.empty() ? std::string(build_provenance().source_dir) : o.source_dir).string();
+  const bool fx = !o.factorial.empty();
+
+  // Suite and cases, before anything is built or run.
+  auto [suite_path, s] = load_suite_for_runs(o.suite);
+  for (auto& c : o.cases) {
+    if (std::none_of(s.cases.begin(), s.cases.end(), [&](const suite::Case& k) { return k.name == c; })) {
+      std::vector<std::string> names;
+      for (auto& k : s.cases) names.push_back(k.name);
+      throw Error(fmt::format("suite '{}' has no case '{}' (its cases: {})", s.name, c, join(names, ", ")));
+    }
+  }
+
+  // The variants.
+  std::vector<Variant> vs;
+  std::vector<std::string> flags;
+  std::string baseline;
+  const std::vector<std::string> presets = preset_names(src);
+  if (fx) {
+    flags = split_list(o.factorial);
+    if (flags.empty()) throw Error("--factorial names no flag");
+    if (flags.size() > static_cast<size_t>(factorial::kMaxFlags))
+      throw Error(fmt::format("--factorial takes at most {} flags (got {}): {} flags make {} builds and {} processes per "
+                              "round; attribute fewer flags at once, or compare presets with --variants",
+                              factorial::kMaxFlags, flags.size(), flags.size(), 1u << flags.size(), 1u << flags.size()));
+    if (std::set<std::string>(flags.begin(), flags.end()).size() != flags.size())
+      throw Error(fmt::format("--factorial names a flag twice: {}", o.factorial));
+    baseline = o.baseline.empty() ? "baseline" : o.baseline;
+    if (std::find(presets.begin(), presets.end(), baseline) == presets.end())
+      throw Error(fmt::format("--baseline '{}' is not a preset of {}/CMakePresets.json", baseline, src));
+    const PresetInfo base = read_preset(src, baseline);
+    std::vector<std::map<std::string, std::string>> settings;
+    for (auto& f : flags) settings.push_back(flag_settings(src, f, base, presets));
+    for (size_t i = 0; i < flags.size(); ++i)
+      for (size_t j = i + 1; j < flags.size(); ++j)
+        for (auto& [k, v] : settings[i])
+          if (settings[j].count(k) && settings[j].at(k) != v)
+            throw Error(fmt::format("--factorial: flags '{}' and '{}' set {} differently", flags[i], flags[j], k));
+    for (uint32_t bits = 0; bits < (1u << flags.size()); ++bits) {
+      Variant v;
+      std::vector<std::string> on;
+      for (size_t f = 0; f < flags.size(); ++f) {
+        v.flags.push_back((bits >> f) & 1u);
+        if (v.flags.back()) on.push_back(flags[f]);
+      }
+      if (bits == 0) {
+        v.name = baseline;
+        v.preset = base;
+      } else if (on.size() == 1) {  // one flag: its own preset (and build folder) is that variant
+        v.name = on.front();
+        v.preset = read_preset(src, on.front());
+      } else {
+        v.name = "fx-" + join(on, "+");
+        v.preset = base;
+        v.preset.name = v.name;
+        v.preset.binary_dir = src + "/build/" + v.name;
+        v.preset.vars["CUZK_PRESET_NAME"] = v.name;
+        for (size_t f = 0; f < flags.size(); ++f)
+          if (v.flags[f])
+            for (auto& [k, val] : settings[f]) v.preset.vars[k] = val;
+        v.base_preset = baseline;
+      }
+      vs.push_back(std::move(v));
+    }
+  } else {
+    const auto names = split_list(o.variants);
+    if (names.size() < 2)
+      throw Error(fmt::format("--variants needs at least two presets to compare (got {}: '{}')", names.size(), o.variants));
+    if (std::set<std::string>(names.begin(), names.end()).size() != names.size())
+      throw Error(fmt::format("--variants names a preset twice: {}", o.variants));
+    for (auto& n : names) {
+      if (std::find(presets.begin(), presets.end(), n) == presets.end())
+        throw Error(fmt::format("--variants: '{}' is not a preset of {}/CMakePresets.json (presets: {})", n, src, join(presets, ", ")));
+      Variant v;
+      v.name = n;
+      v.preset = read_preset(src, n);
+      vs.push_back(std::move(v));
+    }
+    baseline = !o.baseline.empty() ? o.baseline
+               : std::find(names.begin(), names.end(), "baseline") != names.end() ? "baseline"
+                                                                                : names.front();
+    if (std::find(names.begin(), names.end(), baseline) == names.end())
+      throw Error(fmt::format("--baseline '{}' is not among --variants {}", baseline, o.variants));
+  }
+
+  // Planted effects (--inject WHO:SPEC, WHO = a flag, flags joined by '+', or a variant's name).
+  std::vector<std::pair<std::vector<std::string>, std::vector<inject::Slowdown>>> entries;
+  for (auto& e : o.inject) {
+    const auto colon = e.find(':');
+    if (colon == std::string::npos || colon == 0)
+      throw Error(fmt::format("--inject '{}': expected WHO:SPEC, e.g. pinned:proof/synth=10% or pinned+smallvec:proof=5%", e));
+    std::vector<std::string> who;
+    std::stringstream ss(e.substr(0, colon));
+    for (std::string w; std::getline(ss, w, '+');) {
+      const bool known = std::find(flags.begin(), flags.end(), w) != flags.end() ||
+                         std::any_of(vs.begin(), vs.end(), [&](const Variant& v) { return v.name == w; });
+      if (!known) throw Error(fmt::format("--inject '{}': '{}' is neither a flag nor a variant of this matrix", e, w));
+      who.push_back(w);
+    }
+    try {
+      entries.push_back({who, inject::parse_spec(e.substr(colon + 1))});
+    } catch (const inject::InjectError& err) {
+      throw Error(fmt::format("--inject '{}': {}", e, err.what()));
+    }
+  }
+  for (auto& v : vs) v.inject = variant_injection(v, flags, entries);
+  const bool injected = !entries.empty();
+
+  // The tree must be committed: the manifest names the commit the builds came from.
+  const std::string dirty = git_dirty(src);
+  if (!dirty.empty() && !o.allow_dirty)
+    throw Error(fmt::format("{} has uncommitted changes ({}): the manifest would name a commit the builds did not come "
+                            "from; commit them, or pass --allow-dirty",
+                            src, dirty.substr(0, dirty.find('\n'))));
+
+  const std::string dir = o.out_dir.empty() ? fmt::format("results/local/{}-matrix", utc_stamp()) : o.out_dir;
+  if (fs::exists(dir) && !fs::is_empty(dir))
+    throw Error(fmt::format("--out-dir {} exists and is not empty: choose another folder (nothing there is replaced)", dir));
+
+  // Builds and provenance.
+  const std::string hash = tree_hash(src);
+  const bool given = !o.bin.empty();
+  for (auto& v : vs) {
+    if (given) {
+      v.binary = fs::absolute(o.bin).string();
+      check_binary(v.name, v.binary, std::nullopt, hash, true);
+      continue;
+    }
+    v.binary = bench_binary(v.preset);
+    if (!o.no_build) {
+      fmt::print(stderr, "[matrix] building {} in {}\n", v.name, v.preset.binary_dir);
+      build_variant(src, v.preset, v.base_preset);
+    }
+    check_binary(v.name, v.binary, v.preset, hash, false);
+  }
+  fmt::print(stderr, "[matrix] provenance checked: {} binaries built from sources {}\n", given ? 1 : vs.size(), hash.substr(0, 16));
+
+  // The manifest first, so that an interrupted run leaves a folder that says what it was.
+  const uint64_t seed = o.seed >= 0 ? static_cast<uint64_t>(o.seed) : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  std::mt19937_64 rng(seed);
+  const int total = o.warmup + o.rounds;
+  std::vector<std::vector<size_t>> order(static_cast<size_t>(total));
+  for (auto& r : order) {
+    r.resize(vs.size());
+    for (size_t i = 0; i < vs.size(); ++i) r[i] = i;
+    std::shuffle(r.begin(), r.end(), rng);
+  }
+  fs::create_directories(dir + "/rounds");
+  fs::create_directories(dir + "/variants");
+  json manifest = {{"kind", "cuzk-matrix"},       {"version", 1},
+                   {"status", "running"},         {"mode", fx ? "factorial" : "variants"},
+                   {"flags", flags},              {"baseline", baseline},
+                   {"suite", s.name},             {"suite_file", suite_path},
+                   {"cases", o.cases},            {"rounds", o.rounds},
+                   {"warmup_rounds", o.warmup},   {"reps_per_round", o.reps},
+                   {"seed", seed},                {"backend", o.backend},
+                   {"quick", o.quick},            {"stable", o.stable},
+                   {"source_dir", src},           {"source_hash", hash},
+                   {"git_commit", git_head(src)}, {"dirty", !dirty.empty()},
+                   {"injected", injected},        {"machine", machine_json()},
+                   {"started", utc_stamp()}};
+  json jorder = json::array();
+  for (auto& r : order) {
+    json names = json::array();
+    for (size_t i : r) names.push_back(vs[i].name);
+    jorder.push_back(names);
+  }
+  manifest["order"] = jorder;  // warm-up rounds first
+  json jv = json::array();
+  for (auto& v : vs) {
+    json fl = json::object();
+    for (size_t f = 0; f < flags.size(); ++f) fl[flags[f]] = bool(v.flags[f]);
+    json rounds = json::array();
+    for (int r = o.warmup; r < total; ++r) rounds.push_back(fmt::format("rounds/{}-{}.jsonl", v.name, r));
+    jv.push_back({{"name", v.name},
+                  {"flags", fl},
+                  {"preset", v.base_preset.empty() ? v.preset.name : v.base_preset},
+                  {"cache_variables", v.preset.vars},
+                  {"binary", v.binary},
+                  {"inject", v.inject.empty() ? json(nullptr) : json(v.inject)},
+                  {"results", "variants/" + v.name + ".jsonl"},
+                  {"rounds", rounds}});
+  }
+  manifest["variants"] = jv;
+  auto write_manifest = [&] { std::ofstream(dir + "/manifest.json") << manifest.dump(2) << "\n"; };
+  write_manifest();
+
+  std::string extra;
+  if (o.quick) extra += " --quick";
+  for (auto& c : o.cases) extra += " --case " + shell_quote(c);
+  extra += " --backend " + shell_quote(o.backend);
+  extra += o.stable ? std::string(" --stable") : std::string(" --warmup 0");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  for (int r = 0; r < total; ++r) {
+    for (size_t i : order[static_cast<size_t>(r)]) {
+      const Variant& v = vs[i];
+      const std::string out = fmt::format("{}/rounds/{}-{}.jsonl", dir, v.name, r);
+      fmt::print(stderr, "[matrix] round {}/{}{} {} elapsed {:.1f}s\n", r + 1, total, r < o.warmup ? " (warm-up)" : "", v.name,
+                 elapsed());
+      const std::string env = v.inject.empty() ? "env -u " + std::string(inject::kEnvVar) + " "
+                                               : "env " + std::string(inject::kEnvVar) + "=" + shell_quote(v.inject) + " ";
+      const std::string cmd = env + shell_quote(v.binary) + " run --suite " + shell_quote(suite_path) +
+                              fmt::format(" --reps {} --force --out ", o.reps) + shell_quote(out) + extra + " >/dev/null";
+      if (int rc = run_status(cmd); rc != 0) {
+        manifest["status"] = "failed";
+        manifest["failure"] = fmt::format("round {} of {} exited {}", r, v.name, rc);
+        write_manifest();
+        throw Error(fmt::format("round {} of {} failed (exit {}): {}", r, v.name, rc, cmd), kExitFailure);
+      }
+    }
+  }
+  matrix::Input in;
+  in.mode = fx ? "factorial" : "variants";
+  in.flags = flags;
+  in.baseline = baseline;
+  in.injected = injected;
+  in.compare = compare_options(o, injected);
+  for (auto& v : vs) {
+    std::vector<std::string> files;
+    for (int r = 0; r < total; ++r) files.push_back(fmt::format("{}/rounds/{}-{}.jsonl", dir, v.name, r));
+    matrix::VariantRun run;
+    run.name = v.name;
+    run.flags = v.flags;
+    run.results = dir + "/variants/" + v.name + ".jsonl";
+    run.rounds.assign(files.begin() + o.warmup, files.end());
+    try {
+      merge_rounds(files, o.warmup, run.results);
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("merging the rounds of {}: {}", v.name, e.what()), kExitInternal);
+    }
+    in.variants.push_back(std::move(run));
+  }
+  manifest["status"] = "complete";
+  manifest["finished"] = utc_stamp();
+  manifest["elapsed_s"] = elapsed();
+  manifest["runs"] = total * static_cast<int>(vs.size());
+  write_manifest();
+  fmt::print(stderr, "[matrix] {} runs ({} variants x {} rounds + {} warm-up) in {:.1f}s\n", total * static_cast<int>(vs.size()),
+             vs.size(), o.rounds, o.warmup, elapsed());
+  try {
+    return report_analysis(matrix::attribute(in), dir, o);
+  } catch (const matrix::MatrixError& e) {
+    throw Error(e.what(), kExitInternal);
+  } catch (const CompareError& e) {
+    throw Error(e.what(), kExitInternal);
+  }
+}
+
+Registrar reg("matrix", [](CLI::App& app) -> Runner {
+  auto* sub = app.add_subcommand("matrix", "run several variants (or every combination of flags) interleaved and attribute each phase's change");
+  auto o = std::make_shared<MatrixOptions>();
+  sub->add_option("--variants", o->variants, "presets to compare against the baseline, comma-separated (e.g. baseline,pinned,all)");
+  sub->add_option("--factorial", o->factorial,
+                  "flags (presets that differ from the baseline) whose every combination is built and attributed, comma-separated");
+  sub->add_option("--baseline", o->baseline, "the reference variant (default: baseline, else the first of --variants)");
+  sub->add_option("--suite", o->suite, "suite name or file");
+  sub->add_option("--case", o->cases, "run only this case (repeatable)");
+  sub->add_option("--rounds", o->rounds, "measured rounds (each: every variant once, in a fresh random order)")->capture_default_str();
+  sub->add_option("--warmup", o->warmup, "warm-up rounds (recorded, not analysed)")->capture_default_str();
+  sub->add_option("--reps", o->reps, "measured repetitions in each process (> 1: each process's median is one observation)")
+      ->capture_default_str();
+  sub->add_option("--seed", o->seed, "seed of the round orders (default: drawn, and recorded in the manifest)");
+  sub->add_option("--backend", o->backend, "backend of every run: cpu or cuda")->capture_default_str();
+  sub->add_flag("--quick", o->quick, "pass --quick to each run");
+  sub->add_flag("--stable", o->stable, "run every process in the stable mode");
+  sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-matrix); must be new or empty");
+  sub->add_option("--source-dir", o->source_dir, "source tree to build and check against (default: this binary's)");
+  sub->add_flag("--no-build", o->no_build, "use each variant's binary as built (still provenance-checked)");
+  sub->add_option("--bin", o->bin, "run every variant with this one binary (planted effects only; provenance-checked)");
+  sub->add_flag("--allow-dirty", o->allow_dirty, "build from a tree with uncommitted changes (recorded in the manifest)");
+  sub->add_option("--inject", o->inject,
+                  "plant a slowdown: WHO:SPEC, WHO a flag, flags joined by '+' (their interaction) or a variant; SPEC as "
+                  "CUZK_INJECT_SLOWDOWN (repeatable; testing and power studies)");
+  sub->add_option("--from", o->from, "re-analyse an existing matrix folder instead of running");
+  sub->add_flag("--markdown", o->markdown, "print markdown");
+  sub->add_flag("--json", o->json_out, "print the attribution as JSON");
+  sub->add_flag("--wide", o->wide, "every effect's CI in the grid");
+  sub->add_flag("--allow-machine-mismatch", o->allow_machine_mismatch, "compare even if machines differ");
+  sub->add_option("--level", o->level, "confidence level of every interval (factorial: simultaneous over a phase's effects)")
+      ->capture_default_str();
+  add_analysis_options(sub, o->analysis);
+  return [=] { return run_matrix(*o); };
+});
+
+}  // namespace
+}  // namespace cuzk::cli

@@ -1,0 +1,63 @@
+// Building variants of cuzk and proving which binary is which: shared by the subcommands that
+// drive other builds (ab, matrix, bisect). A variant is a configure preset of CMakePresets.json,
+// or one generated from the baseline preset with some flags switched (matrix --factorial); its
+// binary is refused unless the provenance embedded in it (`info --json`) matches what was asked
+// for (preset, flags) and the sources it is measured against (the source hash).
+#pragma once
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/suite/suite.hpp"
+
+namespace cuzk::cli {
+
+// A configure preset's cache variables (following "inherits") and its build folder.
+struct PresetInfo {
+  std::string name;
+  std::map<std::string, std::string> vars;
+  std::string binary_dir;
+};
+
+// Reads preset `name` of <source_dir>/CMakePresets.json; throws Error when it is missing.
+PresetInfo read_preset(const std::string& source_dir, const std::string& name);
+// The names of every configure preset that is not hidden, in file order.
+std::vector<std::string> preset_names(const std::string& source_dir);
+
+// The source hash of a tree, computed by the same script that embeds it in binaries.
+std::string tree_hash(const std::string& source_dir);
+// The provenance object of a binary (`<bin> info --json`); throws Error when unreadable.
+nlohmann::json binary_provenance(const std::string& bin);
+// Refuses (throws Error) a binary whose provenance does not match the preset asked for (when
+// given: its preset name and flags) or the tree's source hash. `given`: the user named the
+// binary (the advice differs).
+void check_binary(const std::string& label, const std::string& bin, const std::optional<PresetInfo>& preset,
+                  const std::string& hash, bool given);
+
+// Configures (`cmake --preset <base>` with -B <binary_dir> and -D overrides) and builds the
+// cuzk-bench target; throws Error (exit 1) naming the variant when either step fails. Output
+// goes to stderr. Returns the binary's path.
+std::string build_variant(const std::string& source_dir, const PresetInfo& p, const std::string& base_preset = "");
+// The path of a variant's cuzk-bench.
+std::string bench_binary(const PresetInfo& p);
+
+// Merges the round files of one variant into a valid results file: warm-up rounds are kept
+// with warmup=true, measured samples renumbered in order.
+void merge_rounds(const std::vector<std::string>& files, int warmup_rounds, const std::string& out);
+
+// A suite named or given as a file, loaded before anything is built or run: its absolute path in
+// `path`; a bad suite throws Error (exit 2) with the suite's own message.
+struct LoadedSuite {
+  std::string path;
+  suite::Suite suite;
+};
+LoadedSuite load_suite_for_runs(const std::string& name_or_file);
+
+// Uncommitted changes to tracked files of the git tree at `dir` ("" when clean or not a git tree).
+std::string git_dirty(const std::string& dir);
+// `git rev-parse HEAD` at `dir`, "" when not a git tree.
+std::string git_head(const std::string& dir);
+
+}  // namespace cuzk::cli

@@ -1,0 +1,172 @@
+// `cuzk-bench matrix`: bad requests are refused with one line and exit 2 before anything is
+// built, run or written; and a --factorial run whose variants are this build's binary with planted
+// slowdowns (flag pinned: proof/synth +40%, flag smallvec: proof/prove/msm_h +20%, both: a further
+// +30% on proof/synth) attributes each planted effect to its flag and phase, and no effect where
+// none was planted.
+//
+// The issue asked for 10%, 5% and 8%: on the 2-core development VM one process's phase times
+// vary by 5% (proof) to 10% and more (synth, 8 ms), so 6 rounds find main effects of 10-12% on
+// proof and interactions of 25% with 90% power (measured: docs/matrix.md), and those sizes would
+// make a test that fails by chance. The planted sizes are scaled to what the design finds here; the same check at
+// the issue's sizes is the power study of docs/matrix.md.
+//
+// The test runs alone (RUN_SERIAL, tests/cmake/matrix.cmake): other tests running beside it on a
+// 2-core machine would add noise of their own to the planted run's timings. Its intervals are 99%
+// (--level 0.99) so that the checks of coverage and of "nothing found" fail by chance rarely.
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "test_util.hpp"
+
+using cuzk::test::TempDir;
+using nlohmann::json;
+
+namespace {
+
+std::string source_dir() {
+  const char* s = std::getenv("CUZK_SOURCE_DIR");
+  return s && *s ? s : CUZK_SOURCE_DIR;
+}
+
+std::string bin() { return cuzk::test::bench(); }
+
+// A git repository holding a copy of the sources the hash covers, committed.
+std::string committed_copy(const TempDir& d) {
+  const std::string tree = d.file("tree");
+  const std::string cmd = "mkdir -p '" + tree + "' && cd '" + source_dir() +
+                          "' && cp -r CMakeLists.txt CMakePresets.json prover harness cmake suites '" + tree +
+                          "/' && (test ! -d cuda || cp -r cuda '" + tree + "/') && cd '" + tree +
+                          "' && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm copy";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return tree;
+}
+
+void refused(const std::string& args, const std::string& expect, const std::string& dir_env = "") {
+  TempDir d;
+  auto r = cuzk::test::run_bench("matrix " + args + " --out-dir m", dir_env.empty() ? d.path() : dir_env);
+  INFO(args << "\n" << r.out << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(expect) != std::string::npos);
+  CHECK(cuzk::test::lines_of(r.err).size() == 1);  // one line
+  CHECK(!cuzk::test::exists((dir_env.empty() ? d.path() : dir_env) + "/m"));
+}
+
+const json* phase_of(const json& c, const std::string& name) {
+  for (const auto& p : c.at("phases"))
+    if (p.at("phase") == name) return &p;
+  return nullptr;
+}
+
+const json* effect_of(const json& p, const std::string& name) {
+  for (const auto& e : p.at("factorial").at("effects"))
+    if (e.at("name") == name) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("matrix refuses bad requests with one line, exit 2 and nothing written") {
+  const std::string common = " --suite quick --case porep-tiny --bin '" + bin() + "' --allow-dirty";
+  refused("--factorial pinned,bogus" + common, "unknown flag 'bogus'");
+  refused("--variants baseline" + common, "at least two presets");
+  refused("--factorial a,b,c,d,e,f,g" + common, "at most 6 flags");
+  refused("--factorial pinned,pinned" + common, "names a flag twice");
+  refused("--variants baseline,nonesuch" + common, "'nonesuch' is not a preset");
+  refused("--factorial pinned,smallvec --suite quick --case nope --bin '" + bin() + "' --allow-dirty", "has no case 'nope'");
+  refused("--factorial pinned,smallvec --rounds 1" + common, "--rounds must be at least 2");
+  refused("--factorial pinned" + common + " --inject 'bogus:proof=5%'", "neither a flag nor a variant");
+  refused("--factorial pinned" + common + " --inject 'pinned:proof=-5%'", "--inject 'pinned:proof=-5%'");
+  refused("--factorial pinned" + common + " --from somewhere", "takes no --variants or --factorial");
+}
+
+TEST_CASE("matrix refuses a dirty tree and a stale binary") {
+  TempDir d;
+  const std::string tree = committed_copy(d);
+  // Dirty: a tracked file changed and not committed.
+  cuzk::test::spit(tree + "/harness/README.md", "changed\n");
+  refused("--factorial pinned --suite quick --case porep-tiny --bin '" + bin() + "' --source-dir '" + tree + "'",
+          "has uncommitted changes");
+  // Stale: the change committed, so the tree's sources differ from the binary's.
+  {
+    std::ofstream f(tree + "/harness/suite/suite.cpp", std::ios::app);
+    f << "\n// changed after the build\n";
+  }
+  REQUIRE(std::system(("cd '" + tree + "' && git -c user.name=t -c user.email=t@t commit -qam change").c_str()) == 0);
+  refused("--factorial pinned --suite quick --case porep-tiny --bin '" + bin() + "' --source-dir '" + tree + "'",
+          " is stale: built from sources ");
+}
+
+TEST_CASE("matrix --factorial attributes planted slowdowns to their flag, phase and interaction") {
+  TempDir d;
+  REQUIRE(cuzk::test::share_params_cache(d));
+  auto r = cuzk::test::run_bench(
+      "matrix --factorial pinned,smallvec --bin '" + bin() +
+          "' --allow-dirty --suite quick --case porep-tiny --quick --rounds 6 --warmup 1 --reps 2 --seed 7 --level 0.99"
+          " --inject pinned:proof/synth=40% --inject smallvec:proof/prove/msm_h=20%"
+          " --inject pinned+smallvec:proof/synth=30% --out-dir m",
+      d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("planted slowdowns") != std::string::npos);  // never mistaken for real effects
+
+  const json m = json::parse(cuzk::test::slurp(d.file("m/manifest.json")));
+  CHECK(m.at("status") == "complete");
+  CHECK(m.at("seed") == 7);
+  CHECK(m.at("order").size() == 7);  // 1 warm-up + 6 rounds, each a permutation of the 4 variants
+  for (const auto& round : m.at("order")) CHECK(round.size() == 4);
+  CHECK(m.at("order")[1] != m.at("order")[2]);  // fresh orders (seed 7 gives different permutations)
+
+  const json a = json::parse(cuzk::test::slurp(d.file("m/attribution.json")));
+  REQUIRE(a.at("cases").size() == 1);
+  const json& c = a.at("cases")[0];
+  const json* synth = phase_of(c, "proof/synth");
+  const json* msm_h = phase_of(c, "proof/prove/msm_h");
+  REQUIRE(synth);
+  REQUIRE(msm_h);
+  REQUIRE(!synth->at("factorial").is_null());
+  REQUIRE(!msm_h->at("factorial").is_null());
+
+  auto within = [](const json& e, double expect) {
+    INFO(e.dump() << " expected " << expect);
+    CHECK(e.at("low").get<double>() <= expect);
+    CHECK(e.at("high").get<double>() >= expect);
+  };
+  // Main effects average over the other flag: pinned on synth is 1.40 x sqrt(1.30) (half the
+  // interaction), smallvec on synth sqrt(1.30) (the other half), smallvec on msm_h 1.20; the
+  // interaction's ratio is the planted 1.30. The main effects are found; every planted value lies
+  // in its interval (the interaction on an 8 ms phase is below what 6 rounds find here, so only
+  // its interval is checked).
+  const json* p_synth = effect_of(*synth, "pinned");
+  const json* s_synth = effect_of(*synth, "smallvec");
+  const json* s_msm = effect_of(*msm_h, "smallvec");
+  const json* x_synth = effect_of(*synth, "pinned x smallvec");
+  REQUIRE((p_synth && s_synth && s_msm && x_synth));
+  for (const json* e : {p_synth, s_msm}) CHECK(e->at("significant") == true);
+  within(*p_synth, 1.40 * std::sqrt(1.30));
+  within(*s_synth, std::sqrt(1.30));
+  within(*s_msm, 1.20);
+  within(*x_synth, 1.30);
+  // Where nothing was planted, nothing is found: pinned and the interaction on msm_h, anything on
+  // msm_a.
+  CHECK(effect_of(*msm_h, "pinned")->at("significant") == false);
+  CHECK(effect_of(*msm_h, "pinned x smallvec")->at("significant") == false);
+  const json* msm_a = phase_of(c, "proof/prove/msm_a");
+  REQUIRE(msm_a);
+  for (const auto& e : msm_a->at("factorial").at("effects")) CHECK(e.at("significant") == false);
+  // The summary names pinned's effect with the phase where it lands.
+  const std::string summary = c.at("summary");
+  INFO(summary);
+  CHECK(summary.find("By flag, on proof: pinned ") != std::string::npos);
+  CHECK(summary.find("synth +") != std::string::npos);
+  CHECK(cuzk::test::exists(d.file("m/attribution.md")));
+  CHECK(cuzk::test::exists(d.file("m/variants/fx-pinned+smallvec.jsonl")));
+
+  // Re-analysing the folder gives the same attribution.
+  auto again = cuzk::test::run_bench("matrix --from m --level 0.99 --json", d.path());
+  INFO(again.err);
+  REQUIRE(again.code == 0);
+  const json b = json::parse(again.out);
+  CHECK(effect_of(*phase_of(b.at("cases")[0], "proof/synth"), "pinned")->at("ratio").get<double>() ==
+        Approx(p_synth->at("ratio").get<double>()));
+}
