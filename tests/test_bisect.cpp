@@ -309,9 +309,12 @@ TEST_CASE("bisect stops with no regression when the bad revision is not slower t
   CHECK(contains(r.err, "cuzk-bench: error: no regression of " + kPhase + " between " + h.sha[5].substr(0, 12) + " and " +
                             h.sha[6].substr(0, 12) + ": ratio "));
   CHECK(contains(r.err, "(threshold 100%)"));
+  // With 2 rounds the first measurement may straddle the boundary and be re-measured: the last
+  // line of the log holds the verdict.
   auto log = log_lines(d);
-  REQUIRE(log.size() == 1);
-  CHECK(log[0]["verdict"] == "good");
+  REQUIRE(!log.empty());
+  CHECK(log.size() <= 3);  // the measurement and at most --max-remeasure (2) re-measurements
+  CHECK(log.back()["verdict"] == "good");
   CHECK(worktree_count() == 1);
 }
 
