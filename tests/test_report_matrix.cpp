@@ -439,3 +439,17 @@ TEST_CASE("report_matrix: a phase the factorial could not analyse (factorial nul
   const std::string md = cuzk::test::slurp(d.file("report.md"));
   CHECK(line_with(md, "| proof/prove/pin_abc | not in baseline |").find("only in B: +9.0 ms") != std::string::npos);
 }
+
+TEST_CASE("report_matrix: a one-flag factorial (no interaction, its power threshold null) is drawn", "[report_matrix]") {
+  cuzk::test::TempDir d;
+  json att = factorial_fixture(false);
+  for (auto& c : att["cases"])
+    for (auto& ph : c["phases"])
+      if (ph["factorial"].is_object()) ph["factorial"]["mde_interaction_ratio"] = nullptr;
+  write_folder(d, att);
+  const auto r = report_of(d);
+  CHECK(r.matrix);
+  const std::string md = cuzk::test::slurp(d.file("report.md"));
+  CHECK(md.find("for a flag (df") != std::string::npos);
+  CHECK(md.find("nan") == std::string::npos);
+}

@@ -190,8 +190,9 @@ MatrixFactorial read_factorial(const Reader& rd, const json& j, const std::strin
   f.share_higher_order = rd.num(j, w, "share_higher_order");
   f.share_blocks = rd.num(j, w, "share_blocks");
   f.share_noise = rd.num(j, w, "share_noise");
-  f.mde_main_ratio = rd.num(j, w, "mde_main_ratio");
-  f.mde_interaction_ratio = rd.num(j, w, "mde_interaction_ratio");
+  // null where there is no such term (no interaction with one flag; factorial.hpp)
+  f.mde_main_ratio = rd.opt_num(j, w, "mde_main_ratio", false).value_or(NAN);
+  f.mde_interaction_ratio = rd.opt_num(j, w, "mde_interaction_ratio", false).value_or(NAN);
   f.df = rd.num(j, w, "df");
   f.s_e = rd.num(j, w, "s_e");
   return f;
@@ -284,11 +285,14 @@ std::vector<std::string> forest_notes(const Attribution& att, const MatrixCase& 
     for (const auto& ph : c.phases)
       if (is_root(ph.phase) && ph.factorial) {
         const MatrixFactorial& f = *ph.factorial;
+        const std::string inter = std::isfinite(f.mde_interaction_ratio)
+                                      ? fmt::format(" and ±{:.1f}% for an interaction", std::fabs(f.mde_interaction_ratio - 1) * 100)
+                                      : "";
         notes.push_back(fmt::format(
-            "{}: the smallest detectable effects at this noise are ±{:.1f}% for a flag and ±{:.1f}% for an interaction "
-            "(df {:g}); of its variance, higher-order interactions explain {}, rounds {}, noise {}.",
-            ph.phase, std::fabs(f.mde_main_ratio - 1) * 100, std::fabs(f.mde_interaction_ratio - 1) * 100, f.df,
-            share_text(f.share_higher_order), share_text(f.share_blocks), share_text(f.share_noise)));
+            "{}: the smallest detectable effects at this noise are ±{:.1f}% for a flag{} (df {:g}); of its variance, "
+            "higher-order interactions explain {}, rounds {}, noise {}.",
+            ph.phase, std::fabs(f.mde_main_ratio - 1) * 100, inter, f.df, share_text(f.share_higher_order),
+            share_text(f.share_blocks), share_text(f.share_noise)));
       }
   return notes;
 }

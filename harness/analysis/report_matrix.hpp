@@ -44,7 +44,7 @@ struct MatrixEffect {
 struct MatrixFactorial {
   std::vector<MatrixEffect> effects;
   double share_higher_order = 0, share_blocks = 0, share_noise = 0;
-  double mde_main_ratio = 1, mde_interaction_ratio = 1;  // smallest effects detectable at this noise
+  double mde_main_ratio = 1, mde_interaction_ratio = 1;  // smallest effects detectable at this noise (NaN: no such term)
   double df = 0, s_e = 0;
 };
 

@@ -112,8 +112,7 @@ int run_ab(const AbOptions& o) {
       const double e = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       fmt::print(stderr, "[ab] round {}/{}{} variant {} ({}) elapsed {:.1f}s\n", r + 1, total,
                  r < o.warmup ? " (warm-up)" : "", v == 0 ? "A" : "B", v == 0 ? name_a : name_b, e);
-      std::string cmd = shell_quote(bin) + " run --suite " + shell_quote(suite_path) +
-                        fmt::format(" --reps {} --force --out ", o.reps) + shell_quote(out) + extra + " >/dev/null";
+      const std::string cmd = suite_run_command(bin, suite_path, o.reps, out, extra);
       if (int rc = run_status(cmd); rc != 0)
         throw Error(fmt::format("round {} of {} failed (exit {}): {}", r, v == 0 ? name_a : name_b, rc, cmd), kExitFailure);
       (v == 0 ? files_a : files_b).push_back(out);

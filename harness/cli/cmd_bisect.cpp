@@ -212,8 +212,8 @@ std::optional<Measurement> Bisector::probe(const Revision& r, const std::string&
 Measurement Bisector::measure(const Revision& r, const std::string& bin, const std::string& role) {
   const std::string dir = folder(r);
   fs::create_directories(dir + "/rounds");
-  std::string args = " run --suite " + shell_quote(suite_path_) + " --case " + shell_quote(o_.case_name) +
-                     " --reps 1 --warmup 0 --force --backend " + shell_quote(o_.backend) + (o_.quick ? " --quick" : "");
+  const std::string extra = " --case " + shell_quote(o_.case_name) + " --warmup 0 --backend " + shell_quote(o_.backend) +
+                            (o_.quick ? " --quick" : "");
   std::vector<std::string> files_a, files_b;
   CompareOptions co;
   co.allow_injected = o_.allow_injected;
@@ -225,7 +225,7 @@ Measurement Bisector::measure(const Revision& r, const std::string& bin, const s
     for (int round = int(files_a.size()); round <= target; ++round) {
       for (int v = 0; v < 2; ++v) {
         const std::string out = fmt::format("{}/rounds/{}-{}.jsonl", dir, v == 0 ? "a" : "b", round);
-        const std::string cmd = shell_quote(v == 0 ? good_bin_ : bin) + args + " --out " + shell_quote(out) + " >/dev/null";
+        const std::string cmd = suite_run_command(v == 0 ? good_bin_ : bin, suite_path_, 1, out, extra);
         if (int rc = run_status(cmd); rc != 0)
           throw Error(fmt::format("round {} of {} {} failed (exit {}): {}", round, v == 0 ? "the good revision" : role,
                                   r.short_sha(), rc, cmd),

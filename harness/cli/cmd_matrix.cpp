@@ -381,8 +381,7 @@ int run_matrix(const MatrixOptions& o) {
                  elapsed());
       const std::string env = v.inject.empty() ? "env -u " + std::string(inject::kEnvVar) + " "
                                                : "env " + std::string(inject::kEnvVar) + "=" + shell_quote(v.inject) + " ";
-      const std::string cmd = env + shell_quote(v.binary) + " run --suite " + shell_quote(suite_path) +
-                              fmt::format(" --reps {} --force --out ", o.reps) + shell_quote(out) + extra + " >/dev/null";
+      const std::string cmd = env + suite_run_command(v.binary, suite_path, o.reps, out, extra);
       if (int rc = run_status(cmd); rc != 0) {
         manifest["status"] = "failed";
         manifest["failure"] = fmt::format("round {} of {} exited {}", r, v.name, rc);

@@ -175,6 +175,12 @@ LoadedSuite load_suite_for_runs(const std::string& name_or_file) {
   }
 }
 
+std::string suite_run_command(const std::string& bin, const std::string& suite_path, int reps, const std::string& out,
+                              const std::string& extra) {
+  return shell_quote(bin) + " run --suite " + shell_quote(suite_path) + fmt::format(" --reps {} --force --out ", reps) +
+         shell_quote(out) + extra + " >/dev/null";
+}
+
 std::string git_dirty(const std::string& dir) {
   auto r = run_capture("git -C " + shell_quote(dir) + " status --porcelain --untracked-files=no", true);
   if (r.code != 0) return "";

@@ -55,6 +55,11 @@ struct LoadedSuite {
 };
 LoadedSuite load_suite_for_runs(const std::string& name_or_file);
 
+// The shell command that runs a suite in one measured process, as ab, matrix and bisect drive
+// it: `<bin> run --suite <suite> --reps N --force --out <out> <extra>`, its stdout discarded.
+std::string suite_run_command(const std::string& bin, const std::string& suite_path, int reps, const std::string& out,
+                              const std::string& extra);
+
 // Uncommitted changes to tracked files of the git tree at `dir` ("" when clean or not a git tree).
 std::string git_dirty(const std::string& dir);
 // `git rev-parse HEAD` at `dir`, "" when not a git tree.
