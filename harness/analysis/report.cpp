@@ -124,6 +124,8 @@ std::string html_cases(const Comparison& c) {
 
 }  // namespace
 
+std::string signed_ms(double ns) { return fmt::format("{}{:.1f} ms", ns >= 0 ? "+" : "-", std::fabs(ns) / 1e6); }
+
 std::string html_escape(const std::string& s) {
   std::string o;
   for (char c : s) {

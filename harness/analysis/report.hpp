@@ -48,6 +48,8 @@ void write_text(const std::string& path, const std::string& text);
 // current folder. "" when not found.
 std::string find_plot_script();
 std::string html_escape(const std::string& s);
+// A signed duration for labels: "+1.5 ms", "-0.3 ms".
+std::string signed_ms(double ns);
 // One parent phase's accounting as an inline SVG waterfall chart (report_waterfall.cpp).
 std::string waterfall_svg(const Accounting& a);
 std::string base64(const std::string& bytes);

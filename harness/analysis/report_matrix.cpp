@@ -212,7 +212,6 @@ bool phase_shown(const Attribution& att, const MatrixPhase& ph) {
                      [](const MatrixVariant& v) { return variant_significant(v) || !v.ratio; });
 }
 
-std::string ms(double ns) { return fmt::format("{:+.1f} ms", ns / 1e6); }
 std::string share_text(double s) { return fmt::format("{:.1f}%", s * 100); }
 
 std::string counters_text(const std::vector<MatrixCounter>& cs) {
@@ -229,7 +228,7 @@ std::string counters_text(const std::vector<MatrixCounter>& cs) {
 // A heat-map cell as text: "+6.4%" (significant), "+0.3% (n.s.)", "+2.0% (too noisy)",
 // "only in B: +12.3 ms".
 std::string cell_text(const MatrixVariant& v) {
-  if (!v.ratio) return fmt::format("{}: {}", v.verdict, v.delta_ns ? ms(*v.delta_ns) : "no time");
+  if (!v.ratio) return fmt::format("{}: {}", v.verdict, v.delta_ns ? signed_ms(*v.delta_ns) : "no time");
   const std::string p = percent_change(*v.ratio);
   if (variant_significant(v)) return p;
   return p + (v.verdict == "too noisy" ? " (too noisy)" : " (n.s.)");
@@ -279,7 +278,7 @@ std::vector<std::string> forest_notes(const Attribution& att, const MatrixCase& 
       for (const auto& v : ph.variants)
         if (!v.ratio && phase_shown(att, ph))
           only += fmt::format("{}{} in {}: {} ({})", only.empty() ? "" : "; ", ph.phase, v.name,
-                              v.delta_ns ? ms(*v.delta_ns) : "no time", v.verdict);
+                              v.delta_ns ? signed_ms(*v.delta_ns) : "no time", v.verdict);
   if (!only.empty()) notes.push_back("Not drawn, measured on one side only: " + only + ".");
   if (att.mode == "factorial")
     for (const auto& ph : c.phases)
@@ -398,7 +397,7 @@ std::string html(const Attribution& att, const std::string& att_path) {
         if (mv->ratio && mv->low && mv->high)
           tip += fmt::format(": ratio {:.4f} [{:.4f}, {:.4f}]", *mv->ratio, *mv->low, *mv->high);
         if (mv->delta_low_ns && mv->delta_high_ns)
-          tip += fmt::format(": [{}, {}]", ms(*mv->delta_low_ns), ms(*mv->delta_high_ns));
+          tip += fmt::format(": [{}, {}]", signed_ms(*mv->delta_low_ns), signed_ms(*mv->delta_high_ns));
         if (!mv->counters.empty()) tip += "; " + counters_text(mv->counters);
         h += fmt::format("<td class=\"heat{}\" data-phase=\"{}\" data-variant=\"{}\" style=\"background:{}\" "
                          "title=\"{}\">{}</td>",

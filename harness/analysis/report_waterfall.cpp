@@ -27,7 +27,6 @@ std::string label_of(const AccountingTerm& t) {
   return s;
 }
 
-std::string ms(double ns) { return fmt::format("{}{:.1f} ms", ns >= 0 ? "+" : "-", std::fabs(ns) / 1e6); }
 
 }  // namespace
 
@@ -66,14 +65,14 @@ std::string waterfall_svg(const Accounting& a) {
       width, height, width, height);
   svg += fmt::format("<title>{}</title>\n", html_escape(format_accounting_line(a)));
   svg += fmt::format("<text x=\"0\" y=\"16\" font-weight=\"bold\">{}: {} (wall time, change of medians B - A)</text>\n",
-                     html_escape(a.parent), html_escape(ms(a.delta)));
+                     html_escape(a.parent), html_escape(signed_ms(a.delta)));
   // The zero line and the scale's ends.
   svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" stroke=\"#444\"/>\n", x(0), kTop - 4,
                      height - kBottom + 4);
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"start\" fill=\"#666\">{}</text>\n", kLabelW,
-                     height - 6, html_escape(ms(lo)));
+                     height - 6, html_escape(signed_ms(lo)));
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"end\" fill=\"#666\">{}</text>\n", kLabelW + kBarW,
-                     height - 6, html_escape(ms(hi)));
+                     height - 6, html_escape(signed_ms(hi)));
   for (size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
     const double y = kTop + kRowH * static_cast<double>(i);
@@ -93,7 +92,7 @@ std::string waterfall_svg(const Accounting& a) {
                          "stroke-dasharray=\"2,2\"/>\n",
                          x(b.to), y + kRowH - 3, y + kRowH + 3);
     svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">{}{}</text>\n", kLabelW + kBarW + 8, y + 15,
-                       html_escape(ms(b.to - b.from)), b.significant ? "" : " (n.s.)");
+                       html_escape(signed_ms(b.to - b.from)), b.significant ? "" : " (n.s.)");
   }
   svg += "</svg>\n";
   return svg;

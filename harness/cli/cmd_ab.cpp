@@ -150,7 +150,7 @@ int run_ab(const AbOptions& o) {
   return kExitOk;
 }
 
-Registrar reg("ab", [](CLI::App& app) -> Runner {
+Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("ab", "build two presets, check provenance, run a suite interleaved, compare");
   auto o = std::make_shared<AbOptions>();
   sub->add_option("--a", o->a, "preset of variant A (CMakePresets.json)");

@@ -440,7 +440,7 @@ int run_bisect(BisectOptions o) {
   return b.run({good_sha, subject(good_sha)}, candidates);
 }
 
-Registrar reg("bisect", [](CLI::App& app) -> Runner {
+Registrar reg_bisect("bisect", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("bisect", "find the first commit at which a phase became slower (docs/bisect.md)");
   auto o = std::make_shared<BisectOptions>();
   sub->add_option("--good", o->good, "a revision without the slowdown")->required();

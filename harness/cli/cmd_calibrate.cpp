@@ -53,7 +53,7 @@ double parse_pct(const std::string& s, const char* flag) {
   return v;
 }
 
-Registrar reg("calibrate", [](CLI::App& app) -> Runner {
+Registrar reg_calibrate("calibrate", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand(
       "calibrate", "measure the false-alarm rate and the smallest detectable slowdown of compare on this machine");
   auto o = std::make_shared<calibrate::Options>();

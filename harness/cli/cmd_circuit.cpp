@@ -60,7 +60,7 @@ int run_circuit(const CircuitOptions& o, bool porep_flags_given) {
   return kExitOk;
 }
 
-Registrar reg("circuit", [](CLI::App& app) -> Runner {
+Registrar reg_circuit("circuit", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("circuit", "describe a circuit's shape: constraints, variables, non-zeros per matrix");
   auto o = std::make_shared<CircuitOptions>();
   sub->add_flag("--describe", o->describe, "print the circuit's shape (a shape-only synthesis pass)");

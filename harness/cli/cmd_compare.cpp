@@ -40,7 +40,7 @@ int run_compare(const CompareArgs& args) {
   return kExitOk;
 }
 
-Registrar reg("compare", [](CLI::App& app) -> Runner {
+Registrar reg_compare("compare", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("compare", "compare two results files phase by phase (docs/compare.md)");
   auto args = std::make_shared<CompareArgs>();
   sub->add_option("A", args->a, "baseline: cuzk results (.jsonl) or Google Benchmark JSON")->required();

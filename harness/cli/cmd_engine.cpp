@@ -125,7 +125,7 @@ int run_engine(const EngineOptions& o) {
   return all_verified ? kExitOk : kExitFailure;
 }
 
-Registrar reg("engine", [](CLI::App& app) -> Runner {
+Registrar reg_engine("engine", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand(
       "engine", "run N sector proofs through the pipelined engine: preload, ready signal, per-job records, throughput");
   auto o = std::make_shared<EngineOptions>();

@@ -50,7 +50,7 @@ int run_gate_cmd(const GateArgs& args) {
   return io_error ? kExitUsage : g.exit_code;
 }
 
-Registrar reg("gate", [](CLI::App& app) -> Runner {
+Registrar reg_gate("gate", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("gate", "pass/fail a candidate against a baseline: exit 0 pass, 1 regression, 2 error (docs/gating.md)");
   auto args = std::make_shared<GateArgs>();
   sub->add_option("--baseline", args->baseline, "baseline results file")->required();

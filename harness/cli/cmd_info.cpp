@@ -127,7 +127,7 @@ int run_info(bool as_json, const std::vector<std::string>& counters) {
   return kExitOk;
 }
 
-Registrar reg("info", [](CLI::App& app) -> Runner {
+Registrar reg_info("info", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("info", "print build provenance, the machine, and the counters readable here");
   auto as_json = std::make_shared<bool>(false);
   auto counters = std::make_shared<std::vector<std::string>>();

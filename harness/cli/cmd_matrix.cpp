@@ -48,7 +48,7 @@ struct MatrixOptions {
   std::string backend = "cpu";
   bool quick = false, stable = false;
   std::string out_dir, source_dir, bin;
-  bool no_build = false, allow_dirty = false;
+  bool no_build = false, build_only = false, allow_dirty = false;
   std::vector<std::string> inject;
   std::string from;  // re-analyse a matrix folder
   bool markdown = false, json_out = false, wide = false;
@@ -315,6 +315,12 @@ int run_matrix(const MatrixOptions& o) {
     check_binary(v.name, v.binary, v.preset, hash, false);
   }
   fmt::print(stderr, "[matrix] provenance checked: {} binaries built from sources {}\n", given ? 1 : vs.size(), hash.substr(0, 16));
+  if (o.build_only) {
+    // Builds are CPU-bound and would disturb the measured runs if anything else shared the
+    // machine; --build-only lets them run first, and a later --no-build run measure alone.
+    for (auto& v : vs) fmt::print("{}\t{}\n", v.name, v.binary);
+    return kExitOk;
+  }
 
   // The manifest first, so that an interrupted run leaves a folder that says what it was.
   const uint64_t seed = o.seed >= 0 ? static_cast<uint64_t>(o.seed) : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
@@ -427,7 +433,7 @@ int run_matrix(const MatrixOptions& o) {
   }
 }
 
-Registrar reg("matrix", [](CLI::App& app) -> Runner {
+Registrar reg_matrix("matrix", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("matrix", "run several variants (or every combination of flags) interleaved and attribute each phase's change");
   auto o = std::make_shared<MatrixOptions>();
   sub->add_option("--variants", o->variants, "presets to compare against the baseline, comma-separated (e.g. baseline,pinned,all)");
@@ -447,6 +453,8 @@ Registrar reg("matrix", [](CLI::App& app) -> Runner {
   sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-matrix); must be new or empty");
   sub->add_option("--source-dir", o->source_dir, "source tree to build and check against (default: this binary's)");
   sub->add_flag("--no-build", o->no_build, "use each variant's binary as built (still provenance-checked)");
+  sub->add_flag("--build-only", o->build_only, "build and provenance-check every variant, print their binaries, and stop")
+      ->excludes("--no-build");
   sub->add_option("--bin", o->bin, "run every variant with this one binary (planted effects only; provenance-checked)");
   sub->add_flag("--allow-dirty", o->allow_dirty, "build from a tree with uncommitted changes (recorded in the manifest)");
   sub->add_option("--inject", o->inject,

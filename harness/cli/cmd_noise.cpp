@@ -106,7 +106,7 @@ std::vector<std::string> run_processes(const NoiseCliOptions& o, const std::stri
   return files;
 }
 
-Registrar reg("noise", [](CLI::App& app) -> Runner {
+Registrar reg_noise("noise", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand(
       "noise", "run a workload as several processes and say where each phase's noise comes from (docs/noise.md)");
   auto o = std::make_shared<NoiseCliOptions>();

@@ -131,7 +131,7 @@ int run_prove_porep(const ProveOptions& o) {
   return result.all_verified ? kExitOk : kExitFailure;
 }
 
-Registrar reg("prove", [](CLI::App& app) -> Runner {
+Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("prove", "prove a PoRep-shaped sector (default) or circom inputs, recording every phase");
   auto o = std::make_shared<ProveOptions>();
   auto counters = std::make_shared<std::string>();

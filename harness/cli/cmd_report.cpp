@@ -12,7 +12,7 @@
 namespace cuzk::cli {
 namespace {
 
-Registrar reg("report", [](CLI::App& app) -> Runner {
+Registrar reg_report("report", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("report", "write report.md and report.html (with plots) for an A/B or matrix folder");
   auto o = std::make_shared<report::Options>();
   sub->add_option("dir", o->dir, "A/B folder holding a.jsonl and b.jsonl, or matrix folder holding manifest.json")->required();

@@ -225,7 +225,7 @@ int run_suite(RunOptions o) {
   return ok ? kExitOk : kExitFailure;
 }
 
-Registrar reg("run", [](CLI::App& app) -> Runner {
+Registrar reg_run("run", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("run", "run a suite (suites/NAME.toml or a file) and write one results file");
   auto o = std::make_shared<RunOptions>();
   auto counters = std::make_shared<std::string>();

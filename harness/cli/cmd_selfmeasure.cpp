@@ -176,7 +176,7 @@ int run_selfmeasure(const Options& o) {
   return kExitOk;
 }
 
-Registrar reg("selfmeasure", [](CLI::App& app) -> Runner {
+Registrar reg_selfmeasure("selfmeasure", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("selfmeasure",
                                  "measure the harness itself on a synthetic phased workload and write a results file");
   auto o = std::make_shared<Options>();

@@ -82,7 +82,7 @@ int run_inspect(const SrsOptions& o) {
   return kExitOk;
 }
 
-Registrar reg("srs", [](CLI::App& app) -> Runner {
+Registrar reg_srs("srs", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("srs", "generate or inspect Groth16 parameter files");
   sub->require_subcommand(1);
   auto o = std::make_shared<SrsOptions>();

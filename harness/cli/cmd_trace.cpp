@@ -42,7 +42,7 @@ int run_trace(const std::string& in, std::string out) {
   return kExitOk;
 }
 
-Registrar reg("trace", [](CLI::App& app) -> Runner {
+Registrar reg_trace("trace", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("trace", "convert a results file to Chrome trace-event JSON (Perfetto)");
   auto in = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();

@@ -48,7 +48,7 @@ int run_verify(const VerifyOptions& o) {
   return ok ? kExitOk : kExitFailure;
 }
 
-Registrar reg("verify", [](CLI::App& app) -> Runner {
+Registrar reg_verify("verify", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("verify", "verify a Groth16 proof given in snarkjs's JSON formats (exit 0 valid, 1 invalid, 2 bad input)");
   auto o = std::make_shared<VerifyOptions>();
   sub->add_option("--vk", o->vk, "verification_key.json (snarkjs format, curve bls12381)")->required();

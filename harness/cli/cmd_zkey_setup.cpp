@@ -36,7 +36,7 @@ int run_zkey_setup(const ZkeySetupOptions& o) {
   return kExitOk;
 }
 
-Registrar reg("zkey-setup", [](CLI::App& app) -> Runner {
+Registrar reg_zkey_setup("zkey-setup", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand(
       "zkey-setup", "write a snarkjs-format Groth16 .zkey for a circom .r1cs from seeded toxic waste (test keys, NOT a trusted setup)");
   auto o = std::make_shared<ZkeySetupOptions>();
