@@ -9,6 +9,11 @@
 // the above (CUZK_GPU_SPARE_CORE=ON: on one core fewer than the process may use, see
 // g2_pool_); then assemble (shared with the CPU backend). Every GPU phase reports its GPU time
 // from CUDA events through instr::report_gpu_time.
+//
+// A job that fails on the device (out of memory, a CUDA error) releases every device buffer the
+// backend holds (the resident key included) before the error reaches the caller, so the next
+// job starts from a clean device; $CUZK_INJECT_FAULT cuda_oom_at / cuda_error_at
+// (prover/engine/fault.hpp) fire such failures at a GPU phase's start, for the tests.
 #include <algorithm>
 #include <exception>
 #include <memory>
@@ -19,6 +24,7 @@
 #include "cuda/h_poly.cuh"
 #include "cuda/msm.cuh"
 #include "cuda/runtime.hpp"
+#include "prover/engine/fault.hpp"
 #include "prover/groth16/backend.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/msm/msm.hpp"
@@ -46,6 +52,20 @@ struct ResidentKey {
   size_t h = 0, l = 0, a = 0, b = 0;
   DeviceArray<g1_affine_t> h_q, l_q, a_q, b_q;
 };
+
+// The test-only injected device failure at GPU phase `phase`, thrown as a real one would be.
+void fault_point(const char* phase) {
+  const auto k = fault::fire(std::string("proof/prove/") + phase);
+  if (!k) return;
+  const std::string where = std::string(" (injected: ") + fault::kEnvVar + " at " + phase + ")";
+  if (*k == fault::Kind::kCudaOomAt) {
+    size_t free_b = 0, total_b = 0;
+    (void)cudaMemGetInfo(&free_b, &total_b);
+    throw DeviceOutOfMemory(std::string("device out of memory in ") + phase + where, 0, free_b, total_b);
+  }
+  if (*k == fault::Kind::kCudaErrorAt)
+    throw CudaError(std::string("CUDA error in ") + phase + ": cudaErrorLaunchFailure: unspecified launch failure" + where);
+}
 
 unsigned log2_of(uint64_t n) {
   unsigned k = 0;
@@ -104,6 +124,7 @@ class CudaBackend final : public groth16::Backend {
       for (size_t i = 0; i < ws.size(); ++i) gpu_part(pk, ws[i], n, log_n, m, res[i]);
     } catch (...) {
       g2.join();
+      release_device_memory();
       throw;
     }
     g2.join();
@@ -117,6 +138,22 @@ class CudaBackend final : public groth16::Backend {
   }
 
  private:
+  // After a failed job: every device buffer goes (they are re-created on demand), so a device
+  // left short of memory by the failure is not kept short by this backend.
+  void release_device_memory() {
+    (void)cudaStreamSynchronize(stream_);  // no copy or kernel still uses a buffer freed below
+    (void)cudaGetLastError();
+    key_ = ResidentKey{};
+    a_ = DeviceArray<fr_t>();
+    b_ = DeviceArray<fr_t>();
+    c_ = DeviceArray<fr_t>();
+    z_ = DeviceArray<fr_t>();
+    ntt_ = NttContext();
+    const uint32_t chunk = msm_.chunk();
+    msm_ = MsmG1();
+    msm_.set_chunk(chunk);
+  }
+
   void ensure_key(const ProvingKey& pk) {
     if (key_.id == pk.h_query.data() && key_.h == pk.h_query.size()) return;
     key_ = ResidentKey{};  // free the previous key first
@@ -163,6 +200,7 @@ class CudaBackend final : public groth16::Backend {
         z_ = DeviceArray<fr_t>(m, "the assignment of one circuit");
       }
       {
+        fault_point("h2d");
         GpuPhase p("h2d", stream_);
         ensure_key(pk);
         const fr_t* src[3] = {w.a.data(), w.b.data(), w.c.data()};
@@ -183,24 +221,29 @@ class CudaBackend final : public groth16::Backend {
       const fr_t* h = nullptr;
       size_t h_count = 0;
       {
+        fault_point("ntt_h");
         GpuPhase p("ntt_h", stream_);
         h = compute_h_device(ntt_, pk.convention, a_.get(), b_.get(), c_.get(), log_n, &h_count, stream_);
       }
       if (h_count != pk.h_query.size())
         throw std::invalid_argument("H has " + std::to_string(h_count) + " terms but the key's H query has " + std::to_string(pk.h_query.size()));
       {
+        fault_point("msm_h");
         GpuPhase p("msm_h", stream_);
         out.h = msm_.run(key_.h_q.get(), h, h_count, stream_);
       }
       {
+        fault_point("msm_l");
         GpuPhase p("msm_l", stream_);
         out.l = msm_.run(key_.l_q.get(), z_.get() + pk.num_inputs, pk.num_aux, stream_);
       }
       {
+        fault_point("msm_a");
         GpuPhase p("msm_a", stream_);
         out.a = msm_.run(key_.a_q.get(), z_.get(), m, stream_);
       }
       {
+        fault_point("msm_b_g1");
         GpuPhase p("msm_b_g1", stream_);
         out.b_g1 = msm_.run(key_.b_q.get(), z_.get(), m, stream_);
       }

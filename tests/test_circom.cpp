@@ -219,3 +219,39 @@ TEST_CASE("cuzk-bench circuit --describe reads .r1cs files and rejects bad ones"
   CHECK(missing.status == 2);
   CHECK(missing.output.find("cannot open") != std::string::npos);
 }
+
+TEST_CASE("hostile .r1cs and .wtns sizes are refused before allocating", "[circom]") {
+  const std::vector<uint8_t> good = load(fixture("small.r1cs"));
+  auto parse = [](const std::vector<uint8_t>& b) { return [b] { circom::parse_r1cs(b, "bad.r1cs"); }; };
+  auto [h, hsize] = find_section(good, 1);
+  // header section 1: n8, prime, then nWires, nPubOut, nPubIn, nPrvIn (u32), nLabels (u64), mConstraints
+  const size_t wires = h + 36, pub_out = h + 40, constraints = h + 60;
+
+  SECTION("40M constraints in a 636-byte file: refused at once, they cannot fit") {
+    auto b = good;
+    put32(b, constraints, 40'000'000);
+    expect_error(parse(b), "header declares 40000000 constraints");
+  }
+  SECTION("2^32-1 wires: over the stated maximum") {
+    auto b = good;
+    put32(b, wires, 0xffffffffu);
+    expect_error(parse(b), "over the limit of");
+    expect_error(parse(b), "CUZK_MAX_CONSTRAINTS");
+  }
+  SECTION("nPubOut = 0xFFFFFFFF does not wrap around in 32 bits") {
+    auto b = good;
+    put32(b, pub_out, 0xffffffffu);
+    expect_error(parse(b), "public and");
+  }
+  SECTION("a wire-to-label map that disagrees with nWires") {
+    auto b = good;
+    put32(b, wires, get32(b, wires) + 1);
+    expect_error(parse(b), "wire-to-label section");
+  }
+  SECTION(".wtns declaring 2^32-1 values") {
+    std::vector<uint8_t> w = load(fixture("small.wtns"));
+    auto [wh, whsize] = find_section(w, 1);
+    put32(w, wh + 36, 0xffffffffu);
+    expect_error([w] { circom::parse_wtns(w, "bad.wtns"); }, "over the limit of");
+  }
+}

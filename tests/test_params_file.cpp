@@ -1,5 +1,6 @@
 // The parameter file: round trip through a memory-mapped load, and a clear error for each
 // kind of damage (missing, not ours, wrong version, truncated, corrupt, wrong shape).
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -145,4 +146,59 @@ TEST_CASE("cuzk-bench srs generate writes parameters that inspect validates; dam
   auto bad = cuzk::testing::run_command(std::string(bench) + " srs inspect " + p);
   REQUIRE(bad.status == 2);
   REQUIRE(bad.output.find("truncated") != std::string::npos);
+}
+
+namespace {
+// Offsets of header fields (params_file.hpp): domain_size, the H count, the header checksum.
+constexpr size_t kDomainOffset = 40, kNhOffset = 88, kNlOffset = 96, kHeaderChecksumOffset = 128;
+uint64_t get_u64(const std::vector<char>& b, size_t off) {
+  uint64_t v;
+  std::memcpy(&v, b.data() + off, 8);
+  return v;
+}
+// Sets a header field and recomputes the header checksum, as a deliberate forger would: only
+// the reader's own validation stands between such a file and the prover.
+void forge_u64(std::vector<char>& b, size_t off, uint64_t v) {
+  std::memcpy(b.data() + off, &v, 8);
+  const uint64_t sum = params_checksum(b.data(), kHeaderChecksumOffset);
+  std::memcpy(b.data() + kHeaderChecksumOffset, &sum, 8);
+}
+}  // namespace
+
+TEST_CASE("forged header counts and domains are refused, not read past the mapping") {
+  Files f;
+  const std::string good = f.path("good.params");
+  save_params(key(), good);
+  const auto bytes = slurp(good);
+
+  SECTION("an H count raised by 2^61: its byte size wraps to the same payload size") {
+    auto b = bytes;
+    forge_u64(b, kNhOffset, get_u64(b, kNhOffset) + (uint64_t(1) << 61));
+    spit(f.path("nh"), b);
+    REQUIRE_THAT(load_error(f.path("nh")), Catch::Matchers::Contains("corrupt parameter file"));
+  }
+  SECTION("an L count raised by 2^61: the size check must not overflow") {
+    auto b = bytes;
+    forge_u64(b, kNlOffset, get_u64(b, kNlOffset) + (uint64_t(1) << 61));
+    spit(f.path("nl"), b);
+    REQUIRE_THAT(load_error(f.path("nl")), Catch::Matchers::Contains("payload size disagrees with the point counts"));
+  }
+  SECTION("a domain above 2^63") {
+    auto b = bytes;
+    forge_u64(b, kDomainOffset, (uint64_t(1) << 63) + 1);
+    spit(f.path("dom"), b);
+    REQUIRE_THAT(load_error(f.path("dom")), Catch::Matchers::Contains("domain size 9223372036854775809"));
+  }
+  SECTION("a domain that is not a power of two") {
+    auto b = bytes;
+    forge_u64(b, kDomainOffset, get_u64(b, kDomainOffset) + 1);
+    spit(f.path("dom2"), b);
+    REQUIRE_THAT(load_error(f.path("dom2")), Catch::Matchers::Contains("is not a power of two"));
+  }
+}
+
+TEST_CASE("compute_h refuses a domain beyond Fr's 2-adicity instead of looping") {
+  Witness w;
+  REQUIRE_THROWS_AS(compute_h(HConvention::kBellman, w, (uint64_t(1) << 63) + 1), std::invalid_argument);
+  REQUIRE_THROWS_AS(compute_h(HConvention::kBellman, w, 0), std::invalid_argument);
 }

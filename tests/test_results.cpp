@@ -376,3 +376,43 @@ TEST_CASE("selfmeasure: bad input is one error line, exit 2, and no file", "[res
     CHECK(d.entries().empty());
   }
 }
+
+TEST_CASE("hostile results lines: nesting and length limits name the file, the line and the limit", "[results]") {
+  t::TempDir d;
+  const std::string good = write_valid_file(d.file("good.jsonl"));
+  const auto L = t::lines_of(good);
+  const std::string bad = d.file("bad.jsonl");
+  SECTION("parameters holding a 100,000-deep nested array (compare and gate overflowed the stack)") {
+    json s = json::parse(L[1]);
+    const std::string marker = "\"DEEP\"";
+    s["parameters"]["deep"] = "DEEP";
+    std::string line = s.dump();
+    line.replace(line.find(marker), marker.size(), std::string(100000, '[') + std::string(100000, ']'));
+    const std::string msg = error_of(bad, join({L[0], line, L[3]}));
+    INFO(msg);
+    CHECK(starts_with(msg, bad + ":2: "));
+    CHECK(msg.find("over the limit of 64") != std::string::npos);
+  }
+  SECTION("a line longer than 16 MiB") {
+    json s = json::parse(L[1]);
+    s["parameters"]["pad"] = std::string(cuzk::kMaxResultsLineBytes, 'x');
+    const std::string msg = error_of(bad, join({L[0], s.dump(), L[3]}));
+    INFO(msg.substr(0, 200));
+    CHECK(starts_with(msg, bad + ":2: line is "));
+    CHECK(msg.find("over the limit of 16777216 bytes") != std::string::npos);
+  }
+}
+
+TEST_CASE("a number beyond a double's range is a malformed line, not an escaped exception", "[results]") {
+  // found by fuzz_results: nlohmann throws out_of_range (not parse_error) for 1e400
+  t::TempDir d;
+  const auto L = t::lines_of(write_valid_file(d.file("good.jsonl")));
+  const std::string bad = d.file("bad.jsonl");
+  json s = json::parse(L[1]);
+  s["parameters"]["big"] = "BIG";
+  std::string line = s.dump();
+  line.replace(line.find("\"BIG\""), 5, "1e400");
+  const std::string msg = error_of(bad, join({L[0], line}));
+  INFO(msg);
+  CHECK(starts_with(msg, bad + ":2: invalid JSON"));
+}

@@ -12,6 +12,7 @@
 // CUZK_REQUIRE_SNARKJS=1 to turn a failed install into a failure.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -347,6 +348,7 @@ TEST_CASE("prove_circom: writes snarkjs JSON, refuses unsatisfying witnesses and
   CHECK(slurp(o.public_out) == slurp(snarkjs_fix() / "public.json") + "\n");  // same layout as snarkjs
   // reproducible with a seed
   std::string first = slurp(o.proof_out);
+  o.force = true;  // the second run replaces the first run's files
   REQUIRE(cli::run_prove_circom(o) == cli::kExitOk);
   CHECK(slurp(o.proof_out) == first);
   // no temporary files left behind
@@ -368,7 +370,7 @@ TEST_CASE("prove_circom: writes snarkjs JSON, refuses unsatisfying witnesses and
   }
   SECTION("errors name the file") {
     o.zkey = "/nonexistent/c.zkey";
-    CHECK_THAT(error_of<cli::Error>([&] { cli::run_prove_circom(o); }), Catch::Matchers::Contains("/nonexistent/c.zkey"));
+    CHECK_THAT(error_of<std::runtime_error>([&] { cli::run_prove_circom(o); }), Catch::Matchers::Contains("/nonexistent/c.zkey"));
     o.zkey = (snarkjs_fix() / "small.zkey").string();
     o.wtns = (circom_fix() / "small.r1cs").string();  // not a witness
     CHECK_THAT(error_of<cli::Error>([&] { cli::run_prove_circom(o); }), Catch::Matchers::Contains("small.r1cs"));
@@ -466,7 +468,8 @@ TEST_CASE("cuzk-bench verify: snarkjs's committed proof verifies; altered files 
   CHECK(r.output.find("short_public.json") != std::string::npos);
   r = verify(d / "missing_vk.json", proof, pub);
   CHECK(r.status == 2);
-  CHECK(r.output.find("missing_vk.json: cannot open") != std::string::npos);
+  CHECK(r.output.find("cannot open --vk") != std::string::npos);
+  CHECK(r.output.find("missing_vk.json") != std::string::npos);
 }
 
 TEST_CASE("snarkjs verifies our proof and key for the PoRep-shaped circuit (our generated keys)", "[npm][interop]") {
@@ -553,4 +556,29 @@ TEST_CASE("snarkjs proves with a cuzk-bench zkey-setup key, and both verifiers a
                   " --public " + q(d / "public.json"));
   INFO(r.output);
   CHECK(r.status == 0);
+}
+
+TEST_CASE("snarkjs JSON: hostile sizes are refused at once", "[json]") {
+  auto jerr = [](auto fn) { return error_of<interop::JsonError>(fn); };
+  SECTION("a verification key whose IC list disagrees with nPublic: refused before decoding points") {
+    auto v = nlohmann::json::parse(interop::vk_to_json(fixture_zkey().pk.vk));
+    const nlohmann::json first = v["IC"][0];
+    for (int i = 0; i < 200000; i++) v["IC"].push_back(first);
+    const std::string text = v.dump();
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK_THAT(jerr([&] { interop::vk_from_json(text, "vk.json"); }), Catch::Matchers::Contains("vk.json: nPublic: is "));
+    // decoding 200,000 points first (a subgroup check each) takes tens of seconds
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+  }
+  SECTION("a number beyond a double's range (found by fuzz_proof_json, fuzz_public_json, fuzz_vk_json)") {
+    CHECK_THAT(jerr([&] { interop::public_from_json("[1e400]", "pub.json"); }),
+               Catch::Matchers::Contains("pub.json: malformed JSON"));
+    CHECK_THAT(jerr([&] { interop::proof_from_json("{\"pi_a\": 1e400}", "p.json"); }),
+               Catch::Matchers::Contains("p.json: malformed JSON"));
+  }
+  SECTION("nesting deeper than the limit") {
+    const std::string deep = "{\"pi_a\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
+    CHECK_THAT(jerr([&] { interop::proof_from_json(deep, "p.json"); }),
+               Catch::Matchers::Contains("p.json: JSON nested 100001 levels deep, over the limit of 64"));
+  }
 }

@@ -18,19 +18,6 @@ namespace t = cuzk::test;
 
 namespace {
 
-// Many repetitions of a tiny proof: the run is still measuring when it is killed.
-const char* kLongSuite = R"(name = "crash"
-[defaults]
-reps = 100000
-warmup = 0
-[[case]]
-name = "tiny"
-kind = "porep"
-partitions = 1
-challenges = 1
-depth = 4
-)";
-
 size_t sample_lines(const std::string& text) {
   size_t n = 0;
   for (auto& l : t::lines_of(text)) n += l.find("\"type\":\"sample\"") != std::string::npos;
@@ -41,7 +28,7 @@ size_t sample_lines(const std::string& text) {
 
 TEST_CASE("cuzk-bench run killed with SIGKILL keeps every finished sample, whole", "[suite][crash]") {
   t::TempDir d;
-  t::spit(d.file("crash.toml"), kLongSuite);
+  t::spit(d.file("crash.toml"), t::tiny_porep_suite("crash", 100000));
   REQUIRE(t::share_params_cache(d));
   const std::string out = d.file("killed.jsonl");
   const std::string bench = t::bench();

@@ -1,4 +1,5 @@
 #include "harness/analysis/calibrate.hpp"
+#include "harness/measure/output_file.hpp"
 #include "harness/measure/process.hpp"
 
 #include <fmt/core.h>
@@ -219,7 +220,7 @@ Result run(const Options& in) {
   }
   for (double s : o.slowdowns)
     if (!(s > 0) || s > 1000) throw std::invalid_argument(fmt::format("--slowdowns: {} is not in (0, 1000]", s));
-  if (!(o.power > 0 && o.power < 1)) throw std::invalid_argument("--power must be in (0, 1)");
+  if (!(o.power > 0 && o.power < 1)) throw std::invalid_argument(fmt::format("--power must be a percentage in (0, 100) (got {})", o.power * 100));
   if (!(o.target_effect > 0)) throw std::invalid_argument("--target-effect must be positive");
   std::sort(o.slowdowns.begin(), o.slowdowns.end());
   o.slowdowns.erase(std::unique(o.slowdowns.begin(), o.slowdowns.end()), o.slowdowns.end());
@@ -385,8 +386,10 @@ Result run(const Options& in) {
   }
   r.options = o;
 
-  std::ofstream(r.out_dir + "/calibration.json") << to_json(r).dump(2) << '\n';
-  std::ofstream(r.out_dir + "/calibration.md") << format_markdown(r);
+  OutputFiles out;  // both or neither, each complete
+  out.add(r.out_dir + "/calibration.json", to_json(r).dump(2) + '\n');
+  out.add(r.out_dir + "/calibration.md", format_markdown(r));
+  out.commit();
   return r;
 }
 

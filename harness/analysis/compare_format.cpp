@@ -28,9 +28,14 @@ std::string rel(double spread, double med) {
 
 std::string case_title(const std::string& suite, const std::string& case_name) { return suite + "/" + case_name; }
 
-std::string case_label(const PhaseComparison& r) {
+// A row's case in a warning line: suite/case, with its parameters only where another case of
+// `c` has the same name. The case's heading shows them once; a prove run's dozen parameters
+// repeated on every warning line hid the warnings.
+std::string case_label(const Comparison& c, const PhaseComparison& r) {
   std::string s = case_title(r.suite, r.case_name);
-  if (r.params != "{}" && !r.params.empty()) s += " " + r.params;
+  if (r.params == "{}" || r.params.empty()) return s;
+  for (const auto& o : c.rows)
+    if (o.suite == r.suite && o.case_name == r.case_name && o.params != r.params) return s + " " + r.params;
   return s;
 }
 
@@ -321,8 +326,8 @@ std::string format_table(const Comparison& c, const FormatOptions& f) {
   }
   out += "\n";
   for (const auto& l : legend(c, f)) out += l + "\n";
-  const auto grouped = grouped_warnings(c, [](const PhaseComparison& r) {
-    return fmt::format("{} {} {}", case_label(r), r.phase, r.metric);
+  const auto grouped = grouped_warnings(c, [&](const PhaseComparison& r) {
+    return fmt::format("{} {} {}", case_label(c, r), r.phase, r.metric);
   });
   for (const auto& [wn, where] : grouped) {
     if (where.size() == 1)
@@ -375,7 +380,7 @@ std::string format_markdown(const Comparison& c, const FormatOptions& f) {
   out += "\n";
   for (const auto& l : legend(c, f)) out += l + ".  \n";
   const auto grouped = grouped_warnings(c, [&](const PhaseComparison& r) {
-    return fmt::format("{} `{}` {}", esc(case_label(r)), r.phase, r.metric);
+    return fmt::format("{} `{}` {}", esc(case_label(c, r)), r.phase, r.metric);
   });
   std::string warn;
   for (const auto& [wn, where] : grouped)

@@ -20,6 +20,15 @@ std::string key_of(const std::string& s, const std::string& c, const std::string
 
 namespace {
 
+// A case's identity: its recorded parameters without those that do not change the work. The
+// r/s seed of a proof ("rs_seed": a number, or "secure") only picks the blinding values, so a
+// run with --seed and one without measure the same case and must be compared.
+std::string case_params(const json& sample_or_line) {
+  json p = sample_or_line.value("parameters", json::object());
+  if (p.is_object()) p.erase("rs_seed");
+  return p.dump();
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw CompareError(fmt::format("{}: cannot open file", path));
@@ -77,7 +86,7 @@ void add_derived_counters(PhaseData& pd, const json& rec) {
 void add_gpu_counters(Side& s, const ResultsFile& rf) {
   for (const auto& line : rf.gpu_counters) {
     const json& g = line.value;
-    auto it = s.cases.find(key_of(g["suite"].get<std::string>(), g["case"].get<std::string>(), g["parameters"].dump()));
+    auto it = s.cases.find(key_of(g["suite"].get<std::string>(), g["case"].get<std::string>(), case_params(g)));
     if (it == s.cases.end()) continue;
     for (auto& [phase, values] : g["phases"].items()) {
       auto pd = it->second.phases.find(phase);
@@ -124,9 +133,8 @@ Side load_gbench(const std::string& path, const json& doc) {
     if (rt != "iteration") continue;
     if (b.contains("error_occurred") && b["error_occurred"].is_boolean() && b["error_occurred"].get<bool>())
       continue;
+    if (std::string problem = gbench_entry_problem(b); !problem.empty()) throw CompareError(path + ": " + problem);
     std::string name = b.value("run_name", b.value("name", ""));
-    if (name.empty() || !b.contains("real_time") || !b["real_time"].is_number())
-      throw CompareError(path + ": benchmark entry without name or real_time");
     c.phases[name].wall.push_back(to_ns(b["real_time"].get<double>(), b.value("time_unit", "ns")));
     ++c.samples;
   }
@@ -154,7 +162,7 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
       continue;
     }
     std::string suite = v.value("suite", ""), cname = v.value("case", "");
-    std::string params = v.value("parameters", json::object()).dump();
+    std::string params = case_params(v);
     const std::string process = v.contains("process_id") && v["process_id"].is_string() ? v["process_id"].get<std::string>() : "";
     if (!note_environment(s.env, v, process, o)) continue;
     CaseData& c = s.cases[key_of(suite, cname, params)];
@@ -213,8 +221,14 @@ Side load_side(const std::string& path, const CompareOptions& o) {
   std::string text = read_text(path);
   // Google Benchmark output is one JSON document (with NaN where a statistic is undefined);
   // a cuzk results file is JSON Lines, which does not parse as one document.
-  json doc = json::parse(gbench_json_nonfinite_to_null(text), nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_discarded() && doc.is_object() && doc.contains("benchmarks")) return load_gbench(path, doc);
+  json doc;
+  try {
+    doc = parse_gbench_json(text);
+  } catch (const std::exception&) {
+    // Not one JSON document (json::exception), or nested too deep (GbenchError): read as a
+    // results file, whose reader names the line at fault and the limit.
+  }
+  if (doc.is_object() && doc.contains("benchmarks")) return load_gbench(path, doc);
   return load_cuzk(path, text, o);
 }
 

@@ -299,7 +299,9 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
     }
     if (auto lim = t.counter_limits.find(r.phase); lim != t.counter_limits.end()) {
       for (const auto& [name, max] : lim->second) {
-        auto d = std::find_if(r.counters.begin(), r.counters.end(), [&](const CounterDelta& x) { return x.name == name; });
+        // init-capture: clang before 16 (the fuzz preset's clang-14) cannot capture a structured binding
+        auto d = std::find_if(r.counters.begin(), r.counters.end(),
+                              [&want = name](const CounterDelta& x) { return x.name == want; });
         if (d == r.counters.end() || !d->median_a || !d->median_b) {
           g.errors.push_back(fmt::format("counter {} of {} cannot be gated: {}", name, where,
                                          d == r.counters.end() ? "not recorded" : d->note));

@@ -1,5 +1,9 @@
 #include "harness/analysis/gbench.hpp"
 
+#include <cmath>
+
+#include "prover/interop/input_limits.hpp"
+
 namespace cuzk {
 
 std::string gbench_json_nonfinite_to_null(std::string_view text) {
@@ -34,6 +38,26 @@ std::string gbench_json_nonfinite_to_null(std::string_view text) {
   return out;
 }
 
-nlohmann::json parse_gbench_json(std::string_view text) { return nlohmann::json::parse(gbench_json_nonfinite_to_null(text)); }
+nlohmann::json parse_gbench_json(std::string_view text) {
+  if (size_t depth = limits::json_nesting_depth(text); depth > limits::kMaxJsonDepth)
+    throw GbenchError("JSON nested " + std::to_string(depth) + " levels deep, over the limit of " +
+                      std::to_string(limits::kMaxJsonDepth));
+  return nlohmann::json::parse(gbench_json_nonfinite_to_null(text));
+}
+
+std::string gbench_entry_problem(const nlohmann::json& entry) {
+  if (!entry.is_object()) return "benchmark entry is not an object";
+  auto name = entry.find("name");
+  if (name == entry.end() || !name->is_string() || name->get_ref<const std::string&>().empty())
+    return "benchmark entry without a name";
+  const std::string who = "benchmark '" + name->get<std::string>() + "'";
+  auto rt = entry.find("real_time");
+  if (rt == entry.end()) return who + " has no real_time";
+  // Non-finite values arrive as null (gbench_json_nonfinite_to_null).
+  if (!rt->is_number()) return who + ": real_time is " + rt->dump() + ", expected a finite number >= 0";
+  const double t = rt->get<double>();
+  if (!std::isfinite(t) || t < 0) return who + ": real_time is " + rt->dump() + ", expected a finite number >= 0";
+  return "";
+}
 
 }  // namespace cuzk

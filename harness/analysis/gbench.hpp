@@ -1,6 +1,7 @@
 // Reading Google Benchmark's --benchmark_format=json output (the micro suite kind, compare).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -11,8 +12,20 @@ namespace cuzk {
 // Returns the text with each such token outside a string replaced by null.
 std::string gbench_json_nonfinite_to_null(std::string_view text);
 
+// A document nested deeper than limits::kMaxJsonDepth (prover/interop/input_limits.hpp).
+class GbenchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Parses Google Benchmark JSON output (non-finite numbers read as null); throws
-// nlohmann::json::parse_error on anything else that is not JSON.
+// nlohmann::json::exception on anything else that is not JSON (parse_error, or out_of_range
+// for a number such as 1e400), GbenchError when it nests deeper than the limit (copying such
+// a document would overflow the stack).
 nlohmann::json parse_gbench_json(std::string_view text);
+
+// What is wrong with a benchmark entry's timing, naming the benchmark ("" when nothing is):
+// real_time must be a finite number >= 0 (a negative or non-finite time would pass a gate).
+std::string gbench_entry_problem(const nlohmann::json& entry);
 
 }  // namespace cuzk

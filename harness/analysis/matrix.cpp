@@ -115,6 +115,7 @@ void analyse_factorial(const Input& in, const std::vector<const Side*>& merged, 
   }
   auto observations_of = [&](size_t v, std::vector<factorial::Observation>& out) {
     for (size_t r = 0; r < in.variants[v].rounds.size(); ++r) {
+      if (in.variants[v].rounds[r].empty()) continue;  // a failed run: counted in the manifest, no observation
       const CaseData* c = find_case(rounds.get(in.variants[v].rounds[r]), key);
       const std::vector<double>* vals = c ? metric_values(*c, p.phase, p.metric) : nullptr;
       if (!vals) continue;
@@ -285,7 +286,8 @@ Input load_input(const std::string& dir, const CompareOptions& compare) {
       r.name = v.at("name").get<std::string>();
       for (const auto& fl : in.flags) r.flags.push_back(v.at("flags").at(fl).get<bool>());
       r.results = (fs::path(dir) / v.at("results").get<std::string>()).string();
-      for (const auto& rf : v.at("rounds")) r.rounds.push_back((fs::path(dir) / rf.get<std::string>()).string());
+      for (const auto& rf : v.at("rounds"))  // null: a failed run (docs/reliability.md)
+        r.rounds.push_back(rf.is_null() ? std::string() : (fs::path(dir) / rf.get<std::string>()).string());
       in.variants.push_back(std::move(r));
     }
   } catch (const json::exception& e) {

@@ -35,7 +35,7 @@ struct VariantRun {
   std::string name;                 // "baseline", "pinned", "fx-pinned+presize"
   std::vector<bool> flags;          // factorial mode: the flags on in this build, in Input::flags order
   std::string results;              // the merged results file (warm-up rounds marked)
-  std::vector<std::string> rounds;  // its measured round files; index = measured round
+  std::vector<std::string> rounds;  // its measured round files; index = measured round; "" = a failed run (left out)
 };
 
 struct Input {

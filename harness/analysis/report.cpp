@@ -1,4 +1,5 @@
 #include "harness/analysis/report.hpp"
+#include "harness/measure/output_file.hpp"
 
 #include <fmt/core.h>
 #include <sys/wait.h>
@@ -195,10 +196,8 @@ std::string html_page(const std::string& title, const std::string& body) {
          body + "</body></html>\n";
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!(f << text)) throw std::runtime_error("cannot write " + path);
-}
+// Through the CLI's output-file rules (harness/measure/output_file.hpp): complete or untouched.
+void write_text(const std::string& path, const std::string& text) { write_output_file(path, text); }
 
 Result write_report(const Options& in) {
   if (is_matrix_folder(in.dir)) {

@@ -19,7 +19,28 @@ void add_analysis_options(CLI::App* sub, AnalysisChoices& a) {
                 "leave out samples taken while the GPU throttled or other work loaded the host (counted in a warning)");
   sub->add_option("--max-other-load", a.env_thresholds.others_busy_cores,
                   "cores busy with other processes beyond which a sample counts as loaded")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_in(0, 1e6));
+}
+
+CLI::Validator finite_in(double lo, double hi, bool open_lo, bool open_hi) {
+  const std::string range = fmt::format("{}{}, {}{}", open_lo ? "(" : "[", lo, hi, open_hi ? ")" : "]");
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(s, v) || !std::isfinite(v) || v < lo || v > hi || (open_lo && v == lo) ||
+            (open_hi && v == hi))
+          return fmt::format("must be a number in {} (got {})", range, s);
+        return {};
+      },
+      "NUMBER in " + range);
+}
+
+void add_bootstrap_options(CLI::App* sub, int& resamples, uint64_t& seed) {
+  sub->add_option("--resamples", resamples, "bootstrap resamples (at least 100)")
+      ->capture_default_str()
+      ->check(CLI::Range(100, 100'000'000));
+  sub->add_option("--seed", seed, "bootstrap seed")->capture_default_str()->check(CLI::NonNegativeNumber);
 }
 
 void add_allow_injected_flag(CLI::App* sub, bool& allow) {

@@ -4,7 +4,8 @@
 // Builds two variants (each in build/<preset>, target cuzk-bench), refuses any binary whose
 // embedded provenance does not match the request (preset, flags) or the current sources
 // (stale), runs the suite interleaved A, B, A, B, ... as separate processes, merges the rounds
-// into a.jsonl and b.jsonl, and prints the comparison. docs/ab.md.
+// into a.jsonl and b.jsonl, and prints the comparison. docs/ab.md. Failed and timed-out runs
+// (--run-timeout, --on-failure) and SIGINT/SIGTERM: docs/reliability.md.
 #include <fmt/core.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/variant_builds.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/analysis/compare.hpp"
 #include "harness/measure/provenance.hpp"
@@ -49,6 +51,8 @@ struct AbOptions {
   std::string backend = "cpu";
   bool allow_machine_mismatch = false;
   bool allow_injected = false;  // the runs inherit $CUZK_INJECT_SLOWDOWN: both sides injected alike
+  double run_timeout = 0;       // --run-timeout: seconds per round's process (0: none)
+  std::string on_failure = "stop";
 };
 
 
@@ -57,6 +61,8 @@ int run_ab(const AbOptions& o) {
   if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
   check_analysis_options(o.analysis);
+  check_run_timeout(o.run_timeout);
+  const OnFailure on_failure = parse_on_failure(o.on_failure);
   if (o.bin_a.empty() != o.bin_b.empty()) throw Error("--bin-a and --bin-b go together");
   const bool given = !o.bin_a.empty();
   if (!given && (o.a.empty() || o.b.empty())) throw Error("name both variants: --a PRESET --b PRESET (or --bin-a/--bin-b)");
@@ -102,34 +108,79 @@ int run_ab(const AbOptions& o) {
   extra += " --backend " + shell_quote(o.backend);
   // --stable warms each process up until its times settle; otherwise warm-ups are whole rounds.
   extra += o.stable ? std::string(" --stable") : std::string(" --warmup 0");
+  // ab.json first (status "running"), updated when a run fails and at the end, so that a stopped
+  // or interrupted A/B leaves a folder that says what happened (docs/reliability.md).
+  json meta = {{"a", {{"name", name_a}, {"binary", bin_a}}}, {"b", {{"name", name_b}, {"binary", bin_b}}},
+               {"suite", s.name}, {"suite_file", suite_path}, {"rounds", o.rounds}, {"warmup_rounds", o.warmup},
+               {"quick", o.quick}, {"backend", o.backend}, {"reps_per_round", o.reps}, {"stable", o.stable},
+               {"source_hash", hash}, {"source_dir", src}, {"source_hash_b", hash_b}, {"source_dir_b", src_b},
+               {"run_timeout_s", o.run_timeout}, {"on_failure", o.on_failure}, {"status", "running"},
+               {"failed_runs", json::array()}};
+  const std::vector<std::string> names = {name_a, name_b};
+  auto write_meta = [&](const std::string& status) {
+    meta["status"] = status;
+    meta["runs_failed"] = failed_run_counts(meta["failed_runs"], names, o.rounds);
+    std::ofstream(dir + "/ab.json") << meta.dump(2) << "\n";
+  };
+  write_meta("running");
+  // SIGINT/SIGTERM reach the round's process (its own group) and stop the A/B: exit 130/143.
+  interrupt::install();
+  auto stop_interrupted = [&](int sig, int r, const std::string& who) {
+    meta["interrupted"] = {{"signal", interrupt::signal_name(sig)}, {"round", r}, {"variant", who}};
+    write_meta("interrupted");
+    return Error(fmt::format("interrupted by {} in round {} of {}: the round was discarded; the folder says so: {}",
+                             interrupt::signal_name(sig), r, who, dir),
+                 interrupt::exit_code(sig));
+  };
   std::vector<std::string> files_a, files_b;
+  int warm_a = 0, warm_b = 0;  // warm-up rounds that succeeded (merge_rounds marks them)
   const int total = o.warmup + o.rounds;
   const auto t0 = std::chrono::steady_clock::now();
   for (int r = 0; r < total; ++r) {
     for (int v = 0; v < 2; ++v) {
       const std::string& bin = v == 0 ? bin_a : bin_b;
+      const std::string& who = v == 0 ? name_a : name_b;
       const std::string out = fmt::format("{}/rounds/{}-{}.jsonl", dir, v == 0 ? "a" : "b", r);
       const double e = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       fmt::print(stderr, "[ab] round {}/{}{} variant {} ({}) elapsed {:.1f}s\n", r + 1, total,
-                 r < o.warmup ? " (warm-up)" : "", v == 0 ? "A" : "B", v == 0 ? name_a : name_b, e);
+                 r < o.warmup ? " (warm-up)" : "", v == 0 ? "A" : "B", who, e);
       const std::string cmd = suite_run_command(bin, suite_path, o.reps, out, extra);
-      if (int rc = run_status(cmd); rc != 0)
-        throw Error(fmt::format("round {} of {} failed (exit {}): {}", r, v == 0 ? name_a : name_b, rc, cmd), kExitFailure);
+      ChildOptions co;
+      co.timeout_s = o.run_timeout;
+      const ChildResult c = run_child(cmd, co);
+      if (c.interrupted) throw stop_interrupted(c.interrupted, r, who);
+      if (c.code != 0) {
+        const std::string why = c.failure();
+        meta["failed_runs"].push_back(failed_run_json(r, r < o.warmup, who, c.code, c.timed_out, why,
+                                                      fs::relative(out, dir).string()));
+        write_meta(on_failure == OnFailure::kStop ? "failed" : "running");
+        if (on_failure == OnFailure::kStop)
+          throw Error(fmt::format("round {} of {} failed ({}): {}; stopped (--on-failure stop); the folder says so: {}", r,
+                                  who, why, cmd, dir),
+                      kExitFailure);
+        fmt::print(stderr, "[ab] round {} of {} failed ({}); going on (--on-failure continue): it is left out and counted\n",
+                   r, who, why);
+        continue;
+      }
       (v == 0 ? files_a : files_b).push_back(out);
+      if (r < o.warmup) ++(v == 0 ? warm_a : warm_b);
+      if (const int sig = interrupt::signal_received()) throw stop_interrupted(sig, r, who);
     }
   }
+  for (int v = 0; v < 2; ++v)
+    if ((v == 0 ? files_a.size() : files_b.size()) == size_t(v == 0 ? warm_a : warm_b)) {
+      write_meta("failed");
+      throw Error(fmt::format("every measured round of {} failed: nothing to compare (see {}/ab.json)", names[v], dir),
+                  kExitFailure);
+    }
   const std::string a_path = dir + "/a.jsonl", b_path = dir + "/b.jsonl";
   try {
-    merge_rounds(files_a, o.warmup, a_path);
-    merge_rounds(files_b, o.warmup, b_path);
+    merge_rounds(files_a, warm_a, a_path);
+    merge_rounds(files_b, warm_b, b_path);
   } catch (const std::exception& e) {
     throw Error(fmt::format("merging rounds: {}", e.what()), kExitInternal);
   }
-  json meta = {{"a", {{"name", name_a}, {"binary", bin_a}}}, {"b", {{"name", name_b}, {"binary", bin_b}}},
-               {"suite", s.name}, {"suite_file", suite_path}, {"rounds", o.rounds}, {"warmup_rounds", o.warmup},
-               {"quick", o.quick}, {"backend", o.backend}, {"reps_per_round", o.reps}, {"stable", o.stable},
-               {"source_hash", hash}, {"source_dir", src}, {"source_hash_b", hash_b}, {"source_dir_b", src_b}};
-  std::ofstream(dir + "/ab.json") << meta.dump(2) << "\n";
+  write_meta("complete");
 
   CompareOptions co;
   co.allow_machine_mismatch = o.allow_machine_mismatch;
@@ -141,10 +192,16 @@ int run_ab(const AbOptions& o) {
   } catch (const CompareError& e) {
     throw Error(e.what());
   }
-  std::ofstream(dir + "/comparison.md") << format_markdown(cmp, o.format);
-  std::ofstream(dir + "/comparison.json") << to_json(cmp).dump(2) << "\n";
+  // Failed runs are stated with the comparison, never silently dropped.
+  const std::string failed_md = failed_runs_markdown(meta["failed_runs"], names, o.rounds);
+  std::ofstream(dir + "/comparison.md") << failed_md << format_markdown(cmp, o.format);
+  json cj = to_json(cmp);
+  cj["failed_runs"] = meta["failed_runs"];
+  cj["runs_failed"] = meta["runs_failed"];
+  std::ofstream(dir + "/comparison.json") << cj.dump(2) << "\n";
   fmt::print("A = {} ({}), B = {} ({}), suite {}, {} round(s) of {} repetition(s) + {} warm-up round(s){}\n", name_a,
              bin_a, name_b, bin_b, s.name, o.rounds, o.reps, o.warmup, o.stable ? ", --stable" : "");
+  if (!failed_md.empty()) fmt::print("{}", failed_md);
   fmt::print("{}", format_table(cmp, o.format));
   fmt::print("results: {}\n", dir);
   return kExitOk;
@@ -176,6 +233,12 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
   sub->add_option("--backend", o->backend, "backend of every run: cpu or cuda")->capture_default_str();
   sub->add_flag("--allow-machine-mismatch", o->allow_machine_mismatch, "compare even if machines differ");
   add_allow_injected_flag(sub, o->allow_injected);
+  sub->add_option("--run-timeout", o->run_timeout,
+                  "seconds a round's process may run before it is killed and counted as failed (0: no limit; "
+                  "docs/reliability.md)")
+      ->capture_default_str();
+  sub->add_option("--on-failure", o->on_failure, "a failed or timed-out run: stop the A/B, or continue without it (stop|continue)")
+      ->capture_default_str();
   return [=] { return run_ab(*o); };
 });
 

@@ -13,6 +13,7 @@
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/measure/inject.hpp"
+#include "harness/measure/output_file.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -75,7 +76,9 @@ Registrar reg_calibrate("calibrate", [](CLI::App& app) -> Runner {
       ->delimiter(',');
   sub->add_option("--slowdowns", *slowdowns, "injected slowdowns, percent, comma-separated")->capture_default_str();
   sub->add_option("--target-effect", *target, "effect (percent) for the runs-needed estimate")->capture_default_str();
-  sub->add_option("--power", *power, "detection power, percent")->capture_default_str();
+  sub->add_option("--power", *power, "detection power, percent (e.g. 90)")
+      ->capture_default_str()
+      ->check(finite_in(0, 100, true, true));
   sub->add_option("--pool-a", o->pool_a, "plain runs in the pool (default 4 x --runs)");
   sub->add_option("--pool-b", o->pool_b, "runs per slowdown level (default 2 x --runs)");
   sub->add_option("--seed", o->seed, "seed of the run order and of the trial draws")->capture_default_str();
@@ -100,6 +103,9 @@ Registrar reg_calibrate("calibrate", [](CLI::App& app) -> Runner {
       std::fprintf(stderr, "%s\n", s.c_str());
       std::fflush(stderr);
     };
+    // The folder before any run: an unwritable one is bad input, found now rather than after
+    // the pool has run.
+    if (!opt.out_dir.empty()) ensure_output_dir(opt.out_dir, "--out-dir");
     calibrate::Result r;
     try {
       r = calibrate::run(opt);

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/porep_flags.hpp"
+#include "harness/measure/output_file.hpp"
 #include "prover/circom/circom.hpp"
 #include "prover/circuits/porep.hpp"
 #include "prover/synth/synth.hpp"
@@ -19,7 +21,7 @@ namespace {
 struct CircuitOptions {
   bool describe = false;
   bool json = false;
-  int64_t challenges = 1, layers = 1, parents = 2, depth = 4;
+  PorepFlags porep;  // the same defaults as prove and srs generate
   std::string r1cs;
 };
 
@@ -30,6 +32,7 @@ int run_circuit(const CircuitOptions& o, bool porep_flags_given) {
   if (!o.r1cs.empty()) {
     if (porep_flags_given)
       throw Error("--r1cs describes a circom circuit; --challenges/--layers/--parents/--depth apply to the PoRep-shaped circuit only");
+    check_input_file(o.r1cs, "--r1cs");
     try {
       s = synth::count_shape(circom::CircomCircuit(circom::read_r1cs(o.r1cs)));
     } catch (const circom::FormatError& e) {
@@ -37,9 +40,7 @@ int run_circuit(const CircuitOptions& o, bool porep_flags_given) {
     }
     what = "circom " + o.r1cs;
   } else {
-    circuits::PorepParams p{checked_u32("--challenges", o.challenges), checked_u32("--layers", o.layers),
-                            checked_u32("--parents", o.parents), checked_u32("--depth", o.depth)};
-    if (std::string err = p.validate(); !err.empty()) throw Error(err);
+    const circuits::PorepParams p = porep_params(o.porep);
     s = circuits::PorepCircuit::shape(p);
     what = "porep " + p.to_string();
   }
@@ -65,14 +66,10 @@ Registrar reg_circuit("circuit", [](CLI::App& app) -> Runner {
   auto o = std::make_shared<CircuitOptions>();
   sub->add_flag("--describe", o->describe, "print the circuit's shape (a shape-only synthesis pass)");
   sub->add_flag("--json", o->json, "machine-readable output");
-  auto* c = sub->add_option("--challenges", o->challenges, "PoRep-shaped circuit: challenges per partition")->capture_default_str();
-  auto* l = sub->add_option("--layers", o->layers, "PoRep-shaped circuit: labeling layers (0: no SHA-256)")->capture_default_str();
-  auto* p = sub->add_option("--parents", o->parents, "PoRep-shaped circuit: parent labels per label")->capture_default_str();
-  auto* d = sub->add_option("--depth", o->depth, "PoRep-shaped circuit: binary tree depth")->capture_default_str();
+  auto porep_given = add_porep_flags(sub, o->porep);
   sub->add_option("--r1cs", o->r1cs, "a circom .r1cs file (BLS12-381 Fr) instead of the PoRep-shaped circuit");
   return [=] {
-    bool porep_flags = c->count() + l->count() + p->count() + d->count() > 0;
-    return run_circuit(*o, porep_flags);
+    return run_circuit(*o, porep_given() > 0);
   };
 });
 

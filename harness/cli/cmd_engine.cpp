@@ -7,7 +7,8 @@
 // It preloads the parameters, then signals readiness: the line "cuzk-engine: ready params=<path>"
 // on stdout, flushed at once, and (with --ready-file) the file, created atomically. Then it runs
 // the jobs, prints each job's record and the throughput, and writes a results file (one sample
-// per job, like a "pipeline" suite case).
+// per job, like a "pipeline" suite case). A failed job is reported (stderr, the summary's
+// "failed_jobs") and the others go on; exit 1 then. SIGINT/SIGTERM: docs/reliability.md.
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -16,6 +17,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/suite/pipeline_job.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/session.hpp"
 #include "prover/engine/engine.hpp"
 #include "prover/groth16/params_file.hpp"
@@ -79,6 +81,9 @@ int run_engine(const EngineOptions& o) {
   job.warmup = o.warmup;
   job.reps = o.reps;
 
+  // SIGINT/SIGTERM: the run in flight ends (or, after interrupt::kStopSeconds, is discarded),
+  // the summary says so, exit 130/143 (docs/reliability.md).
+  interrupt::install();
   SessionOptions so;
   so.suite = "engine";
   so.out = o.out;
@@ -111,18 +116,31 @@ int run_engine(const EngineOptions& o) {
                engine::proofs_per_minute(records.size(), wall_ns));
     std::fflush(stdout);
   };
-  bool all_verified = false;
+  // A failed job (backend error, device out of memory) is reported and the engine goes on.
+  nlohmann::json failed = nlohmann::json::array();
+  job.on_job_failed = [&](int rep, bool warm, const std::string& id, const std::string& reason) {
+    failed.push_back({{"run", warm ? rep : rep - o.warmup}, {"warmup", warm}, {"job", id}, {"reason", reason}});
+  };
+  bool all_ok = false;
   try {
-    all_verified = run_pipeline_job(*session, job);
+    all_ok = run_pipeline_job(*session, job);
+  } catch (const interrupt::Interrupted& e) {
+    nlohmann::json extra = nlohmann::json::object();
+    if (!failed.empty()) extra["failed_jobs"] = failed;
+    session->finish_interrupted(e.sig, "completed", extra);
+    throw Error(fmt::format("{}: stopped after the run in flight; results: {}", e.what(), session->path()),
+                interrupt::exit_code(e.sig));
   } catch (const groth16::ParamsError& e) {
     throw Error(e.what());
   } catch (const std::exception& e) {
     throw Error(e.what(), kExitFailure);
   }
-  session->finish();
-  fmt::print("{}\n", all_verified ? "every proof verified" : "SOME PROOFS FAILED TO VERIFY");
+  session->finish(failed.empty() ? nlohmann::json::object() : nlohmann::json{{"failed_jobs", failed}});
+  if (!failed.empty())
+    fmt::print("{} JOB(S) FAILED (the engine kept serving the others; see stderr)\n", failed.size());
+  fmt::print("{}\n", all_ok ? "every proof verified" : failed.empty() ? "SOME PROOFS FAILED TO VERIFY" : "not every job proved");
   fmt::print("results: {}\n", session->path());
-  return all_verified ? kExitOk : kExitFailure;
+  return all_ok ? kExitOk : kExitFailure;
 }
 
 Registrar reg_engine("engine", [](CLI::App& app) -> Runner {

@@ -10,6 +10,7 @@
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/analysis/gate.hpp"
+#include "harness/measure/output_file.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -19,8 +20,9 @@ struct GateArgs {
   GateOptions o;
 };
 
-bool write_text(const std::string& path, const std::string& text, bool append = false) {
-  std::ofstream f(path, std::ios::binary | (append ? std::ios::app : std::ios::trunc));
+// Appends to $GITHUB_STEP_SUMMARY (a file the CI runner owns: appended in place, never replaced).
+bool append_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::app);
   if (!f) return false;
   f << text;
   f.flush();
@@ -29,25 +31,58 @@ bool write_text(const std::string& path, const std::string& text, bool append = 
 
 int run_gate_cmd(const GateArgs& args) {
   check_analysis_options(args.o.analysis);
-  GateResult g = run_gate(args.baseline, args.candidate, args.thresholds, args.o);
+  // Paths first: an output that cannot be written is known before any verdict is printed, so
+  // the verdict on the screen and the exit code always agree.
+  const std::vector<NamedPath> inputs = {
+      {"--baseline", args.baseline}, {"--candidate", args.candidate}, {"--thresholds", args.thresholds}};
+  // An unreadable input is the gate's own verdict "error" (fails closed, and --json-out still
+  // says so to the CI job), not an exit before the verdict.
+  std::vector<std::string> unreadable;
+  for (const auto& in : inputs) try {
+      check_input_file(in.path, in.flag.c_str());
+    } catch (const FileError& e) {
+      unreadable.push_back(e.what());
+    }
+  check_distinct(inputs, {{"--json-out", args.json_out}, {"--markdown-out", args.markdown_out}});
+  // Verdicts are rewritten on every run (a CI job's artifact): replacing one is not a loss.
+  if (!args.json_out.empty()) check_output_file(args.json_out, "--json-out", /*force=*/true);
+  if (!args.markdown_out.empty()) check_output_file(args.markdown_out, "--markdown-out", /*force=*/true);
+  GateResult g;
+  try {
+    if (unreadable.empty()) {
+      g = run_gate(args.baseline, args.candidate, args.thresholds, args.o);
+    } else {
+      g.errors = unreadable;
+      g.baseline = args.baseline;
+      g.candidate = args.candidate;
+      g.thresholds_path = args.thresholds;
+    }
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type a reader let through
+    throw Error(fmt::format("{} / {}: malformed results: {}", args.baseline, args.candidate, e.what()));
+  }
   std::string md = format_markdown(g);
-  bool io_error = false;
-  if (!args.json_out.empty() && !write_text(args.json_out, to_json(g).dump(2) + "\n")) {
-    fmt::print(stderr, "cuzk-bench: error: cannot write {}\n", args.json_out);
-    io_error = true;
-  }
-  if (!args.markdown_out.empty() && !write_text(args.markdown_out, md)) {
-    fmt::print(stderr, "cuzk-bench: error: cannot write {}\n", args.markdown_out);
-    io_error = true;
-  }
+  // Written before anything is printed; a failure here is exit 2 with no verdict shown.
+  OutputFiles out;
+  if (!args.json_out.empty()) out.add(args.json_out, to_json(g).dump(2) + "\n");
+  if (!args.markdown_out.empty()) out.add(args.markdown_out, md);
+  out.commit();
   if (const char* s = std::getenv("GITHUB_STEP_SUMMARY"); s && *s) {
-    if (!write_text(s, md + "\n", /*append=*/true)) fmt::print(stderr, "cuzk-bench: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", s);
+    if (!append_text(s, md + "\n")) fmt::print(stderr, "cuzk-bench: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", s);
   }
   std::cout << md << std::flush;
   for (const auto& e : g.errors) fmt::print(stderr, "cuzk-bench: gate error: {}\n", e);
   for (const auto& r : g.regressions) fmt::print(stderr, "cuzk-bench: regression: {}\n", r);
-  fmt::print(stderr, "cuzk-bench: gate result: {} (exit {})\n", g.result, io_error ? kExitUsage : g.exit_code);
-  return io_error ? kExitUsage : g.exit_code;
+  // Too few samples is the first error of the documented flow: say what to record.
+  for (const auto& e : g.errors)
+    if (e.find("too few samples") != std::string::npos && g.thresholds) {
+      fmt::print(stderr,
+                 "cuzk-bench: hint: record at least {0} measured repetitions per side, e.g. `cuzk-bench prove --reps "
+                 "{0} --out FILE` or `cuzk-bench run --suite S --reps {0}` (min_samples in {1})\n",
+                 g.thresholds->min_samples, args.thresholds);
+      break;
+    }
+  fmt::print(stderr, "cuzk-bench: gate result: {} (exit {})\n", g.result, g.exit_code);
+  return g.exit_code;
 }
 
 Registrar reg_gate("gate", [](CLI::App& app) -> Runner {
@@ -62,8 +97,7 @@ Registrar reg_gate("gate", [](CLI::App& app) -> Runner {
   sub->add_flag("--allow-variant-mismatch", args->o.allow_variant_mismatch,
                 "gate results built with different variant flags");
   add_allow_injected_flag(sub, args->o.allow_injected);
-  sub->add_option("--resamples", args->o.bootstrap_resamples, "bootstrap resamples (default 2000)");
-  sub->add_option("--seed", args->o.bootstrap_seed, "bootstrap seed (default 1)");
+  add_bootstrap_options(sub, args->o.bootstrap_resamples, args->o.bootstrap_seed);
   add_analysis_options(sub, args->o.analysis);
   return [=] { return run_gate_cmd(*args); };
 });

@@ -11,7 +11,8 @@
 //
 // Folder: results/local/<UTC time>-matrix/ with manifest.json (variants, flags, binaries, the
 // order of every round, seed, machine; written before the first run and completed at the end),
-// rounds/<variant>-<round>.jsonl, variants/<variant>.jsonl, attribution.{json,md}.
+// rounds/<variant>-<round>.jsonl, variants/<variant>.jsonl, attribution.{json,md}. Failed and
+// timed-out runs (--run-timeout, --on-failure), SIGINT/SIGTERM: docs/reliability.md.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -29,6 +30,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/variant_builds.hpp"
 #include "harness/measure/inject.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/machine.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
@@ -55,6 +57,8 @@ struct MatrixOptions {
   bool allow_machine_mismatch = false;
   double level = 0.95;
   AnalysisChoices analysis;
+  double run_timeout = 0;  // --run-timeout: seconds per process (0: none)
+  std::string on_failure = "stop";
 };
 
 struct Variant {
@@ -129,17 +133,42 @@ std::string variant_injection(const Variant& v, const std::vector<std::string>& 
   return inject::format_spec(out);
 }
 
+// The failed runs a manifest records, as the analysis states them (docs/reliability.md).
+struct FailedRuns {
+  json runs = json::array();
+  std::vector<std::string> variants;
+  int rounds = 0;
+  std::string markdown() const { return failed_runs_markdown(runs, variants, rounds); }
+};
+
+FailedRuns failed_runs_of(const std::string& dir) {
+  FailedRuns f;
+  std::ifstream in(dir + "/manifest.json");
+  const json m = json::parse(in, nullptr, false);
+  if (!m.is_object()) return f;  // load_input has reported a bad manifest already
+  f.runs = m.value("failed_runs", json::array());
+  f.rounds = m.value("rounds", 0);
+  for (const auto& v : m.value("variants", json::array())) f.variants.push_back(v.value("name", ""));
+  return f;
+}
+
 int report_analysis(const matrix::Attribution& a, const std::string& dir, const MatrixOptions& o) {
-  std::ofstream(dir + "/attribution.json") << matrix::to_json(a).dump(2) << "\n";
+  const FailedRuns failed = failed_runs_of(dir);
+  json aj = matrix::to_json(a);
+  if (!failed.runs.empty()) {
+    aj["failed_runs"] = failed.runs;
+    aj["runs_failed"] = failed_run_counts(failed.runs, failed.variants, failed.rounds);
+  }
+  std::ofstream(dir + "/attribution.json") << aj.dump(2) << "\n";
   matrix::FormatOptions f;
   f.wide = o.wide;
-  std::ofstream(dir + "/attribution.md") << matrix::format_markdown(a, f);
+  std::ofstream(dir + "/attribution.md") << failed.markdown() << matrix::format_markdown(a, f);
   if (o.json_out)
-    fmt::print("{}\n", matrix::to_json(a).dump(2));
+    fmt::print("{}\n", aj.dump(2));
   else if (o.markdown)
-    fmt::print("{}", matrix::format_markdown(a, f));
+    fmt::print("{}{}", failed.markdown(), matrix::format_markdown(a, f));
   else
-    fmt::print("{}", matrix::format_table(a, f));
+    fmt::print("{}{}", failed.markdown(), matrix::format_table(a, f));
   fmt::print(stderr, "[matrix] results: {}\n", dir);
   return kExitOk;
 }
@@ -176,6 +205,8 @@ int run_matrix(const MatrixOptions& o) {
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
   if (o.backend != "cpu" && o.backend != "cuda") throw Error(fmt::format("--backend must be cpu or cuda (got '{}')", o.backend));
   if (o.seed < -1) throw Error(fmt::format("--seed must be 0 or more (got {})", o.seed));
+  check_run_timeout(o.run_timeout);
+  const OnFailure on_failure = parse_on_failure(o.on_failure);
   if (inject::active())
     throw Error(fmt::format("{} is set in matrix's own environment: unset it (plant effects per flag with --inject)", inject::kEnvVar));
   const std::string src =
@@ -345,7 +376,8 @@ int run_matrix(const MatrixOptions& o) {
                    {"source_dir", src},           {"source_hash", hash},
                    {"git_commit", git_head(src)}, {"dirty", !dirty.empty()},
                    {"injected", injected},        {"machine", machine_json()},
-                   {"started", utc_stamp()}};
+                   {"started", utc_stamp()},      {"run_timeout_s", o.run_timeout},
+                   {"on_failure", o.on_failure},  {"failed_runs", json::array()}};
   json jorder = json::array();
   for (auto& r : order) {
     json names = json::array();
@@ -369,7 +401,12 @@ int run_matrix(const MatrixOptions& o) {
                   {"rounds", rounds}});
   }
   manifest["variants"] = jv;
-  auto write_manifest = [&] { std::ofstream(dir + "/manifest.json") << manifest.dump(2) << "\n"; };
+  std::vector<std::string> names;
+  for (auto& v : vs) names.push_back(v.name);
+  auto write_manifest = [&] {
+    manifest["runs_failed"] = failed_run_counts(manifest["failed_runs"], names, o.rounds);
+    std::ofstream(dir + "/manifest.json") << manifest.dump(2) << "\n";
+  };
   write_manifest();
 
   std::string extra;
@@ -379,6 +416,17 @@ int run_matrix(const MatrixOptions& o) {
   extra += o.stable ? std::string(" --stable") : std::string(" --warmup 0");
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  // SIGINT/SIGTERM reach the running process (its own group) and stop the matrix: exit 130/143.
+  interrupt::install();
+  auto stop_interrupted = [&](int sig, int r, const std::string& who) {
+    manifest["status"] = "interrupted";
+    manifest["interrupted"] = {{"signal", interrupt::signal_name(sig)}, {"round", r}, {"variant", who}};
+    write_manifest();
+    return Error(fmt::format("interrupted by {} in round {} of {}: the run was discarded; the manifest says so: {}",
+                             interrupt::signal_name(sig), r, who, dir),
+                 interrupt::exit_code(sig));
+  };
+  std::vector<std::vector<bool>> ok(vs.size(), std::vector<bool>(static_cast<size_t>(total), false));
   for (int r = 0; r < total; ++r) {
     for (size_t i : order[static_cast<size_t>(r)]) {
       const Variant& v = vs[i];
@@ -388,12 +436,30 @@ int run_matrix(const MatrixOptions& o) {
       const std::string env = v.inject.empty() ? "env -u " + std::string(inject::kEnvVar) + " "
                                                : "env " + std::string(inject::kEnvVar) + "=" + shell_quote(v.inject) + " ";
       const std::string cmd = env + suite_run_command(v.binary, suite_path, o.reps, out, extra);
-      if (int rc = run_status(cmd); rc != 0) {
-        manifest["status"] = "failed";
-        manifest["failure"] = fmt::format("round {} of {} exited {}", r, v.name, rc);
+      ChildOptions co;
+      co.timeout_s = o.run_timeout;
+      const ChildResult c = run_child(cmd, co);
+      if (c.interrupted) throw stop_interrupted(c.interrupted, r, v.name);
+      if (c.code != 0) {
+        const std::string why = c.failure();
+        manifest["failed_runs"].push_back(
+            failed_run_json(r, r < o.warmup, v.name, c.code, c.timed_out, why, fmt::format("rounds/{}-{}.jsonl", v.name, r)));
+        if (r >= o.warmup)  // the manifest lists the measured rounds that count: a failed one is null
+          manifest["variants"][i]["rounds"][static_cast<size_t>(r - o.warmup)] = nullptr;
+        if (on_failure == OnFailure::kStop) {
+          manifest["status"] = "failed";
+          manifest["failure"] = fmt::format("round {} of {}: {}", r, v.name, why);
+          write_manifest();
+          throw Error(fmt::format("round {} of {} failed ({}): {}; stopped (--on-failure stop)", r, v.name, why, cmd),
+                      kExitFailure);
+        }
         write_manifest();
-        throw Error(fmt::format("round {} of {} failed (exit {}): {}", r, v.name, rc, cmd), kExitFailure);
+        fmt::print(stderr, "[matrix] round {} of {} failed ({}); going on (--on-failure continue): it is left out and counted\n",
+                   r, v.name, why);
+        continue;
       }
+      ok[i][static_cast<size_t>(r)] = true;
+      if (const int sig = interrupt::signal_received()) throw stop_interrupted(sig, r, v.name);
     }
   }
   matrix::Input in;
@@ -402,16 +468,32 @@ int run_matrix(const MatrixOptions& o) {
   in.baseline = baseline;
   in.injected = injected;
   in.compare = compare_options(o, injected);
-  for (auto& v : vs) {
-    std::vector<std::string> files;
-    for (int r = 0; r < total; ++r) files.push_back(fmt::format("{}/rounds/{}-{}.jsonl", dir, v.name, r));
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const Variant& v = vs[i];
+    std::vector<std::string> files;  // the runs that succeeded, warm-ups first
+    int warm = 0;
     matrix::VariantRun run;
     run.name = v.name;
     run.flags = v.flags;
     run.results = dir + "/variants/" + v.name + ".jsonl";
-    run.rounds.assign(files.begin() + o.warmup, files.end());
+    for (int r = 0; r < total; ++r) {
+      const std::string f = fmt::format("{}/rounds/{}-{}.jsonl", dir, v.name, r);
+      const bool good = ok[i][static_cast<size_t>(r)];
+      if (good) {
+        files.push_back(f);
+        warm += r < o.warmup;
+      }
+      if (r >= o.warmup) run.rounds.push_back(good ? f : std::string());  // "": a failed run, round kept in place
+    }
+    if (files.size() == size_t(warm)) {
+      manifest["status"] = "failed";
+      manifest["failure"] = fmt::format("every measured round of {} failed", v.name);
+      write_manifest();
+      throw Error(fmt::format("every measured round of {} failed: nothing to attribute (see {}/manifest.json)", v.name, dir),
+                  kExitFailure);
+    }
     try {
-      merge_rounds(files, o.warmup, run.results);
+      merge_rounds(files, warm, run.results);
     } catch (const std::exception& e) {
       throw Error(fmt::format("merging the rounds of {}: {}", v.name, e.what()), kExitInternal);
     }
@@ -421,6 +503,7 @@ int run_matrix(const MatrixOptions& o) {
   manifest["finished"] = utc_stamp();
   manifest["elapsed_s"] = elapsed();
   manifest["runs"] = total * static_cast<int>(vs.size());
+  manifest["runs_ok"] = total * static_cast<int>(vs.size()) - static_cast<int>(manifest["failed_runs"].size());
   write_manifest();
   fmt::print(stderr, "[matrix] {} runs ({} variants x {} rounds + {} warm-up) in {:.1f}s\n", total * static_cast<int>(vs.size()),
              vs.size(), o.rounds, o.warmup, elapsed());
@@ -468,6 +551,12 @@ Registrar reg_matrix("matrix", [](CLI::App& app) -> Runner {
   sub->add_option("--level", o->level, "confidence level of every interval (factorial: simultaneous over a phase's effects)")
       ->capture_default_str();
   add_analysis_options(sub, o->analysis);
+  sub->add_option("--run-timeout", o->run_timeout,
+                  "seconds a run's process may run before it is killed and counted as failed (0: no limit; "
+                  "docs/reliability.md)")
+      ->capture_default_str();
+  sub->add_option("--on-failure", o->on_failure, "a failed or timed-out run: stop the matrix, or continue without it (stop|continue)")
+      ->capture_default_str();
   return [=] { return run_matrix(*o); };
 });
 

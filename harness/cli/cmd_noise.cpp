@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/cli/commands.hpp"
+#include "harness/measure/output_file.hpp"
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/noise.hpp"
 #include "harness/measure/process.hpp"
@@ -36,13 +37,6 @@ struct NoiseCliOptions {
 // Flags that only make sense when the command runs the workload (refused with --from).
 constexpr const char* kRunFlags[] = {"--processes",    "--reps",   "--warmup", "--workload",
                                      "--workload-arg", "--stable", "--bench",  "--out-dir"};
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::trunc);
-  f << text;
-  f.close();
-  if (!f) throw Error(fmt::format("cannot write {}", path));
-}
 
 // Runs the workload P times, one process after the other; returns the results files.
 std::vector<std::string> run_processes(const NoiseCliOptions& o, const std::string& dir) {
@@ -75,9 +69,7 @@ std::vector<std::string> run_processes(const NoiseCliOptions& o, const std::stri
         R, analysed - 1));
   const std::string bench = o.bench.empty() ? own_executable().value_or("cuzk-bench") : o.bench;
   if (!o.bench.empty() && !fs::exists(o.bench)) throw Error(fmt::format("--bench {}: no such file", o.bench));
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw Error(fmt::format("--out-dir {}: cannot create it: {}", dir, ec.message()));
+  ensure_output_dir(dir, "--out-dir");  // after the options are checked, before the first process runs
 
   std::vector<std::string> files;
   for (uint32_t i = 1; i <= P; ++i) {
@@ -138,6 +130,7 @@ Registrar reg_noise("noise", [](CLI::App& app) -> Runner {
       for (const char* flag : kRunFlags)
         if (sub->count(flag))
           throw Error(fmt::format("{} runs the workload; --from analyses existing files: give one or the other", flag));
+      for (const auto& f : files) check_input_file(f, "--from");
     } else {
       dir = o->out_dir.empty() ? "results/local/noise-" + utc_stamp() : o->out_dir;
       files = run_processes(*o, dir);
@@ -161,9 +154,11 @@ Registrar reg_noise("noise", [](CLI::App& app) -> Runner {
     const std::string json_text = noise::to_json(a).dump(2) + "\n";
     fmt::print("{}", o->json ? json_text : o->markdown ? md_text : table);
     if (!from) {
-      write_file(dir + "/noise.txt", table);
-      write_file(dir + "/noise.md", md_text);
-      write_file(dir + "/noise.json", json_text);
+      OutputFiles out;  // the three or none
+      out.add(dir + "/noise.txt", table);
+      out.add(dir + "/noise.md", md_text);
+      out.add(dir + "/noise.json", json_text);
+      out.commit();
       std::fprintf(stderr, "written: %s/noise.txt, noise.md, noise.json (results and logs: %s/p-*.jsonl, p-*.log)\n",
                    dir.c_str(), dir.c_str());
     }

@@ -20,7 +20,9 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/gpu_counter_pass.hpp"
+#include "harness/cli/porep_flags.hpp"
 #include "harness/cli/prove_circom.hpp"
+#include "harness/cli/rep_progress.hpp"
 #include "harness/suite/porep_job.hpp"
 #include "harness/measure/session.hpp"
 #include "harness/measure/stable.hpp"
@@ -36,7 +38,8 @@ namespace cuzk::cli {
 namespace {
 
 struct ProveOptions {
-  int64_t partitions = 2, challenges = 2, layers = 0, parents = 0, depth = 8;
+  int64_t partitions = 2;
+  PorepFlags porep;             // the defaults of srs generate and circuit --describe too
   std::string params;           // parameter file; "" -> cache under results/local/params
   uint64_t params_seed = 1;     // toxic-waste seed for generated parameters
   std::optional<uint64_t> seed; // r, s seed; absent -> cryptographic randomness
@@ -72,6 +75,8 @@ std::unique_ptr<Session> open_session(const ProveOptions& o) {
 // circom inputs: one recorded sample around the whole job (its phases: proof/srs_load,
 // proof/synth (a, b, c from the witness), proof/prove/...).
 int run_prove_circom_recorded(const ProveOptions& o) {
+  // Every path before the results file is opened: a rejected command leaves nothing behind.
+  check_circom_paths(o.circom, {{"--out", o.out}});
   std::unique_ptr<Session> session = open_session(o);
   int rc = kExitInternal;
   nlohmann::json params = {{"zkey", o.circom.zkey}, {"wtns", o.circom.wtns}, {"backend", o.backend}};
@@ -82,15 +87,16 @@ int run_prove_circom_recorded(const ProveOptions& o) {
 }
 
 int run_prove_porep(const ProveOptions& o) {
-  if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
   const uint32_t parts = checked_u32("--partitions", o.partitions, 1);
-  circuits::PorepParams P{checked_u32("--challenges", o.challenges, 1), checked_u32("--layers", o.layers),
-                          checked_u32("--parents", o.parents), checked_u32("--depth", o.depth, 1)};
-  if (std::string err = P.validate(); !err.empty()) throw Error(err);
+  const circuits::PorepParams P = porep_params(o.porep);
   const auto shape = circuits::PorepCircuit::shape(P);
 
   if (!o.params.empty() && !std::filesystem::exists(o.params))
     throw Error(fmt::format("--params {}: no such file (omit --params to generate and cache parameters)", o.params));
+  if (!o.params.empty()) {
+    check_input_file(o.params, "--params");
+    check_distinct({{"--params", o.params}}, {{"--out", o.out}});
+  }
   // GPU counters are checked on this GPU before any file is written or any work runs.
   std::shared_ptr<GpuCounterPass> gpu_pass;
   try {
@@ -112,6 +118,7 @@ int run_prove_porep(const ProveOptions& o) {
   job.reps = o.reps;
   job.backend = o.backend;  // resolved before the session opened (resolve_backend)
   job.gpu_counters = gpu_counters_hook(gpu_pass, "prove");
+  job.on_rep = rep_progress("prove", o.warmup.count, o.warmup.automatic, o.warmup.cap, o.reps);
   PorepJobResult result;
   try {
     result = run_porep_job(*session, job);
@@ -140,13 +147,13 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto warmup_cap = std::make_shared<int>(kDefaultWarmupCap);
   auto stable = std::make_shared<bool>(false);
   sub->add_option("--partitions", o->partitions, "partition circuits per sector (one proof each)")->capture_default_str();
-  sub->add_option("--challenges", o->challenges, "PoRep-shaped circuit: challenges per partition")->capture_default_str();
-  sub->add_option("--layers", o->layers, "PoRep-shaped circuit: SHA-256 labeling layers")->capture_default_str();
-  sub->add_option("--parents", o->parents, "PoRep-shaped circuit: parents per label")->capture_default_str();
-  sub->add_option("--depth", o->depth, "PoRep-shaped circuit: tree depth")->capture_default_str();
+  add_porep_flags(sub, o->porep);
   sub->add_option("--params", o->params, "parameter file (default: generated once and cached in results/local/params)");
-  sub->add_option("--params-seed", o->params_seed, "toxic-waste seed of generated parameters")->capture_default_str();
-  auto* seed_opt = sub->add_option("--seed", *seed, "seed for r and s (reproducible proofs; default: getrandom)");
+  sub->add_option("--params-seed", o->params_seed, "toxic-waste seed of generated parameters (srs generate's too)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  auto* seed_opt = sub->add_option("--seed", *seed, "seed for r and s (reproducible proofs; default: getrandom)")
+                       ->check(CLI::NonNegativeNumber);
   sub->add_option("--reps", o->reps, "measured repetitions")->capture_default_str();
   auto* wopt = sub->add_option("--warmup", *warmup,
                                "warm-up repetitions (recorded with warmup=true), or 'auto': until the proof time settles "
@@ -157,7 +164,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
                 "stable measurement: GPU-driving thread on its own core, pool on the others, eager CUDA module "
                 "loading, --warmup auto (docs/ab.md)");
   sub->add_option("--out", o->out, "results file (default results/local/prove-<UTC time>-<pid>.jsonl)");
-  sub->add_flag("--force", o->force, "overwrite --out if it exists");
+  sub->add_flag("--force", o->force, "replace existing output files: --out, and in circom mode --proof, --public, --vk");
   auto* copt = sub->add_option("--counters", *counters, "comma-separated counters: PAPI events and os:: counters (default $CUZK_COUNTERS, else perf::PAGE-FAULTS, perf::TASK-CLOCK and the default os:: counters; docs/counters.md)");
   auto gpu_counters = std::make_shared<std::string>();
   auto* gopt = sub->add_option("--gpu-counters", *gpu_counters,
@@ -174,6 +181,8 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   sub->add_option("--vk", o->circom.vk_out, "also write verification_key.json (circom mode)");
   return [=] {
     ProveOptions opt = *o;
+    // Every mode: a bad count is refused before anything runs or is written.
+    if (opt.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", opt.reps));
     if (copt->count() > 0) opt.counters = *counters;
     if (gopt->count() > 0) opt.gpu_counters = *gpu_counters;
     std::optional<WarmupPlan> plan;
@@ -194,11 +203,15 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
       if (*stable || opt.warmup.automatic)
         throw Error("--stable and --warmup auto apply to the PoRep-shaped sector; circom mode proves once (drop them)");
       if (opt.gpu_counters) throw Error("--gpu-counters applies to the PoRep-shaped sector, not circom mode");
+      if (opt.reps != 1 || opt.warmup.count > 0)
+        throw Error("--reps and --warmup apply to the PoRep-shaped sector; circom mode proves once (drop them)");
+      opt.circom.force = opt.force;
       opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
       opt.circom.backend = opt.backend;
       return run_prove_circom_recorded(opt);
     }
-    if (!opt.circom.wtns.empty() || !opt.circom.r1cs.empty() || !opt.circom.proof_out.empty())
+    if (!opt.circom.wtns.empty() || !opt.circom.r1cs.empty() || !opt.circom.proof_out.empty() ||
+        !opt.circom.public_out.empty() || !opt.circom.vk_out.empty())
       throw Error("--wtns/--r1cs/--proof/--public need --zkey (circom mode)");
     if (*stable) {  // before the backend probe initializes CUDA, and before the pool exists
       try {

@@ -8,6 +8,7 @@
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/analysis/report.hpp"
+#include "harness/measure/output_file.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -26,11 +27,22 @@ Registrar reg_report("report", [](CLI::App& app) -> Runner {
                 "compare results from different machines anyway");
   add_allow_injected_flag(sub, o->compare.allow_injected);
   return [=] {
+    // report.md and report.html must not replace an input (--a/--b may point anywhere).
+    const std::string out = o->out.empty() ? o->dir : o->out;
+    if (!o->out.empty()) ensure_output_dir(o->out, "--out");
+    for (const char* name : {"report.md", "report.html"}) {
+      const std::string target = out + "/" + name;
+      check_distinct({{"--a", o->a}, {"--b", o->b}}, {{"--out", target}});
+    }
+    if (!o->a.empty()) check_input_file(o->a, "--a");
+    if (!o->b.empty()) check_input_file(o->b, "--b");
     report::Result r;
     try {
       r = report::write_report(*o);
     } catch (const CompareError& e) {
       throw Error(e.what());
+    } catch (const nlohmann::json::exception& e) {  // a field of the wrong type a reader let through
+      throw Error(fmt::format("{}: malformed results or manifest: {}", o->dir, e.what()));
     } catch (const std::runtime_error& e) {
       throw Error(e.what());
     }

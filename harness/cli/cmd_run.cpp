@@ -1,12 +1,12 @@
 // `cuzk-bench run --suite NAME|FILE [--quick] [--reps N] [--warmup N|auto [--warmup-cap N]]
-//                  [--stable] [--backend cpu|cuda] [--out FILE] [--force] [--case NAME]...`
+//                  [--stable] [--backend cpu|cuda] [--out FILE] [--force] [--case NAME]... [--run-timeout S]`
 //
 // Runs every case of a suite (docs/suites.md) in this process and writes ONE results file
 // (default results/local/<suite>-<UTC time>-<pid>.jsonl). The suite file is parsed and
 // validated completely before anything runs; progress goes to stderr. --warmup auto and
 // --stable (harness/measure/stable.hpp) are for the e2e (porep) cases; other kinds keep their fixed
 // warm-ups, and under --stable run with this thread on every CPU again, since their child
-// processes and engine threads inherit its CPU set.
+// processes and engine threads inherit its CPU set. SIGINT/SIGTERM: docs/reliability.md.
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -18,6 +18,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/gpu_counter_pass.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/session.hpp"
 #include "harness/measure/stable.hpp"
 #include "harness/suite/suite.hpp"
@@ -29,7 +30,8 @@ namespace {
 struct RunOptions {
   std::string suite;
   bool quick = false;
-  int reps = -1;                     // -1: from the suite
+  std::optional<int> reps;           // nullopt: from the suite
+  double run_timeout = 0;            // --run-timeout: child processes (micro kind); 0: none
   std::optional<WarmupPlan> warmup;  // nullopt: from the suite
   bool stable = false;
   std::string backend = "cpu";
@@ -48,7 +50,8 @@ std::string fmt_secs(double s) {
 }
 
 int run_suite(RunOptions o) {
-  if (o.reps == 0 || o.reps < -1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
+  if (o.reps && *o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", *o.reps));
+  if (o.run_timeout < 0) throw Error(fmt::format("--run-timeout must be 0 (none) or more seconds (got {})", o.run_timeout));
 
   // Stable mode before the backend probe initializes CUDA, and before the pool exists.
   std::optional<StableMode> stable;
@@ -99,7 +102,7 @@ int run_suite(RunOptions o) {
     }
     const bool auto_here = warmup_auto && suite::kind_specs().at(c.kind).auto_warmup;
     const int fixed = o.warmup && !o.warmup->automatic ? o.warmup->count : suite::effective_warmup(s, c, o.quick);
-    plan.push_back({&c, suite::effective_params(c, o.quick), o.reps > 0 ? o.reps : suite::effective_reps(s, c, o.quick),
+    plan.push_back({&c, suite::effective_params(c, o.quick), o.reps ? *o.reps : suite::effective_reps(s, c, o.quick),
                     auto_here ? kSettleWindow : fixed, auto_here});
   }
   if (plan.empty()) throw Error(fmt::format("suite '{}': no case to run{}", s.name, o.quick ? " under --quick" : ""));
@@ -130,6 +133,9 @@ int run_suite(RunOptions o) {
   } catch (const CounterError& e) {
     throw Error(e.what());
   }
+  // SIGINT/SIGTERM stop the run after the sample in flight (or discard it after
+  // interrupt::kStopSeconds), with the summary saying so: exit 130/143 (docs/reliability.md).
+  interrupt::install();
   std::unique_ptr<Session> session;
   try {
     session = std::make_unique<Session>(so);
@@ -163,6 +169,7 @@ int run_suite(RunOptions o) {
     if (o.warmup) ctx.warmup_cap = o.warmup->cap;
     ctx.backend = o.backend;
     ctx.gpu_counters = gpu_counters_hook(gpu_pass, s.name);
+    ctx.run_timeout_s = o.run_timeout;
     int case_start = done;
     auto warm_done = std::make_shared<int>(0);  // warm-ups started so far (auto: not known ahead)
     ctx.on_rep = [&, i, case_start, warm_done](int rep, bool warm) {
@@ -187,7 +194,18 @@ int run_suite(RunOptions o) {
       ok &= kind.run(ctx);
     } catch (const Error&) {
       throw;
+    } catch (const interrupt::Interrupted& e) {  // Session::measure: the sample in flight was written
+      session->finish_interrupted(e.sig, "completed");
+      throw Error(fmt::format("{} during case '{}': stopped after the sample in flight; results: {}", e.what(), p.c->name,
+                              session->path()),
+                  interrupt::exit_code(e.sig));
     } catch (const std::exception& e) {
+      if (const int sig = interrupt::signal_received()) {  // a child of the case got the signal too
+        session->finish_interrupted(sig, "discarded");
+        throw Error(fmt::format("interrupted by {} during case '{}': the sample in flight was discarded ({}); results: {}",
+                                interrupt::signal_name(sig), p.c->name, e.what(), session->path()),
+                    interrupt::exit_code(sig));
+      }
       throw Error(fmt::format("case '{}': {}", p.c->name, e.what()), kExitFailure);
     }
     if (widen) placement::pin_current_thread_to_driver();
@@ -233,7 +251,10 @@ Registrar reg_run("run", [](CLI::App& app) -> Runner {
   auto warmup_cap = std::make_shared<int>(kDefaultWarmupCap);
   sub->add_option("--suite", o->suite, "suite name (suites/NAME.toml) or suite file")->required();
   sub->add_flag("--quick", o->quick, "apply each case's quick overrides and the suite's quick reps/warm-up");
-  sub->add_option("--reps", o->reps, "measured repetitions per case (default: from the suite)");
+  sub->add_option("--reps", o->reps, "measured repetitions per case, at least 1 (default: from the suite)");
+  sub->add_option("--run-timeout", o->run_timeout,
+                  "seconds a child process of a case (micro benchmarks) may run before it is killed (0: no limit; "
+                  "docs/reliability.md)");
   auto* wopt = sub->add_option("--warmup", *warmup,
                                "warm-up repetitions per case (default: from the suite), or 'auto': porep cases warm "
                                "up until the proof time settles (the default under --stable)");

@@ -1,6 +1,6 @@
 // `cuzk-bench srs generate|inspect`: Groth16 parameters for the PoRep-shaped circuit.
 //
-//   cuzk-bench srs generate [--challenges N --layers N --parents N --depth N] [--seed N] -o FILE
+//   cuzk-bench srs generate [--challenges N --layers N --parents N --depth N] [--params-seed N] -o FILE
 //   cuzk-bench srs inspect FILE [--json]
 // Generated parameters come from seeded toxic waste (deterministic, for benchmarks; the seed
 // is stored in the file). Not a trusted setup.
@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/porep_flags.hpp"
+#include "harness/measure/output_file.hpp"
 #include "prover/circuits/porep.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/groth16/setup.hpp"
@@ -21,7 +23,7 @@ namespace cuzk::cli {
 namespace {
 
 struct SrsOptions {
-  int64_t challenges = 2, layers = 0, parents = 0, depth = 8;
+  PorepFlags porep;  // the same defaults as prove: its default parameters are these
   uint64_t seed = 1;
   uint64_t circuit_seed = 42;
   std::string out, in;
@@ -29,11 +31,13 @@ struct SrsOptions {
 };
 
 int run_generate(const SrsOptions& o) {
-  circuits::PorepParams P{checked_u32("--challenges", o.challenges, 1), checked_u32("--layers", o.layers, 0),
-                          checked_u32("--parents", o.parents, 0), checked_u32("--depth", o.depth, 1)};
-  if (std::string err = P.validate(); !err.empty()) throw Error(err);
+  const circuits::PorepParams P = porep_params(o.porep);
   if (o.out.empty()) throw Error("srs generate needs -o FILE");
-  if (std::filesystem::exists(o.out) && !o.force) throw Error(fmt::format("{} exists (pass --force to replace it)", o.out));
+  check_output_file(o.out, "-o", o.force);
+  // save_params renames a temporary over the path: never over a device node or FIFO (as root
+  // that would replace /dev/full); a parameter file is memory-mapped later anyway.
+  if (std::error_code ec; std::filesystem::exists(o.out, ec) && !std::filesystem::is_regular_file(o.out, ec))
+    throw Error(fmt::format("-o {} is not a regular file (parameter files are memory-mapped by prove)", o.out));
   const auto t0 = std::chrono::steady_clock::now();
   auto circuit = circuits::PorepCircuit::generate(P, o.circuit_seed);
   auto pk = groth16::generate_keys(synth::record_matrices(circuit), o.seed);
@@ -49,6 +53,7 @@ int run_generate(const SrsOptions& o) {
 }
 
 int run_inspect(const SrsOptions& o) {
+  check_input_file(o.in);
   const auto t0 = std::chrono::steady_clock::now();
   groth16::ProvingKey pk;
   try {
@@ -87,11 +92,11 @@ Registrar reg_srs("srs", [](CLI::App& app) -> Runner {
   sub->require_subcommand(1);
   auto o = std::make_shared<SrsOptions>();
   auto* gen = sub->add_subcommand("generate", "parameters for the PoRep-shaped circuit from a seed (not a trusted setup)");
-  gen->add_option("--challenges", o->challenges, "challenges per partition")->capture_default_str();
-  gen->add_option("--layers", o->layers, "labeling layers")->capture_default_str();
-  gen->add_option("--parents", o->parents, "parents per label")->capture_default_str();
-  gen->add_option("--depth", o->depth, "tree depth")->capture_default_str();
-  gen->add_option("--seed", o->seed, "toxic-waste seed")->capture_default_str();
+  add_porep_flags(gen, o->porep);
+  // prove calls this seed --params-seed (its --seed is r and s); --seed stays as an alias.
+  gen->add_option("--params-seed,--seed", o->seed, "toxic-waste seed (prove's --params-seed; --seed is an older alias)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   gen->add_option("-o,--out", o->out, "parameter file to write")->required();
   gen->add_flag("--force", o->force, "replace an existing file");
   auto* ins = sub->add_subcommand("inspect", "validate a parameter file and print its shape");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "harness/cli/commands.hpp"
+#include "harness/measure/output_file.hpp"
 #include "harness/measure/results.hpp"
 #include "harness/measure/trace.hpp"
 
@@ -26,11 +27,14 @@ std::string default_output(const std::string& in) {
 
 int run_trace(const std::string& in, std::string out) {
   if (out.empty()) out = default_output(in);
+  check_input_file(in);
+  check_distinct({{"FILE", in}}, {{"-o", out}});
+  check_output_file(out, "-o", /*force=*/true);  // a trace is derived: replacing an old one is the point
   try {
     ResultsFile results = read_results(in);
     TraceStats st;
     nlohmann::json doc = make_trace(results, &st);
-    write_file_atomically(out, doc.dump());
+    write_output_file(out, doc.dump());
     fmt::print("wrote {}: {} phase events{} from {} sample(s){}; open it in https://ui.perfetto.dev\n", out, st.events,
                st.counter_events ? fmt::format(" and {} counter-track segments", st.counter_events) : std::string(),
                st.samples_with_spans,

@@ -6,9 +6,12 @@
 #include <fmt/core.h>
 
 #include <memory>
+#include <new>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "harness/cli/commands.hpp"
+#include "harness/measure/output_file.hpp"
 #include "prover/groth16/verifier.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/interop/snarkjs_json.hpp"
@@ -21,17 +24,33 @@ struct VerifyOptions {
   bool quiet = false;
 };
 
+// Reads one input with `read`; a fault of the JSON library (a field of the wrong type, say) is
+// bad input naming the file, like the readers' own errors.
+template <typename T, typename Read>
+T read_input(const std::string& path, const char* flag, Read read) {
+  check_input_file(path, flag);
+  try {
+    return read(path);
+  } catch (const interop::JsonError&) {
+    throw;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: malformed JSON: {}", path, e.what()));
+  } catch (const std::bad_alloc&) {
+    throw Error(fmt::format("{}: too large to read", path));
+  }
+}
+
 int run_verify(const VerifyOptions& o) {
   groth16::VerifyingKey vk;
   std::vector<fr_t> publics;
   groth16::Proof proof;
   try {
-    vk = interop::read_vk_json(o.vk);
-    publics = interop::read_public_json(o.pub);
-    proof = interop::read_proof_json(o.proof);
+    vk = read_input<groth16::VerifyingKey>(o.vk, "--vk", interop::read_vk_json);
+    publics = read_input<std::vector<fr_t>>(o.pub, "--public", interop::read_public_json);
+    proof = read_input<groth16::Proof>(o.proof, "--proof", interop::read_proof_json);
   } catch (const interop::JsonError& e) {
     if (e.kind() == interop::JsonError::kInvalidPoint) {
-      fmt::print("INVALID: {}\n", e.what());
+      if (!o.quiet) fmt::print("INVALID: {}\n", e.what());
       return kExitFailure;
     }
     throw Error(e.what());
@@ -54,7 +73,7 @@ Registrar reg_verify("verify", [](CLI::App& app) -> Runner {
   sub->add_option("--vk", o->vk, "verification_key.json (snarkjs format, curve bls12381)")->required();
   sub->add_option("--proof", o->proof, "proof.json (snarkjs format)")->required();
   sub->add_option("--public", o->pub, "public.json: the public signals, decimal strings")->required();
-  sub->add_flag("--quiet,-q", o->quiet, "print nothing; the exit code tells");
+  sub->add_flag("--quiet,-q", o->quiet, "print nothing on stdout; the exit code tells (bad input still gets its one error line)");
   return [o] { return run_verify(*o); };
 });
 

@@ -3,8 +3,10 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "harness/cli/commands.hpp"
+#include "harness/measure/output_file.hpp"
 #if CUZK_HAVE_CUDA
 #include "cuda/runtime.hpp"
 #endif
@@ -20,13 +22,25 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : cuzk::cli::kExitUsage;
+    // --help and --version are "errors" that exit 0; a real one is one line, like every other
+    // error of the CLI (docs/cli.md), not CLI11's two.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "cuzk-bench: error: %s (see --help)\n", e.what());
+    return cuzk::cli::kExitUsage;
   }
   try {
     return cuzk::cli::run_selected(app);
   } catch (const cuzk::cli::Error& e) {
     std::fprintf(stderr, "cuzk-bench: error: %s\n", e.what());
     return e.code();
+  } catch (const cuzk::FileError& e) {  // a path the user can fix (harness/measure/output_file.hpp)
+    std::fprintf(stderr, "cuzk-bench: error: %s\n", e.what());
+    return cuzk::cli::kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // Most likely a size field of an input file asked for more memory than there is; the
+    // readers check sizes, so this is the last resort (no file name is known here).
+    std::fprintf(stderr, "cuzk-bench: error: out of memory (an input file may declare an implausible size)\n");
+    return cuzk::cli::kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-bench: error: %s\n", e.what());
     return cuzk::cli::kExitFailure;

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "harness/cli/commands.hpp"
+#include "harness/measure/output_file.hpp"
 #include "prover/circom/circom.hpp"
 #include "prover/groth16/backend.hpp"
 #include "prover/groth16/prover.hpp"
@@ -15,11 +16,35 @@
 
 namespace cuzk::cli {
 
-int run_prove_circom(const CircomProveOptions& o) {
+void check_circom_paths(const CircomProveOptions& o, const std::vector<NamedPath>& more_outputs) {
   if (o.zkey.empty()) throw Error("--zkey is required for circom inputs");
   if (o.wtns.empty()) throw Error("--wtns is required with --zkey");
   if (o.proof_out.empty()) throw Error("--proof FILE is required with --zkey (where proof.json goes)");
   if (o.public_out.empty()) throw Error("--public FILE is required with --zkey (where public.json goes)");
+  check_input_file(o.zkey, "--zkey");
+  check_input_file(o.wtns, "--wtns");
+  if (!o.r1cs.empty()) check_input_file(o.r1cs, "--r1cs");
+  std::vector<NamedPath> outputs = {{"--proof", o.proof_out}, {"--public", o.public_out}, {"--vk", o.vk_out}};
+  outputs.insert(outputs.end(), more_outputs.begin(), more_outputs.end());
+  check_distinct({{"--zkey", o.zkey}, {"--wtns", o.wtns}, {"--r1cs", o.r1cs}}, outputs);
+  check_output_file(o.proof_out, "--proof", o.force);
+  check_output_file(o.public_out, "--public", o.force);
+  if (!o.vk_out.empty()) check_output_file(o.vk_out, "--vk", o.force);
+}
+
+namespace {
+// A key whose delta is the point at infinity cannot make a proof that verifies (C is divided by
+// delta's discrete log, which would be 0); say so rather than blame the witness afterwards.
+void check_key_usable(const interop::ZkeyCircuit& z, const std::string& path) {
+  if (z.pk.vk.delta_g1.is_infinity() || z.pk.vk.delta_g2.is_infinity())
+    throw Error(fmt::format("{}: the key is unusable: delta is the point at infinity (a broken or forged .zkey)", path));
+  if (z.pk.vk.gamma_g2.is_infinity())
+    throw Error(fmt::format("{}: the key is unusable: gamma is the point at infinity (a broken or forged .zkey)", path));
+}
+}  // namespace
+
+int run_prove_circom(const CircomProveOptions& o) {
+  check_circom_paths(o, {});
   using clock = std::chrono::steady_clock;
   auto t0 = clock::now();
   double t_load = 0, t_synth = 0, t_prove = 0, t_verify = 0, t_write = 0;
@@ -35,6 +60,7 @@ int run_prove_circom(const CircomProveOptions& o) {
       instr::Phase ph("srs_load");
       auto t = clock::now();
       z = interop::read_zkey(o.zkey);
+      check_key_usable(z, o.zkey);
       t_load = since(t);
     }
     std::vector<fr_t> wires;
@@ -74,9 +100,12 @@ int run_prove_circom(const CircomProveOptions& o) {
     {
       instr::Phase ph("write");
       auto t = clock::now();
-      interop::write_file_atomic(o.proof_out, interop::proof_to_json(proof));
-      interop::write_file_atomic(o.public_out, interop::public_to_json(publics));
-      if (!o.vk_out.empty()) interop::write_file_atomic(o.vk_out, interop::vk_to_json(z.pk.vk));
+      // All or nothing: a failure writing one output leaves none of them replaced.
+      OutputFiles out;
+      out.add(o.proof_out, interop::proof_to_json(proof));
+      out.add(o.public_out, interop::public_to_json(publics));
+      if (!o.vk_out.empty()) out.add(o.vk_out, interop::vk_to_json(z.pk.vk));
+      out.commit();
       t_write = since(t);
     }
   } catch (const interop::ZkeyError& e) {
@@ -85,6 +114,8 @@ int run_prove_circom(const CircomProveOptions& o) {
     throw Error(e.what());
   } catch (const interop::JsonError& e) {
     throw Error(e.what());
+  } catch (const FileError&) {
+    throw;
   } catch (const std::invalid_argument& e) {
     throw Error(fmt::format("{} / {}: {}", o.zkey, o.wtns, e.what()));
   } catch (const std::runtime_error& e) {

@@ -57,8 +57,29 @@ LoadedSuite load_suite_for_runs(const std::string& name_or_file);
 
 // The shell command that runs a suite in one measured process, as ab, matrix and bisect drive
 // it: `<bin> run --suite <suite> --reps N --force --out <out> <extra>`, its stdout discarded.
+// Run it with run_child (harness/measure/process.hpp): own process group, --run-timeout.
 std::string suite_run_command(const std::string& bin, const std::string& suite_path, int reps, const std::string& out,
                               const std::string& extra);
+
+// What ab and matrix do when a measured process fails (exits non-zero, or is killed for
+// exceeding --run-timeout): record it and stop (the default), or record it and go on. A failed
+// run is never silently dropped: its round, variant and reason go to the folder's manifest, and
+// the analysis states how many runs of each variant failed (docs/reliability.md).
+enum class OnFailure { kStop, kContinue };
+// "stop" or "continue"; throws Error naming --on-failure otherwise.
+OnFailure parse_on_failure(const std::string& s);
+// Checks --run-timeout (seconds; 0: none); throws Error when negative or not finite.
+void check_run_timeout(double seconds);
+// One failed run, as manifests record it: {"round", "warmup", "variant", "reason", "exit_code",
+// "timed_out", "results"} (results: the round's file, which is not merged).
+nlohmann::json failed_run_json(int round, bool warmup, const std::string& variant, int exit_code, bool timed_out,
+                               const std::string& reason, const std::string& results);
+// Per variant: how many of its measured runs failed, as `{"<variant>": {"failed": n, "of": m}}`.
+nlohmann::json failed_run_counts(const nlohmann::json& failed, const std::vector<std::string>& variants, int measured_rounds);
+// The analysis's statement of the failed runs: "" when none failed, else a markdown section
+// naming the count per variant and each failure's round and reason.
+std::string failed_runs_markdown(const nlohmann::json& failed, const std::vector<std::string>& variants,
+                                 int measured_rounds);
 
 // Uncommitted changes to tracked files of the git tree at `dir` ("" when clean or not a git tree).
 std::string git_dirty(const std::string& dir);

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "harness/measure/clock.hpp"
+#include "prover/engine/fault.hpp"
 
 namespace cuzk::inject {
 
@@ -176,7 +177,8 @@ namespace {
 const int g_checked = [] {
   try {
     check_env();
-  } catch (const InjectError& e) {
+    fault::check_env();  // $CUZK_INJECT_FAULT (prover/engine/fault.hpp), checked just as early
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-bench: error: %s\n", e.what());
     std::fflush(stderr);
     std::_Exit(2);

@@ -1,11 +1,19 @@
 #include "harness/measure/process.hpp"
 
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+
+#include "harness/measure/interrupt.hpp"
 
 namespace cuzk {
 
@@ -25,16 +33,113 @@ std::optional<std::string> own_executable() {
 static int decode_status(int st) { return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0); }
 
 CommandOutput run_capture(const std::string& cmd, bool quiet) {
-  CommandOutput r;
-  FILE* f = popen((cmd + (quiet ? " 2>/dev/null" : "")).c_str(), "r");
-  if (!f) return r;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, f)) r.out.append(buf, n);
-  r.code = decode_status(pclose(f));
-  return r;
+  ChildOptions o;
+  o.capture = true;
+  o.quiet = quiet;
+  ChildResult c = run_child(cmd, o);
+  return {c.code, std::move(c.out)};
 }
 
-int run_status(const std::string& cmd) { return decode_status(std::system(cmd.c_str())); }
+int run_status(const std::string& cmd) { return run_child(cmd).code; }
+
+std::string ChildResult::failure() const {
+  if (code == -1) return "could not start";
+  if (timed_out) return fmt::format("timed out after {:g}s", seconds);
+  if (interrupted) return "interrupted by " + interrupt::signal_name(interrupted);
+  if (code == 0) return "";
+  if (code > 128) return fmt::format("killed by {} (exit {})", interrupt::signal_name(code - 128), code);
+  return fmt::format("exit {}", code);
+}
+
+ChildResult run_child(const std::string& cmd, const ChildOptions& o) {
+  ChildResult r;
+  int pipefd[2] = {-1, -1};
+  if (o.capture && ::pipe2(pipefd, O_CLOEXEC) != 0) return r;
+  std::fflush(nullptr);  // no buffered output is written twice (by the child too)
+  const bool own_group = interrupt::installed();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    if (o.capture) ::close(pipefd[0]), ::close(pipefd[1]);
+    return r;
+  }
+  if (pid == 0) {
+    if (own_group) ::setpgid(0, 0);
+    // The parent's handlers do not survive exec, but restore the defaults explicitly anyway.
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    if (o.capture) ::dup2(pipefd[1], 1);
+    if (o.quiet)
+      if (int n = ::open("/dev/null", O_WRONLY); n >= 0) ::dup2(n, 2);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  if (own_group) {
+    ::setpgid(pid, pid);  // also here: no race with a signal sent before the child ran setpgid
+    interrupt::add_child_group(pid);
+  }
+  if (o.capture) ::close(pipefd[1]);
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  auto secs = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  const pid_t target = own_group ? -pid : pid;
+  std::optional<clock::time_point> kill_at;  // after a SIGTERM: when SIGKILL follows
+  int st = 0;
+  bool reaped = false, eof = !o.capture;
+  while (!reaped) {
+    if (!eof) {
+      pollfd p{pipefd[0], POLLIN, 0};
+      if (::poll(&p, 1, 50) > 0) {
+        char buf[4096];
+        const ssize_t n = ::read(pipefd[0], buf, sizeof buf);
+        if (n > 0) r.out.append(buf, static_cast<size_t>(n));
+        else if (n == 0 || errno != EINTR) eof = true;
+      }
+    } else {
+      ::usleep(20000);
+    }
+    const pid_t w = ::waitpid(pid, &st, WNOHANG);
+    if (w == pid) reaped = true;
+    else if (w < 0 && errno != EINTR) break;
+    if (reaped) break;
+    if (!kill_at && o.timeout_s > 0 && secs() > o.timeout_s) {
+      r.timed_out = true;
+      ::kill(target, SIGTERM);
+      kill_at = clock::now() + std::chrono::seconds(kChildGraceSeconds);
+    }
+    if (!kill_at && interrupt::requested()) {  // the handler forwarded the signal already
+      r.interrupted = interrupt::signal_received();
+      kill_at = clock::now() + std::chrono::seconds(interrupt::kStopSeconds - 1);
+    }
+    if (kill_at && clock::now() > *kill_at) ::kill(target, SIGKILL);
+  }
+  if (!eof) {  // the rest of the output (the writer is gone)
+    char buf[4096];
+    for (ssize_t n; (n = ::read(pipefd[0], buf, sizeof buf)) > 0;) r.out.append(buf, static_cast<size_t>(n));
+  }
+  if (o.capture) ::close(pipefd[0]);
+  if (!r.interrupted && interrupt::requested()) {  // the signal came as the child ended
+    r.interrupted = interrupt::signal_received();
+    if (!kill_at) kill_at = clock::now() + std::chrono::seconds(interrupt::kStopSeconds - 1);
+  }
+  if (own_group) {
+    // The shell may end before what it started: the rest of the group gets the same grace (to
+    // write its results trailer), then whatever is left goes with it, so nothing survives.
+    // (interrupt::install made this process their subreaper: they are reaped here.)
+    if (r.timed_out || r.interrupted) {
+      while (kill_at && clock::now() < *kill_at && ::kill(-pid, 0) == 0)
+        if (::waitpid(-pid, nullptr, WNOHANG) <= 0) ::usleep(20000);
+      ::kill(-pid, SIGKILL);
+      while (::waitpid(-pid, nullptr, 0) > 0) {
+      }
+    }
+    while (::waitpid(-pid, nullptr, WNOHANG) > 0) {  // any that ended after the shell
+    }
+    interrupt::remove_child_group(pid);
+  }
+  r.seconds = r.timed_out ? o.timeout_s : secs();
+  r.code = reaped ? decode_status(st) : -1;
+  return r;
+}
 
 std::string utc_stamp() {
   std::time_t t = std::time(nullptr);

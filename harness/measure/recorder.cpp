@@ -6,6 +6,7 @@
 #include "harness/measure/clock.hpp"
 #include "harness/measure/inject.hpp"
 #include "harness/measure/nvtx.hpp"
+#include "prover/engine/fault.hpp"
 #include "prover/util/thread_pool.hpp"
 
 namespace cuzk {
@@ -51,6 +52,7 @@ void Recorder::uninstall() {
 const std::vector<CounterStatus>& Recorder::counter_status() const { return counters_->status(); }
 
 void* Recorder::begin(const std::string& path) {
+  fault::hang_point(path);  // test-only $CUZK_INJECT_FAULT hang_in (prover/engine/fault.hpp)
   if (nvtx::kCompiledIn && opts_.nvtx) nvtx::push(path.c_str());
   auto* o = new Open{path, 0, {}};
   if (counting_) {

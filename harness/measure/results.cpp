@@ -18,6 +18,8 @@
 #include "harness/measure/machine.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
+#include "prover/engine/fault.hpp"
+#include "prover/interop/input_limits.hpp"
 
 namespace cuzk {
 
@@ -77,6 +79,8 @@ json make_header(const HeaderInfo& info) {
   // can refuse to take its planted slowdown for a real change (the stderr notice is gone with
   // the terminal). No key at all when no injection is active: plain files stay as they were.
   if (inject::active()) h["injected"] = inject::describe();
+  // A test-only fault injection (docs/reliability.md) is recorded the same way.
+  if (fault::active()) h["fault_injection"] = fault::describe();
   merge_line_fields(h, info.extra, "header");
   return h;
 }
@@ -218,6 +222,12 @@ ResultsWriter::ResultsWriter(const std::string& path, Mode mode) : path_(path) {
 
 ResultsWriter::~ResultsWriter() {
   if (fd_ >= 0) ::close(fd_);
+  if (drop_header_only_ && lines_ <= 1) ::unlink(path_.c_str());
+}
+
+size_t ResultsWriter::lines() const {
+  std::lock_guard lk(mu_);
+  return lines_;
 }
 
 namespace {
@@ -242,21 +252,56 @@ std::string dump_line(const json& line) {
 void ResultsWriter::write(const json& line) {
   std::string s = dump_line(line);
   s.push_back('\n');
+  std::lock_guard lk(mu_);
+  const fault::WriteFault injected = fault::on_write(lines_);
   ssize_t n;
-  do {
-    n = ::write(fd_, s.data(), s.size());
-  } while (n < 0 && errno == EINTR);
+  if (injected == fault::WriteFault::kEnospc) {
+    n = -1;
+    errno = ENOSPC;
+  } else if (injected != fault::WriteFault::kNone) {  // short: half the line reaches the disk
+    do {
+      n = ::write(fd_, s.data(), s.size() / 2);
+    } while (n < 0 && errno == EINTR);
+    if (n >= 0) errno = ENOSPC;
+  } else {
+    do {
+      n = ::write(fd_, s.data(), s.size());
+    } while (n < 0 && errno == EINTR);
+  }
   if (n != static_cast<ssize_t>(s.size())) {
-    int e = n < 0 ? errno : ENOSPC;
-    // Keep only complete lines: cut a short write back to the previous line's end.
-    if (n > 0 && ::ftruncate(fd_, static_cast<off_t>(offset_)) == 0) ::lseek(fd_, static_cast<off_t>(offset_), SEEK_SET);
-    throw ResultsError(fmt::format("cannot write results file '{}': {}", path_, std::strerror(e)));
+    const int e = n < 0 ? errno : ENOSPC;  // a short write means the disk filled up
+    std::string repaired;
+    if (n > 0) repaired = "; " + repair_torn(static_cast<size_t>(n), injected == fault::WriteFault::kTorn);
+    throw ResultsError(fmt::format("cannot write results file '{}' (line {}): {}{}", path_, lines_ + 1, std::strerror(e),
+                                   repaired));
   }
   if (::fsync(fd_) != 0) {
     throw ResultsError(fmt::format("cannot sync results file '{}': {}", path_, std::strerror(errno)));
   }
   offset_ += s.size();
   ++lines_;
+}
+
+std::string ResultsWriter::repair_torn(size_t torn, bool truncate_fails) {
+  const off_t at = static_cast<off_t>(offset_);
+  if (!truncate_fails && ::ftruncate(fd_, at) == 0) {
+    ::lseek(fd_, at, SEEK_SET);
+    ::fsync(fd_);
+    return fmt::format("the partial line was cut off: the file ends with its last complete line ({})", lines_);
+  }
+  // Overwriting bytes already on disk needs no new space, where appending would. A marker too
+  // long for the torn bytes is cut to a '#' line (still reported by readers, as invalid JSON).
+  std::string mark = fmt::format(R"({{"schema":"{}","version":{},"type":"torn","note":"a write failed mid-line here; the line is lost"}})",
+                                 kResultsSchema, kResultsVersion);
+  if (mark.size() + 1 > torn) mark = std::string(torn > 1 ? torn - 1 : 0, '#');
+  mark.resize(torn - 1, ' ');
+  mark.push_back('\n');
+  const bool ok = ::pwrite(fd_, mark.data(), mark.size(), at) == static_cast<ssize_t>(mark.size());
+  ::fsync(fd_);
+  offset_ += torn;  // later lines (if any) go after the marker
+  ::lseek(fd_, static_cast<off_t>(offset_), SEEK_SET);
+  return ok ? fmt::format("cutting the partial line off failed, so line {} is marked torn", lines_ + 1)
+            : fmt::format("line {} is torn and could not be marked", lines_ + 1);
 }
 
 // ---------------------------------------------------------------- reading
@@ -456,13 +501,19 @@ ResultsFile parse_results(const std::string& text, const std::string& name) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos)
       c.fail("truncated line (no newline at the end of the file: was the writer killed mid-line?)");
+    // Limits before parsing: nlohmann's copy and dump recurse once per nesting level, so a
+    // deeply nested "parameters" would overflow the stack in compare and gate.
+    if (nl - pos > kMaxResultsLineBytes)
+      c.fail(fmt::format("line is {} bytes, over the limit of {} bytes", nl - pos, kMaxResultsLineBytes));
     std::string line = text.substr(pos, nl - pos);
     pos = nl + 1;
     if (line.find_first_not_of(" \t\r") == std::string::npos) c.fail("empty line");
+    if (size_t depth = limits::json_nesting_depth(line); depth > limits::kMaxJsonDepth)
+      c.fail(fmt::format("JSON nested {} levels deep, over the limit of {}", depth, limits::kMaxJsonDepth));
     json v;
     try {
       v = json::parse(line);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
       std::string msg = e.what();
       auto p = msg.find("parse error");
       c.fail("invalid JSON: " + (p == std::string::npos ? msg : msg.substr(p)));

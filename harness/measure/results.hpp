@@ -15,6 +15,7 @@
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -82,17 +83,28 @@ class ResultsWriter {
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
 
-  // One line: a single write(2) of dump + '\n', then fsync. On a failed or short write the
-  // file is truncated back to its last complete line and ResultsError is thrown.
+  // One line: a single write(2) of dump + '\n', then fsync. On a failed or short write (a full
+  // disk) ResultsError names the file and the errno text; a partial line is cut off (ftruncate
+  // back to the last complete line), or, where that fails too, overwritten in place with a
+  // marker line {"schema":"cuzk.results","version":1,"type":"torn",...} padded to the torn
+  // length (readers report it at its line), so no torn line is left unmarked. Thread-safe.
+  // $CUZK_INJECT_FAULT write_* entries simulate these failures (prover/engine/fault.hpp).
   void write(const nlohmann::json& line);
   const std::string& path() const { return path_; }
-  size_t lines() const { return lines_; }
+  size_t lines() const;
+  // At destruction, remove the file when it holds at most its header line: a run that failed
+  // before its first sample leaves nothing behind that would make --out refuse the path later.
+  void drop_if_header_only() { drop_header_only_ = true; }
 
  private:
+  // Cuts a partial line of `torn` bytes at offset_ off, or marks it; returns what was done.
+  std::string repair_torn(size_t torn, bool truncate_fails);
   std::string path_;
   int fd_ = -1;
   uint64_t offset_ = 0;
   size_t lines_ = 0;
+  bool drop_header_only_ = false;
+  mutable std::mutex mu_;
 };
 
 // ---- reading ----
@@ -107,6 +119,10 @@ struct ResultsFile {
   std::optional<ResultsLine> summary;  // absent when the run did not finish
   std::vector<ResultsLine> gpu_counters;  // "gpu_counters" lines (a counters pass per case)
 };
+
+// Limits of the reader (docs/fuzzing.md): a line holds at most kMaxResultsLineBytes and nests
+// at most limits::kMaxJsonDepth (64) arrays/objects; the writer's lines are far below both.
+constexpr size_t kMaxResultsLineBytes = size_t(16) << 20;
 
 // Validates the whole file; throws ResultsError("path:line: ...") on the first problem.
 ResultsFile read_results(const std::string& path);

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "harness/measure/clock.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/process.hpp"
 
 namespace cuzk {
@@ -35,13 +36,32 @@ Session::Session(const SessionOptions& o) {
   const nlohmann::json header = make_header({o.suite, own_command_line(), recorder_->counter_status(), o.header_extra});
   writer_ = std::make_unique<ResultsWriter>(o.out.empty() ? default_results_path(o.suite) : o.out,
                                             o.overwrite ? ResultsWriter::Mode::kOverwrite : ResultsWriter::Mode::kCreateNew);
+  writer_->drop_if_header_only();
   t0_ = now_ns();
   writer_->write(header);
+  if (interrupt::installed())
+    interrupt::set_last_words([this](int sig) { finish_interrupted(sig, measuring_ ? "discarded" : "none"); });
 }
 
-Session::~Session() { recorder_->uninstall(); }
+Session::~Session() {
+  if (interrupt::installed()) interrupt::set_last_words({});
+  recorder_->uninstall();
+}
+
+void Session::write_sample(const nlohmann::json& line) {
+  std::lock_guard lk(mu_);
+  if (finished_) throw ResultsError(fmt::format("{}: a sample after the summary line", writer_->path()));
+  writer_->write(line);
+  samples_.push_back(line);
+}
 
 nlohmann::json Session::measure(const SampleInfo& info, const std::function<void()>& fn) {
+  interrupt::check();  // a stop requested between samples: nothing is in flight
+  measuring_ = true;
+  struct Done {
+    std::atomic<bool>& f;
+    ~Done() { f = false; }
+  } done{measuring_};
   recorder_->install();
   // The probe's own readings stay outside the sample's wall time (take_sample starts it).
   env_.begin();
@@ -57,8 +77,9 @@ nlohmann::json Session::measure(const SampleInfo& info, const std::function<void
   recorder_->uninstall();
   nlohmann::json line = make_sample(info, s, recorder_->options().spans);
   line["env"] = std::move(env);
-  writer_->write(line);
-  samples_.push_back(line);
+  write_sample(line);
+  // A stop requested while this sample ran: it is complete and kept; the run ends here.
+  interrupt::check();
   return line;
 }
 
@@ -66,19 +87,25 @@ nlohmann::json Session::record(const SampleInfo& info, const Sample& sample, con
   nlohmann::json line = make_sample(info, sample, recorder_->options().spans);
   line["env"] = EnvProbe::point_in_time();
   for (auto& [k, v] : extra.items()) line[k] = v;
-  writer_->write(line);
-  samples_.push_back(line);
+  write_sample(line);
   return line;
 }
 
 void Session::write_gpu_counters(const nlohmann::json& body) { writer_->write(make_gpu_counters_line(body)); }
 
 nlohmann::json Session::finish(const nlohmann::json& extra) {
+  std::lock_guard lk(mu_);
   nlohmann::json summary = make_summary(samples_, now_ns() - t0_);
   merge_line_fields(summary, extra, "summary");
   if (!finished_) writer_->write(summary);
   finished_ = true;
   return summary;
+}
+
+nlohmann::json Session::finish_interrupted(int sig, const std::string& in_flight, nlohmann::json extra) {
+  extra["interrupted"] = {{"signal", interrupt::signal_name(sig)}, {"exit_code", interrupt::exit_code(sig)},
+                          {"in_flight", in_flight}};
+  return finish(extra);
 }
 
 void print_summary_table(const nlohmann::json& summary, const std::vector<CounterStatus>& counters) {

@@ -4,9 +4,14 @@
 // CPU use, GPU clocks, throttling; harness/measure/env_readings.hpp) and the process id (results.hpp).
 // Everything that can be wrong with the request (counter names, output path) fails in the
 // constructor, before any work runs; each measured repetition is written (one write + fsync)
-// the moment it ends, so a killed run keeps every finished sample.
+// the moment it ends, so a killed run keeps every finished sample. A run that fails before its
+// first sample leaves no file (header only: ResultsWriter::drop_if_header_only). Under
+// interrupt::install(), measure() stops the run after a signal (interrupt::Interrupted) and the
+// watchdog's last words write the summary line saying the sample in flight was discarded.
 #pragma once
+#include <atomic>
 #include <functional>
+#include <mutex>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -46,20 +51,29 @@ class Session {
   // Writes the summary line (per-phase medians over the non-warm-up samples) with extra's keys
   // merged in (an object; throws ResultsError if one would replace a summary field); returns it.
   nlohmann::json finish(const nlohmann::json& extra = nlohmann::json::object());
+  // After SIGINT/SIGTERM (harness/measure/interrupt.hpp): the summary line with
+  // "interrupted": {"signal", "exit_code", "in_flight": "completed"|"discarded"|"none"}.
+  // The Session registers it (with "discarded") as the interrupt watchdog's last words.
+  nlohmann::json finish_interrupted(int sig, const std::string& in_flight, nlohmann::json extra = nlohmann::json::object());
   // Writes a "gpu_counters" line (results.hpp make_gpu_counters_line) from `body`.
   void write_gpu_counters(const nlohmann::json& body);
 
   const std::string& path() const { return writer_->path(); }
   const std::vector<CounterStatus>& counter_status() const { return recorder_->counter_status(); }
   const std::vector<nlohmann::json>& samples() const { return samples_; }
+  // Whether a sample was being measured when the process got its stop signal.
+  bool measuring() const { return measuring_; }
 
  private:
+  void write_sample(const nlohmann::json& line);
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<ResultsWriter> writer_;
   EnvProbe env_;
   std::vector<nlohmann::json> samples_;
   uint64_t t0_ = 0;
   bool finished_ = false;
+  std::atomic<bool> measuring_{false};
+  std::mutex mu_;  // samples_ and finished_: the interrupt watchdog may write the summary
 };
 
 // The process's own command line (from /proc/self/cmdline).

@@ -120,43 +120,4 @@ json make_trace(const ResultsFile& results, TraceStats* stats) {
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", meta}};
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  auto slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (base.empty()) throw ResultsError(fmt::format("output path '{}' names a folder, not a file", path));
-  std::string tmpl = dir + "/." + base + ".tmp.XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  int fd = ::mkstemp(buf.data());
-  if (fd < 0) throw ResultsError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  std::string tmp(buf.data());
-  auto fail = [&](const char* what, int e) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw ResultsError(fmt::format("cannot write '{}': {}: {}", path, what, std::strerror(e)));
-  };
-  size_t off = 0;
-  while (off < content.size()) {
-    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write", errno);
-    }
-    off += static_cast<size_t>(n);
-  }
-  if (::fchmod(fd, 0644) != 0) fail("chmod", errno);
-  if (::fsync(fd) != 0) fail("fsync", errno);
-  if (::close(fd) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    throw ResultsError(fmt::format("cannot write '{}': close: {}", path, std::strerror(e)));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    throw ResultsError(fmt::format("cannot write '{}': {}", path, std::strerror(e)));
-  }
-}
-
 }  // namespace cuzk

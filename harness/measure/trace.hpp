@@ -23,8 +23,4 @@ struct TraceStats {
 // Throws ResultsError when no sample has spans (nothing to show).
 nlohmann::json make_trace(const ResultsFile& results, TraceStats* stats = nullptr);
 
-// Writes `doc` to `path` through a temporary file in the same folder and rename(2), so the
-// path holds either the complete trace or whatever was there before. Throws ResultsError.
-void write_file_atomically(const std::string& path, const std::string& content);
-
 }  // namespace cuzk

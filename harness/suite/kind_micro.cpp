@@ -103,9 +103,11 @@ void run_binary(const RunContext& ctx, const std::string& bin, int total_reps, s
   if (!filter.empty()) cmd += " " + shell_quote("--benchmark_filter=" + filter);
   if (int64_t ms = ctx.params.value("min_time_ms", int64_t(0)); ms > 0) cmd += " " + min_time_flag(bin, ms);
   fmt::print(stderr, "[{}] case {}: {}\n", ctx.suite, ctx.case_name, cmd);
-  CommandOutput r = run_capture(cmd);
-  if (r.code != 0)
-    throw std::runtime_error(fmt::format("{} exited with status {}", bin, r.code));
+  ChildOptions co;
+  co.capture = true;
+  co.timeout_s = ctx.run_timeout_s;
+  ChildResult r = run_child(cmd, co);
+  if (r.code != 0) throw std::runtime_error(fmt::format("{} failed: {}", bin, r.failure()));
   // A filter that matches none of this binary's benchmarks: Google Benchmark says so on stderr,
   // exits 0 and prints no JSON. Fine within a group, as long as the group ran something.
   if (r.out.find_first_not_of(" \t\r\n") == std::string::npos) return;

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "harness/measure/clock.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/nvtx.hpp"
 #include "harness/suite/porep_job.hpp"
+#include "prover/engine/fault.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/groth16/setup.hpp"
 #include "prover/groth16/verifier.hpp"
@@ -41,6 +43,7 @@ class SpanCollector final : public instr::PhaseSink {
     uint64_t start, dur, tid;
   };
   void* begin(const std::string& path) override {
+    fault::hang_point(path);  // test-only $CUZK_INJECT_FAULT hang_in (prover/engine/fault.hpp)
     nvtx::push(path.c_str());
     return new Open{path, now_ns(), uint64_t(::syscall(SYS_gettid))};
   }
@@ -175,6 +178,7 @@ bool run_pipeline_job(Session& session, const PipelineJob& job) {
   const nlohmann::json recorded = pipeline_job_parameters(job);
   bool all_verified = true;
   for (int rep = 0; rep < job.warmup + job.reps; ++rep) {
+    interrupt::check();  // SIGINT/SIGTERM: the previous repetition's samples are all written
     const bool warm = rep < job.warmup;
     if (job.on_rep) job.on_rep(rep, warm);
     SpanCollector collector;
@@ -184,22 +188,34 @@ bool run_pipeline_job(Session& session, const PipelineJob& job) {
       SinkGuard guard(&collector);
       t0 = now_ns();
       std::vector<std::future<engine::JobResult>> futures = eng.submit_all(jobs);
-      // Every future is waited for before an error is rethrown: no job outlives the sink.
-      std::exception_ptr first_error;
-      for (auto& f : futures) {
+      // Every future is waited for before anything is rethrown: no job outlives the sink.
+      std::exception_ptr params_error;
+      for (uint32_t j = 0; j < job.jobs; ++j) {
         try {
-          results.push_back(f.get());
-        } catch (...) {
-          if (!first_error) first_error = std::current_exception();
+          results.push_back(futures[j].get());
+        } catch (const groth16::ParamsError&) {
+          if (!params_error) params_error = std::current_exception();
+          results.emplace_back();
+        } catch (const std::exception& e) {
+          results.emplace_back();
+          fmt::print(stderr, "cuzk-bench: error: {}: job {} ({} {}) failed: {}\n", job.case_name, jobs[j].id,
+                     warm ? "warm-up" : "repetition", warm ? rep : rep - job.warmup, e.what());
+          if (job.on_job_failed) job.on_job_failed(rep, warm, jobs[j].id, e.what());
         }
       }
       wall = now_ns() - t0;
-      if (first_error) std::rethrow_exception(first_error);
+      if (params_error) std::rethrow_exception(params_error);
     }
     const int run = warm ? rep : rep - job.warmup;
-    const double ppm = engine::proofs_per_minute(job.jobs, wall);
+    size_t proved = 0;  // the throughput counts the proofs made, not the jobs asked for
+    for (const auto& r : results) proved += r.pk != nullptr;
+    const double ppm = engine::proofs_per_minute(proved, wall);
     std::vector<engine::JobRecord> records;
     for (uint32_t j = 0; j < job.jobs; ++j) {
+      if (!results[j].pk) {  // failed: no sample (reported above)
+        all_verified = false;
+        continue;
+      }
       const engine::JobRecord& r = results[j].record;
       records.push_back(r);
       nlohmann::json extra = {{"pipeline",
@@ -216,7 +232,7 @@ bool run_pipeline_job(Session& session, const PipelineJob& job) {
     if (job.on_run) job.on_run(rep, warm, records, wall);
     // Verification checks the proofs; it is not part of the timed run.
     for (uint32_t j = 0; j < job.jobs; ++j)
-      for (uint32_t i = 0; i < job.partitions; ++i)
+      for (uint32_t i = 0; i < job.partitions && results[j].pk; ++i)
         if (!groth16::verify(results[j].pk->vk, results[j].proofs[i], (*jobs[j].partitions)[i].public_inputs())) {
           fmt::print(stderr, "cuzk-bench: error: {}: the proof of job {} partition {} (repetition {}) does not verify\n",
                      job.case_name, j, i, rep);

@@ -36,14 +36,19 @@ struct PipelineJob {
   std::function<void(const std::string& params)> on_ready;  // parameters resident (readiness)
   // After each repetition: the jobs' records (in submission order), the run's wall time.
   std::function<void(int rep, bool warm, const std::vector<engine::JobRecord>&, uint64_t wall_ns)> on_run;
+  // A job that failed (its reason), after it failed; the engine goes on with the other jobs.
+  std::function<void(int rep, bool warm, const std::string& job_id, const std::string& reason)> on_job_failed;
 };
 
 // The parameters recorded in every sample of the job.
 nlohmann::json pipeline_job_parameters(const PipelineJob& job);
 
-// Runs the repetitions into `session`. Returns false when a proof did not verify (reported on
-// stderr). Throws what a job failed with (groth16::ParamsError, engine::EngineError, backend
-// errors).
+// Runs the repetitions into `session`. Returns false when a proof did not verify or a job failed
+// (each reported on stderr, failures also through on_job_failed): a failed job (a backend error,
+// a device out of memory) gets no sample, and the engine keeps serving the others and the next
+// repetitions (docs/reliability.md). Throws groth16::ParamsError (bad parameters: an input
+// error, not a fault) and what preloading failed with; interrupt::Interrupted between
+// repetitions once SIGINT/SIGTERM arrived (harness/measure/interrupt.hpp).
 bool run_pipeline_job(Session& session, const PipelineJob& job);
 
 }  // namespace cuzk

@@ -71,6 +71,9 @@ struct RunContext {
   // The GPU counters pass after a porep case's repetitions (PorepJob::gpu_counters); other kinds
   // ignore it.
   std::function<nlohmann::json(const std::function<void()>&)> gpu_counters;
+  // run --run-timeout: the longest a child process of a kind (micro's benchmark binaries) may
+  // run before it is killed (harness/measure/process.hpp run_child); 0: no limit.
+  double run_timeout_s = 0;
 };
 
 struct KindSpec {

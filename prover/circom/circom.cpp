@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 
+#include "prover/interop/input_limits.hpp"
 #include "prover/synth/synth.hpp"
 
 namespace cuzk::circom {
@@ -141,12 +142,26 @@ R1csFile parse_r1cs(std::span<const uint8_t> bytes, const std::string& name) {
   f.n_labels = h.u64();
   uint32_t m = h.u32();
   if (f.n_wires == 0) h.fail("header declares 0 wires (wire 0 is the constant 1)");
-  if (uint64_t(f.num_public()) + f.n_prv_in >= f.n_wires)
-    h.fail("header declares " + std::to_string(f.num_public()) + " public and " + std::to_string(f.n_prv_in) +
-           " private inputs but only " + std::to_string(f.n_wires) + " wires");
+  // Summed in 64 bits: three u32 counts near 2^32 must not wrap into a small total.
+  const uint64_t n_inputs = uint64_t(f.n_pub_out) + f.n_pub_in + f.n_prv_in;
+  if (n_inputs >= f.n_wires)
+    h.fail("header declares " + std::to_string(uint64_t(f.n_pub_out) + f.n_pub_in) + " public and " +
+           std::to_string(f.n_prv_in) + " private inputs but only " + std::to_string(f.n_wires) + " wires");
+  // Wires cost memory at synthesis even when no constraint names them: a stated maximum.
+  if (f.n_wires > limits::max_constraints()) h.fail(limits::over_max_constraints("header: nWires", f.n_wires));
+  if (m > limits::max_constraints()) h.fail(limits::over_max_constraints("header: mConstraints", m));
+  // circom writes the wire-to-label map with one u64 per wire: when present it must agree.
+  if (auto it = secs.find(3); it != secs.end() && it->second.size != uint64_t(f.n_wires) * 8)
+    h.fail("wire-to-label section has " + std::to_string(it->second.size) + " bytes, but " + std::to_string(f.n_wires) +
+           " wires need " + std::to_string(uint64_t(f.n_wires) * 8));
 
   const Section& cs = section(secs, 2, name, "constraints");
   Reader r(bytes, name, "constraints section", cs.begin, cs.begin + cs.size);
+  // Each constraint holds at least its three term counts: refuse counts the section cannot
+  // hold before allocating for them.
+  if (uint64_t(m) * 12 > cs.size)
+    r.fail("header declares " + std::to_string(m) + " constraints (at least " + std::to_string(uint64_t(m) * 12) +
+           " bytes), the constraints section has " + std::to_string(cs.size));
   f.constraints.resize(m);
   static const char* kMat[3] = {"A", "B", "C"};
   for (uint32_t i = 0; i < m; i++) {
@@ -182,6 +197,7 @@ std::vector<fr_t> parse_wtns(std::span<const uint8_t> bytes, const std::string& 
   Reader h(bytes, name, "header section", hs.begin, hs.begin + hs.size);
   check_prime(h, "wtns");
   uint32_t n = h.u32();
+  if (n > limits::max_constraints()) h.fail(limits::over_max_constraints("header: witness values", n));
   const Section& ds = section(secs, 2, name, "witness values");
   Reader r(bytes, name, "witness section", ds.begin, ds.begin + ds.size);
   if (uint64_t(n) * kFrBytes > ds.size)

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "prover/engine/fault.hpp"
 #include "prover/engine/params_cache.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/instr/phase.hpp"
@@ -135,6 +136,7 @@ struct Engine::Impl {
                                     "the circuit " + p.job.circuit.to_string() + " of job " + p.job.id);
         p.rec.synth_begin = now_ns();
       }
+      fault::fail_point("proof/synth");  // test-only $CUZK_INJECT_FAULT fail_at (fault.hpp)
       p.assignments = synth::synthesize_partitions(*p.job.partitions);
       p.rec.synth_end = now_ns();
       return nullptr;
@@ -172,6 +174,7 @@ struct Engine::Impl {
     try {
       instr::Phase proof("/proof");
       instr::Phase stage("prove");
+      fault::fail_point("proof/prove");  // test-only $CUZK_INJECT_FAULT fail_at (fault.hpp)
       proofs = backend->prove_batch(*batch.front()->pk, ws, rs);
       if (proofs.size() != ws.size())
         throw EngineError(fmt::format("backend '{}' returned {} proofs for {} circuits", backend->name(), proofs.size(),

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -49,6 +50,48 @@ struct Mapping {
 
 std::string sys_error(const std::string& what, const std::string& path) {
   return what + " " + path + ": " + std::strerror(errno);
+}
+
+// a * b + c, or false when it does not fit in 64 bits.
+bool mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t& out) {
+  return !__builtin_mul_overflow(a, b, &out) && !__builtin_add_overflow(out, c, &out);
+}
+
+// Everything the header promises, checked before any byte of the payload is touched: the
+// counts and their sizes without overflow, the file length, and a domain the prover can use.
+// Returns the payload size. (The payload checksum is checked by the caller, on the mapping.)
+uint64_t validate_header(const Header& h, uint64_t file_size, const std::string& path) {
+  if (std::memcmp(h.magic, kMagic, 8) != 0) throw ParamsError(path + ": not a cuzk parameter file (bad magic)");
+  if (h.version != kParamsVersion)
+    throw ParamsError(path + ": parameter file version " + std::to_string(h.version) + ", this build reads version " +
+                      std::to_string(kParamsVersion) + " (regenerate with `cuzk-bench srs generate`)");
+  if (h.header_checksum != header_hash(h)) throw ParamsError(path + ": corrupt parameter file (header checksum mismatch)");
+  if (h.g1_bytes != sizeof(g1_affine_t) || h.g2_bytes != sizeof(g2_affine_t))
+    throw ParamsError(path + ": parameter file written with a different point layout (G1 " + std::to_string(h.g1_bytes) +
+                      " bytes, this build uses " + std::to_string(sizeof(g1_affine_t)) + ")");
+  if (h.convention > 1) throw ParamsError(path + ": unknown H convention " + std::to_string(h.convention));
+  const uint64_t max_domain = uint64_t(1) << kMaxParamsDomainLog;
+  if (h.domain_size == 0 || !std::has_single_bit(h.domain_size) || h.domain_size > max_domain)
+    throw ParamsError(path + ": corrupt parameter file (domain size " + std::to_string(h.domain_size) +
+                      " is not a power of two in [1, 2^" + std::to_string(kMaxParamsDomainLog) + "])");
+  // bellman's H has n - 1 coefficients (deg H <= n - 2), snarkjs's n (HConvention).
+  const uint64_t want_h = h.convention == uint32_t(HConvention::kBellman) ? h.domain_size - 1 : h.domain_size;
+  if (h.n_h != want_h || h.num_constraints > h.domain_size)
+    throw ParamsError(path + ": corrupt parameter file (" + std::to_string(h.num_constraints) + " constraints and " +
+                      std::to_string(h.n_h) + " H points do not fit a domain of " + std::to_string(h.domain_size) + ")");
+  // the verifying key holds three G1 points (alpha, beta, delta) and three G2 (beta, gamma, delta)
+  uint64_t g1n = 3, g2n = 3, payload = 0;
+  bool ok = !__builtin_add_overflow(g2n, h.n_b_g2, &g2n);
+  for (uint64_t n : {h.n_ic, h.n_a, h.n_b_g1, h.n_h, h.n_l}) ok = ok && !__builtin_add_overflow(g1n, n, &g1n);
+  ok = ok && mul_add(g1n, h.g1_bytes, 0, payload) && mul_add(g2n, h.g2_bytes, payload, payload);
+  if (!ok || h.payload_bytes != payload)
+    throw ParamsError(path + ": corrupt parameter file (payload size disagrees with the point counts)");
+  if (file_size < kHeaderBytes || file_size - kHeaderBytes != h.payload_bytes)
+    throw ParamsError(path + ": truncated parameter file (" + std::to_string(file_size) + " bytes, expected " +
+                      (h.payload_bytes <= UINT64_MAX - kHeaderBytes ? std::to_string(kHeaderBytes + h.payload_bytes)
+                                                                    : std::string("more than 2^64")) +
+                      ")");
+  return payload;
 }
 
 }  // namespace
@@ -158,22 +201,7 @@ ProvingKey load_params(const std::string& path) {
   const auto* base = static_cast<const uint8_t*>(map->addr);
   Header h;
   std::memcpy(&h, base, sizeof h);
-  if (std::memcmp(h.magic, kMagic, 8) != 0) throw ParamsError(path + ": not a cuzk parameter file (bad magic)");
-  if (h.version != kParamsVersion)
-    throw ParamsError(path + ": parameter file version " + std::to_string(h.version) + ", this build reads version " +
-                      std::to_string(kParamsVersion) + " (regenerate with `cuzk-bench srs generate`)");
-  if (h.header_checksum != header_hash(h)) throw ParamsError(path + ": corrupt parameter file (header checksum mismatch)");
-  if (h.g1_bytes != sizeof(g1_affine_t) || h.g2_bytes != sizeof(g2_affine_t))
-    throw ParamsError(path + ": parameter file written with a different point layout (G1 " + std::to_string(h.g1_bytes) +
-                      " bytes, this build uses " + std::to_string(sizeof(g1_affine_t)) + ")");
-  if (h.convention > 1) throw ParamsError(path + ": unknown H convention " + std::to_string(h.convention));
-  // the verifying key holds three G1 points (alpha, beta, delta) and three G2 (beta, gamma, delta)
-  const uint64_t g1n = 3 + h.n_ic + h.n_a + h.n_b_g1 + h.n_h + h.n_l, g2n = 3 + h.n_b_g2;
-  if (h.payload_bytes != g1n * h.g1_bytes + g2n * h.g2_bytes)
-    throw ParamsError(path + ": corrupt parameter file (payload size disagrees with the point counts)");
-  if (size != kHeaderBytes + h.payload_bytes)
-    throw ParamsError(path + ": truncated parameter file (" + std::to_string(size) + " bytes, expected " +
-                      std::to_string(kHeaderBytes + h.payload_bytes) + ")");
+  validate_header(h, size, path);
   const uint8_t* payload = base + kHeaderBytes;
   if (params_checksum(payload, h.payload_bytes) != h.payload_checksum)
     throw ParamsError(path + ": corrupt parameter file (payload checksum mismatch)");

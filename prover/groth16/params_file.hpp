@@ -26,12 +26,17 @@ class ParamsError : public std::runtime_error {
 };
 
 constexpr uint32_t kParamsVersion = 1;
+// The largest evaluation domain a parameter file may declare (2^31 points: the snarkjs
+// convention's coset needs a 2n-th root of unity, and Fr's 2-adicity is 32).
+constexpr unsigned kMaxParamsDomainLog = 31;
 
 // Writes to `path` through a temporary file renamed into place (never a partial file).
 void save_params(const ProvingKey& pk, const std::string& path);
 
 // Maps and validates the file; throws ParamsError naming the file and what is wrong (missing,
-// not a parameter file, wrong version, truncated, corrupt).
+// not a parameter file, wrong version, truncated, corrupt: counts whose sizes overflow or
+// disagree with the file, a domain that is not a power of two up to 2^kMaxParamsDomainLog).
+// The prover's loaders and `cuzk-bench srs inspect` all come through here.
 ProvingKey load_params(const std::string& path);
 
 // Throws ParamsError when the key was made for a circuit of another shape.

@@ -2,6 +2,7 @@
 
 #include <sys/random.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -64,8 +65,11 @@ std::vector<fr_t> compute_h(HConvention conv, const Witness& w, uint64_t n, Thre
   if (w.a.size() > n || w.b.size() > n || w.c.size() > n)
     throw std::invalid_argument("H: more constraint evaluations (" + std::to_string(w.a.size()) +
                                 ") than the domain holds (" + std::to_string(n) + ")");
-  unsigned log_n = 0;
-  while ((uint64_t(1) << log_n) < n) ++log_n;
+  // ceil(log2 n) without a loop: a shift loop never ends for n > 2^63 (a corrupt key).
+  if (n == 0) throw std::invalid_argument("H: the key's domain is empty");
+  const unsigned log_n = unsigned(std::bit_width(n - 1));
+  if (log_n > unsigned(fr_t::two_adicity()))
+    throw std::invalid_argument("H: the key's domain (" + std::to_string(n) + ") exceeds Fr's 2-adicity");
   Domain dom(log_n);
   std::vector<fr_t> a = padded(w.a, n), b = padded(w.b, n), c = padded(w.c, n);
   // Coset shift: bellman uses the multiplicative generator; snarkjs the primitive 2n-th root

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "prover/interop/input_limits.hpp"
 #include "prover/pairing/pairing.hpp"
 
 namespace cuzk::interop {
@@ -33,6 +34,9 @@ json gt_json(const fp12_t& f) { return json::array({fp6_json(f.c0), fp6_json(f.c
 class Doc {
  public:
   Doc(const std::string& text, const std::string& name) : name_(name) {
+    if (size_t depth = limits::json_nesting_depth(text); depth > limits::kMaxJsonDepth)
+      throw JsonError(name_ + ": JSON nested " + std::to_string(depth) + " levels deep, over the limit of " +
+                      std::to_string(limits::kMaxJsonDepth));
     try {
       root_ = json::parse(text);
     } catch (const json::parse_error& e) {
@@ -48,6 +52,8 @@ class Doc {
       }
       throw JsonError(name_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": malformed JSON: " +
                       std::string(e.what()));
+    } catch (const json::out_of_range& e) {  // a number beyond a double's range, such as 1e400
+      throw JsonError(name_ + ": malformed JSON: " + std::string(e.what()));
     }
   }
   const json& root() const { return root_; }
@@ -224,15 +230,18 @@ groth16::VerifyingKey vk_from_json(const std::string& text, const std::string& n
   vk.delta_g1 = g1_affine_t::infinity();
   const json& ic = d.member(r, "", "IC");
   if (!ic.is_array() || ic.empty()) d.fail("IC", "expected a non-empty array of G1 points");
-  std::vector<g1_affine_t> pts;
-  for (size_t i = 0; i < ic.size(); i++) pts.push_back(d.g1(ic[i], "IC[" + std::to_string(i) + "]", bad));
+  // The count first: decoding a point costs a subgroup check, so a key with a huge IC list
+  // that disagrees with nPublic is refused before any of that work.
   if (auto it = r.find("nPublic"); it != r.end()) {
     if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0))
       d.fail("nPublic", "expected a non-negative integer");
-    if (it->get<uint64_t>() + 1 != pts.size())
-      d.fail("nPublic", "is " + std::to_string(it->get<uint64_t>()) + " but IC has " + std::to_string(pts.size()) +
+    if (it->get<uint64_t>() != ic.size() - 1)
+      d.fail("nPublic", "is " + std::to_string(it->get<uint64_t>()) + " but IC has " + std::to_string(ic.size()) +
                             " points (expected nPublic + 1)");
   }
+  std::vector<g1_affine_t> pts;
+  pts.reserve(ic.size());
+  for (size_t i = 0; i < ic.size(); i++) pts.push_back(d.g1(ic[i], "IC[" + std::to_string(i) + "]", bad));
   if (auto it = r.find("vk_alphabeta_12"); it != r.end()) {
     json want = gt_json(pairing(vk.alpha_g1, vk.beta_g2));
     // compare as numbers: parse each leaf (tolerates leading zeros / numeric leaves)

@@ -1,7 +1,11 @@
 // GPU backend against the CPU reference (run on the GPU machine; skipped elsewhere, see
 // gpu_main.cpp). Every random input comes from a fresh seed printed with each case, so a
 // failure can be replayed; sizes include non-powers of two, zero scalars and points at infinity.
+#include <sys/wait.h>
+
 #include <atomic>
+#include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -15,6 +19,7 @@
 #include "cuda/gpu_ops.hpp"
 #include "cuda/runtime.hpp"
 #include "prover/circom/circom.hpp"
+#include "prover/engine/fault.hpp"
 #include "prover/circuits/porep.hpp"
 #include "prover/groth16/backend.hpp"
 #include "prover/groth16/prover.hpp"
@@ -413,3 +418,85 @@ TEST_CASE("GPU counters per range (CUPTI Range Profiler): known DRAM bytes, comp
   CHECK_THROWS_AS(gc::RangeProfiler({"nonsense__metric.sum"}), gc::GpuCounterError);
 }
 #endif  // CUZK_HAVE_GPU_COUNTERS
+
+// Fault injection on the device (docs/reliability.md): a job that runs out of device memory or
+// hits a CUDA error mid-stage fails with the reason, gives back every device buffer it held,
+// and the same backend proves the next job. Run alone: `test_gpu "[faults]"`.
+TEST_CASE("a device fault mid-proof fails the job, frees device memory, and the next job proves", "[faults]") {
+  // A circuit whose key and a/b/c take tens of MiB on the device, so that a leak would show
+  // beyond cudaMemGetInfo's granularity (2 MiB pages).
+  circuits::PorepParams P{1, 0, 0, 8};
+  while (circuits::PorepCircuit::shape(P).constraints < (1u << 16) && P.challenges < 64) P.challenges *= 2;
+  PorepFixture f(P, 1);
+  auto ws = f.witnesses();
+  const std::vector<groth16::Randomness> rs{groth16::Randomness::from_seed(fresh_seed())};
+  constexpr size_t kSlack = size_t(4) << 20;
+  struct Reset {
+    ~Reset() { fault::set_for_testing(""); }
+  } reset;
+
+  auto be = cuda::make_cuda_backend(false);
+  const size_t free0 = cuda::probe_device().free_bytes;
+
+  // A CUDA error in ntt_h: the key and a/b/c are on the device by then.
+  fault::set_for_testing("cuda_error_at:ntt_h");
+  try {
+    be->prove_batch(f.pk, ws, rs);
+    FAIL("the injected CUDA error did not fail the job");
+  } catch (const cuda::CudaError& e) {
+    CHECK(std::string(e.what()).find("CUDA error in ntt_h") != std::string::npos);
+    CHECK(std::string(e.what()).find("injected") != std::string::npos);
+  }
+  const size_t free1 = cuda::probe_device().free_bytes;
+  CHECK(free1 + kSlack >= free0);
+
+  // The next job on the same backend proves and verifies; its buffers stay resident.
+  auto ok = be->prove_batch(f.pk, ws, rs);
+  REQUIRE(ok.size() == 1);
+  CHECK(groth16::verify(f.pk.vk, ok[0], f.circuits[0].public_inputs()));
+  const size_t free2 = cuda::probe_device().free_bytes;
+  INFO("free: fresh " << free0 << ", after the error " << free1 << ", after a proof " << free2);
+  REQUIRE(free2 + 4 * kSlack < free0);  // the job's footprint is visible: a leak could be seen
+
+  // Out of device memory in msm_h: DeviceOutOfMemory, and everything is given back again.
+  fault::set_for_testing("cuda_oom_at:msm_h");
+  CHECK_THROWS_AS(be->prove_batch(f.pk, ws, rs), cuda::DeviceOutOfMemory);
+  const size_t free3 = cuda::probe_device().free_bytes;
+  INFO("after the out-of-memory " << free3);
+  CHECK(free3 + kSlack >= free0);
+  fault::set_for_testing("");
+  auto again = be->prove_batch(f.pk, ws, rs);
+  CHECK(again == ok);  // same r, s: the same proof
+}
+
+// The engine (through `cuzk-bench engine --backend cuda`) reports the failed job and serves the
+// others.
+TEST_CASE("cuzk-bench engine on the GPU keeps serving after an injected out-of-memory", "[faults]") {
+  const char* bench = std::getenv("CUZK_BENCH");
+  if (!bench || !*bench) {
+    WARN("CUZK_BENCH is not set (ctest sets it): not run");
+    return;
+  }
+  char tmpl[] = "/tmp/cuzk-gpu-fault-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  const std::string cmd = "cd '" + dir + "' && CUZK_INJECT_FAULT=cuda_oom_at:msm_h '" + bench +
+                          "' engine --backend cuda --jobs 3 --partitions 1 --challenges 1 --depth 4 --counters '' "
+                          "--out e.jsonl >out.txt 2>err.txt";
+  const int st = std::system(cmd.c_str());
+  auto slurp = [&](const std::string& name) {
+    std::ifstream in(dir + "/" + name);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string out = slurp("out.txt"), err = slurp("err.txt"), results = slurp("e.jsonl");
+  INFO(out << err);
+  CHECK(WIFEXITED(st));
+  CHECK(WEXITSTATUS(st) == 1);
+  CHECK(out.find("1 JOB(S) FAILED") != std::string::npos);
+  CHECK(err.find("device out of memory in msm_h") != std::string::npos);
+  size_t samples = 0;
+  for (size_t p = results.find("\"type\":\"sample\""); p != std::string::npos; p = results.find("\"type\":\"sample\"", p + 1))
+    ++samples;
+  CHECK(samples == 2);
+  std::system(("rm -rf '" + dir + "'").c_str());
+}

@@ -62,6 +62,13 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
+// A suite of one tiny PoRep case ("tiny": 1 partition, 1 challenge, depth 4) with `reps`
+// repetitions and no warm-up: 100000 keeps a run measuring until it is stopped.
+inline std::string tiny_porep_suite(const std::string& name, int reps) {
+  return "name = \"" + name + "\"\n[defaults]\nreps = " + std::to_string(reps) +
+         "\nwarmup = 0\n[[case]]\nname = \"tiny\"\nkind = \"porep\"\npartitions = 1\nchallenges = 1\ndepth = 4\n";
+}
+
 inline std::string bench() {
   const char* b = std::getenv("CUZK_BENCH");
   return b ? b : std::string(CUZK_BUILD_DIR) + "/harness/cuzk-bench";

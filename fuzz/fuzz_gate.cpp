@@ -1,0 +1,7 @@
+// libFuzzer target: the gate reader (fuzz/entry_points.hpp).
+#include "fuzz/entry_points.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  cuzk::fuzz::parse_gate({data, size});
+  return 0;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Fuzzes the input readers with libFuzzer (docs/fuzzing.md).
+#
+#   scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all, 20 s per target)
+#
+# Configures and builds the preset `fuzz` (clang-14, ASan + UBSan) in build/fuzz, then runs each
+# target for SECONDS on a temporary copy of its committed corpus (fuzz/corpus/<target>/, never
+# modified) with its dictionary. A crash, leak, timeout or sanitizer report stops the run: the
+# reproducer is copied to tests/fixtures/fuzz/<target>/crash-<sha1> (replayed by the ctest
+# test fuzz_regressions) and the script exits 1 naming the target and the file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TARGETS=(r1cs wtns zkey params proof_json public_json vk_json results suite gate gbench g1 g2)
+want="${1:-all}"
+secs="${2:-20}"
+case "$secs" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;; esac
+if [ "$want" != all ]; then
+  found=0
+  for t in "${TARGETS[@]}"; do [ "$t" = "$want" ] && found=1; done
+  [ $found = 1 ] || { echo "fuzz.sh: unknown target '$want' (one of: all ${TARGETS[*]})" >&2; exit 2; }
+  TARGETS=("$want")
+fi
+command -v clang++-14 >/dev/null || { echo "fuzz.sh: clang++-14 not found (scripts/setup.sh installs it)" >&2; exit 2; }
+
+jobs="${CUZK_FUZZ_JOBS:-$(nproc)}"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake --preset fuzz "${launcher[@]}" >/dev/null
+build_targets=()
+for t in "${TARGETS[@]}"; do build_targets+=(--target "fuzz_$t"); done
+cmake --build build/fuzz -j"$jobs" "${build_targets[@]}"
+
+work="$(mktemp -d /tmp/cuzk-fuzz.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+# One thread for the readers that use the thread pool (.zkey): the fuzzer runs one input at a
+# time, and a pool as wide as the machine only adds noise on a shared runner.
+export CUZK_THREADS="${CUZK_THREADS:-1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+for t in "${TARGETS[@]}"; do
+  corpus="$work/$t/corpus"
+  artifacts="$work/$t/artifacts"
+  mkdir -p "$corpus" "$artifacts"
+  cp fuzz/corpus/"$t"/* "$corpus"/
+  dict=()
+  [ -e "fuzz/dict/$t.dict" ] && dict=(-dict="fuzz/dict/$t.dict")
+  echo "fuzz.sh: $t for ${secs} s"
+  set +e
+  build/fuzz/fuzz/fuzz_"$t" "$corpus" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$artifacts/" -print_final_stats=1 >"$work/$t/log" 2>&1
+  rc=$?
+  set -e
+  grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)' "$work/$t/log" |
+    sed "s/^/  /" || true
+  if [ $rc -ne 0 ]; then
+    tail -n 40 "$work/$t/log" >&2
+    mkdir -p tests/fixtures/fuzz/"$t"
+    kept=()
+    for f in "$artifacts"/*; do
+      [ -f "$f" ] || continue
+      dest="tests/fixtures/fuzz/$t/crash-$(sha1sum "$f" | cut -c1-40)"
+      cp "$f" "$dest"
+      kept+=("$dest")
+    done
+    echo "fuzz.sh: target $t failed (exit $rc); reproducer: ${kept[*]:-none written (see the log above)}" >&2
+    echo "fuzz.sh: replay with build/fuzz/fuzz/fuzz_$t ${kept[0]:-FILE}" >&2
+    exit 1
+  fi
+done
+echo "fuzz.sh: ${#TARGETS[@]} target(s), ${secs} s each: no crash"

@@ -1,0 +1,230 @@
+// SIGINT / SIGTERM and hung children (docs/reliability.md): `run` stops within the bound with
+// exit 130 / 143 and a results file whose every line parses (its summary says what happened to
+// the sample in flight); `ab` kills a round's process that exceeds --run-timeout (its whole
+// process group), records it as a failed run and goes on or stops by --on-failure; an
+// interrupted `ab` says so in ab.json; no child process survives any of it.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "catch.hpp"
+#include "harness/measure/interrupt.hpp"
+#include "harness/measure/results.hpp"
+#include "test_util.hpp"
+
+namespace t = cuzk::test;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+// cuzk-bench with `args` in `dir`, stdout to /dev/null and stderr to `err`, `env` added.
+pid_t spawn_bench(const t::TempDir& d, const std::vector<std::string>& args, const std::string& err,
+                  const std::vector<std::string>& env = {}) {
+  const std::string bench = t::bench();
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  if (chdir(d.path().c_str()) != 0) _exit(126);
+  for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
+  int devnull = open("/dev/null", O_WRONLY);
+  int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(devnull, 1);
+  dup2(e, 2);
+  std::vector<char*> argv{const_cast<char*>("cuzk-bench")};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(bench.c_str(), argv.data());
+  _exit(127);
+}
+
+// Bounded poll (a readiness condition on a file), never a guess: true once `ready()` holds.
+template <class F>
+bool wait_for(F ready, int seconds) {
+  const auto deadline = Clock::now() + std::chrono::seconds(seconds);
+  while (Clock::now() < deadline) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return ready();
+}
+
+// Waits for `pid` at most `seconds`; its exit status (128 + signal), or -1 (then it is killed).
+int wait_exit(pid_t pid, int seconds) {
+  int st = 0;
+  const bool done = wait_for([&] { return waitpid(pid, &st, WNOHANG) == pid; }, seconds);
+  if (!done) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// The pids of the processes that reported an injected hang.
+std::vector<pid_t> hung_pids(const std::string& err) {
+  std::vector<pid_t> out;
+  std::regex re("injected hang in [^ ]+ \\(pid ([0-9]+)\\)");
+  for (std::sregex_iterator it(err.begin(), err.end(), re), end; it != end; ++it) out.push_back(std::stoi((*it)[1]));
+  return out;
+}
+
+// No longer running: no such process, or (bounded wait) a zombie its reaper has not reaped yet.
+bool gone(pid_t pid) {
+  auto dead = [&] {
+    if (kill(pid, 0) == -1 && errno == ESRCH) return true;
+    const std::string stat = t::slurp("/proc/" + std::to_string(pid) + "/stat");
+    const size_t paren = stat.rfind(')');
+    return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
+  };
+  return wait_for(dead, 2);
+}
+
+// A wrapper around cuzk-bench whose `run` hangs in proof/prove ("once": only the first time).
+std::string hanging_wrapper(const t::TempDir& d, bool once) {
+  const std::string w = d.file(once ? "hang-once.sh" : "hang.sh");
+  const std::string cond = once ? "[ \"$1\" = run ] && [ ! -e '" + d.file("hung-once") + "' ]" : "[ \"$1\" = run ]";
+  t::spit(w, "#!/bin/sh\nif " + cond + "; then\n  touch '" + d.file("hung-once") +
+                 "'\n  export CUZK_INJECT_FAULT=hang_in:proof/prove\nfi\nexec '" + t::bench() + "' \"$@\"\n");
+  chmod(w.c_str(), 0755);
+  return w;
+}
+
+std::string source_dir() {
+  const char* s = std::getenv("CUZK_SOURCE_DIR");
+  return s && *s ? s : CUZK_SOURCE_DIR;
+}
+
+}  // namespace
+
+TEST_CASE("run stopped by SIGINT: exit 130 within the bound, the sample in flight completed, every line parses",
+          "[signals]") {
+  t::TempDir d;
+  t::spit(d.file("long.toml"), t::tiny_porep_suite("long", 100000));
+  REQUIRE(t::share_params_cache(d));
+  const std::string out = d.file("r.jsonl");
+  const pid_t pid = spawn_bench(d, {"run", "--suite", "long.toml", "--counters", "", "--out", out}, d.file("err"));
+  REQUIRE(pid > 0);
+  const bool began = wait_for([&] { return count_of(t::slurp(out), "\"type\":\"sample\"") >= 2; }, 120);
+  REQUIRE(began);
+  const auto t0 = Clock::now();
+  kill(pid, SIGINT);
+  const int code = wait_exit(pid, cuzk::interrupt::kStopSeconds + 3);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  INFO(t::slurp(d.file("err")));
+  CHECK(code == 130);
+  CHECK(took <= cuzk::interrupt::kStopSeconds + 1);
+  const auto rf = cuzk::read_results(out);
+  CHECK(rf.samples.size() >= 2);
+  REQUIRE(rf.summary.has_value());
+  const json& in = rf.summary->value.at("interrupted");
+  CHECK(in.at("signal") == "SIGINT");
+  CHECK(in.at("exit_code") == 130);
+  CHECK(in.at("in_flight") == "completed");
+  CHECK(has(t::slurp(d.file("err")), "cuzk-bench: error: interrupted by SIGINT"));
+}
+
+TEST_CASE("run hung in a phase and sent SIGTERM: exit 143 within the bound, the sample in flight discarded",
+          "[signals]") {
+  t::TempDir d;
+  t::spit(d.file("long.toml"), t::tiny_porep_suite("long", 100000));
+  REQUIRE(t::share_params_cache(d));
+  const std::string out = d.file("r.jsonl"), err = d.file("err");
+  const pid_t pid = spawn_bench(d, {"run", "--suite", "long.toml", "--counters", "", "--out", out}, err,
+                                {"CUZK_INJECT_FAULT=hang_in:proof/prove"});
+  REQUIRE(pid > 0);
+  REQUIRE(wait_for([&] { return has(t::slurp(err), "injected hang in proof/prove"); }, 120));
+  const auto t0 = Clock::now();
+  kill(pid, SIGTERM);
+  const int code = wait_exit(pid, cuzk::interrupt::kStopSeconds + 3);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  INFO(t::slurp(err));
+  CHECK(code == 143);
+  CHECK(took <= cuzk::interrupt::kStopSeconds + 1);
+  const auto rf = cuzk::read_results(out);  // header and the watchdog's summary
+  CHECK(rf.samples.empty());
+  REQUIRE(rf.summary.has_value());
+  CHECK(rf.summary->value.at("interrupted").at("in_flight") == "discarded");
+  CHECK(rf.summary->value.at("interrupted").at("signal") == "SIGTERM");
+}
+
+TEST_CASE("ab: a round's process past --run-timeout is killed, recorded as failed, and the A/B goes on or stops",
+          "[signals][ab]") {
+  t::TempDir d;
+  t::spit(d.file("tiny.toml"), t::tiny_porep_suite("tiny", 1));
+  REQUIRE(t::share_params_cache(d));
+  const std::string hang_b = hanging_wrapper(d, true);
+  const std::string common = "ab --bin-a '" + t::bench() + "' --bin-b '" + hang_b + "' --source-dir '" + source_dir() +
+                             "' --suite tiny.toml --warmup 0 --run-timeout 3 ";
+
+  SECTION("--on-failure continue: counted per variant, left out of the statistics") {
+    auto r = t::run_bench(common + "--rounds 2 --on-failure continue --out-dir ab", d.path());
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    const json meta = json::parse(t::slurp(d.file("ab/ab.json")));
+    CHECK(meta.at("status") == "complete");
+    REQUIRE(meta.at("failed_runs").size() == 1);
+    CHECK(meta["failed_runs"][0]["reason"] == "timed out after 3s");
+    CHECK(meta["failed_runs"][0]["variant"] == "b");
+    CHECK(meta.at("runs_failed").at("b").at("failed") == 1);
+    CHECK(meta.at("runs_failed").at("a").at("failed") == 0);
+    CHECK(has(t::slurp(d.file("ab/comparison.md")), "b 1 of 2 measured run(s) failed"));
+    CHECK(has(r.out, "## Failed runs"));
+    CHECK(cuzk::read_results(d.file("ab/b.jsonl")).samples.size() == 1);  // the one that ran
+    for (pid_t p : hung_pids(r.err)) CHECK(gone(p));
+    CHECK(hung_pids(r.err).size() == 1);
+  }
+  SECTION("--on-failure stop (the default): exit 1, ab.json says which run failed and why") {
+    auto r = t::run_bench(common + "--rounds 1 --out-dir ab", d.path());
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "round 0 of b failed (timed out after 3s)"));
+    const json meta = json::parse(t::slurp(d.file("ab/ab.json")));
+    CHECK(meta.at("status") == "failed");
+    CHECK(meta.at("failed_runs").size() == 1);
+    for (pid_t p : hung_pids(r.err)) CHECK(gone(p));
+  }
+}
+
+TEST_CASE("ab interrupted by SIGINT while a round hangs: exit 130, ab.json interrupted, no child left", "[signals][ab]") {
+  t::TempDir d;
+  t::spit(d.file("tiny.toml"), t::tiny_porep_suite("tiny", 1));
+  REQUIRE(t::share_params_cache(d));
+  const std::string hang_b = hanging_wrapper(d, false);
+  const std::string err = d.file("err");
+  const pid_t pid = spawn_bench(d,
+                                {"ab", "--bin-a", t::bench(), "--bin-b", hang_b, "--source-dir", source_dir(), "--suite",
+                                 "tiny.toml", "--warmup", "0", "--rounds", "1", "--out-dir", "ab"},
+                                err);
+  REQUIRE(pid > 0);
+  int early = 0;  // ab ending before its round hung (a stale binary, a bad option) fails at once
+  const bool hung_now = wait_for([&] { return has(t::slurp(err), "injected hang in proof/prove") || waitpid(pid, &early, WNOHANG) == pid; }, 120);
+  INFO(t::slurp(err));
+  REQUIRE(hung_now);
+  REQUIRE(has(t::slurp(err), "injected hang in proof/prove"));
+  kill(pid, SIGINT);
+  const int code = wait_exit(pid, cuzk::interrupt::kStopSeconds + 3);
+  const std::string e = t::slurp(err);
+  INFO(e);
+  CHECK(code == 130);
+  const json meta = json::parse(t::slurp(d.file("ab/ab.json")));
+  CHECK(meta.at("status") == "interrupted");
+  CHECK(meta.at("interrupted").at("signal") == "SIGINT");
+  const auto hung = hung_pids(e);
+  REQUIRE(hung.size() == 1);
+  CHECK(gone(hung[0]));
+}
