@@ -22,8 +22,8 @@ exclude='gpu|network'
 
 run_asan() {
   echo "== ASan + UBSan: every CPU test (preset sanitize)"
-  cmake --preset sanitize >/dev/null
-  cmake --build --preset sanitize -j"$(nproc)"
+  cmake --preset sanitize >/dev/null || return 1
+  cmake --build --preset sanitize -j"$(nproc)" || return 1
   # halt_on_error: the first report fails the test; detect_leaks: LeakSanitizer too.
   ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -37,8 +37,8 @@ run_tsan() {
   local tests=(engine thread_pool results phases)
   local targets=(cuzk-bench)
   for t in "${tests[@]}"; do targets+=("test_$t"); done
-  cmake --preset tsan >/dev/null
-  cmake --build build/tsan -j"$(nproc)" --target "${targets[@]}"
+  cmake --preset tsan >/dev/null || return 1
+  cmake --build build/tsan -j"$(nproc)" --target "${targets[@]}" || return 1
   local regex
   regex="^($(IFS='|'; echo "${tests[*]}"))\$"
   # second_deadlock_stack: both stacks of a lock-order inversion; halt_on_error: fail the test.
@@ -48,6 +48,7 @@ run_tsan() {
   return "${PIPESTATUS[0]}"
 }
 
+# (set -e does not stop a function called as `f || rc=1`: each step returns 1 by hand.)
 rc=0
 if [ "$what" = asan ] || [ "$what" = all ]; then run_asan || rc=1; fi
 if [ "$what" = tsan ] || [ "$what" = all ]; then run_tsan || rc=1; fi

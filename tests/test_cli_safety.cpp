@@ -63,7 +63,7 @@ TEST_CASE("output files: atomic, never over a device, never a folder", "[cli]") 
   CHECK_THROWS_AS(cuzk::write_output_file(d.path(), "x"), cuzk::FileError);
   CHECK_THROWS_AS(cuzk::write_output_file(d.file("no/such/dir/x"), "x"), cuzk::FileError);
   if (is_char_device("/dev/full")) {
-    CHECK_THROWS_WITH(cuzk::write_output_file("/dev/full", "x"), Catch::Contains("No space left on device"));
+    CHECK_THROWS_WITH(cuzk::write_output_file("/dev/full", "x"), Catch::Matchers::Contains("No space left on device"));
     CHECK(is_char_device("/dev/full"));
   }
   SECTION("several outputs: a failure replaces none") {
@@ -79,8 +79,8 @@ TEST_CASE("output files: atomic, never over a device, never a folder", "[cli]") 
   CHECK(cuzk::same_file(d.file("a.txt"), d.path() + "/./a.txt"));
   CHECK(cuzk::same_file(d.file("new.txt"), d.path() + "/x/../new.txt"));
   CHECK_FALSE(cuzk::same_file(d.file("a.txt"), d.file("b.txt")));
-  CHECK_THROWS_WITH(cuzk::check_input_file(d.path()), Catch::Contains("is a directory"));
-  CHECK_THROWS_WITH(cuzk::check_input_file(d.file("nope")), Catch::Contains("No such file"));
+  CHECK_THROWS_WITH(cuzk::check_input_file(d.path()), Catch::Matchers::Contains("is a directory"));
+  CHECK_THROWS_WITH(cuzk::check_input_file(d.file("nope")), Catch::Matchers::Contains("No such file"));
 }
 
 TEST_CASE("zkey-setup: --out needs --force to replace a file, and never replaces its input", "[cli]") {
