@@ -55,6 +55,7 @@ struct ResidentKey {
 
 // The test-only injected device failure at GPU phase `phase`, thrown as a real one would be.
 void fault_point(const char* phase) {
+  if (!fault::active()) return;  // the measured path: no string built when nothing is injected
   const auto k = fault::fire(std::string("proof/prove/") + phase);
   if (!k) return;
   const std::string where = std::string(" (injected: ") + fault::kEnvVar + " at " + phase + ")";
