@@ -499,8 +499,12 @@ ResultsFile parse_results(const std::string& text, const std::string& name) {
     ++lineno;
     Ctx c{name, lineno};
     size_t nl = text.find('\n', pos);
+    // Linux may cut a write(2) short when SIGKILL arrives between pages, so a killed writer
+    // can leave a partial last line: refuse it, and say how to keep the complete lines.
     if (nl == std::string::npos)
-      c.fail("truncated line (no newline at the end of the file: was the writer killed mid-line?)");
+      c.fail(fmt::format("truncated line (no newline at the end of the file: the writer was killed mid-line); "
+                         "the {} complete lines before it are intact: 'head -n {} FILE' keeps them",
+                         lineno - 1, lineno - 1));
     // Limits before parsing: nlohmann's copy and dump recurse once per nesting level, so a
     // deeply nested "parameters" would overflow the stack in compare and gate.
     if (nl - pos > kMaxResultsLineBytes)
