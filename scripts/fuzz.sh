@@ -8,6 +8,12 @@
 # modified) with its dictionary. A crash, leak, timeout or sanitizer report stops the run: the
 # reproducer is copied to tests/fixtures/fuzz/<target>/crash-<sha1> (replayed by the ctest
 # test fuzz_regressions) and the script exits 1 naming the target and the file.
+#
+# For a long campaign (docs/fuzzing.md):
+#   CUZK_FUZZ_WORK=DIR  keep each target's working corpus, log and artifacts in DIR/<target>/
+#                       (created from the committed corpus; a later run resumes from it)
+#   CUZK_FUZZ_BIN=DIR   run the fuzz_<target> binaries found in DIR and build nothing (a
+#                       snapshot that a rebuild of build/fuzz cannot change mid-campaign)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,16 +29,33 @@ if [ "$want" != all ]; then
 fi
 command -v clang++-14 >/dev/null || { echo "fuzz.sh: clang++-14 not found (scripts/setup.sh installs it)" >&2; exit 2; }
 
-jobs="${CUZK_FUZZ_JOBS:-$(nproc)}"
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake --preset fuzz "${launcher[@]}" >/dev/null
-build_targets=()
-for t in "${TARGETS[@]}"; do build_targets+=(--target "fuzz_$t"); done
-cmake --build build/fuzz -j"$jobs" "${build_targets[@]}"
+bin="${CUZK_FUZZ_BIN:-}"
+if [ -n "$bin" ]; then
+  for t in "${TARGETS[@]}"; do
+    [ -x "$bin/fuzz_$t" ] || { echo "fuzz.sh: CUZK_FUZZ_BIN: no executable $bin/fuzz_$t" >&2; exit 2; }
+  done
+else
+  bin=build/fuzz/fuzz
+  jobs="${CUZK_FUZZ_JOBS:-$(nproc)}"
+  launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake --preset fuzz "${launcher[@]}" >/dev/null
+  build_targets=()
+  for t in "${TARGETS[@]}"; do build_targets+=(--target "fuzz_$t"); done
+  cmake --build build/fuzz -j"$jobs" "${build_targets[@]}"
+fi
 
-work="$(mktemp -d /tmp/cuzk-fuzz.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+if [ -n "${CUZK_FUZZ_WORK:-}" ]; then
+  work="$CUZK_FUZZ_WORK"
+  mkdir -p "$work" || { echo "fuzz.sh: CUZK_FUZZ_WORK: cannot create '$work'" >&2; exit 2; }
+else
+  work="$(mktemp -d /tmp/cuzk-fuzz.XXXXXX)"
+  trap 'rm -rf "$work"' EXIT
+fi
+# CPU seconds beside wall seconds, where GNU time is installed: a campaign sharing its cores
+# with other work says how much fuzzing it really got.
+timer=()
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "cpu_seconds %U user %S system, wall %e")
 # One thread for the readers that use the thread pool (.zkey): the fuzzer runs one input at a
 # time, and a pool as wide as the machine only adds noise on a shared runner.
 export CUZK_THREADS="${CUZK_THREADS:-1}"
@@ -43,16 +66,18 @@ for t in "${TARGETS[@]}"; do
   corpus="$work/$t/corpus"
   artifacts="$work/$t/artifacts"
   mkdir -p "$corpus" "$artifacts"
-  cp fuzz/corpus/"$t"/* "$corpus"/
+  for f in fuzz/corpus/"$t"/*; do  # a kept corpus (CUZK_FUZZ_WORK) resumes as it was
+    [ -e "$corpus/$(basename "$f")" ] || cp "$f" "$corpus"/
+  done
   dict=()
   [ -e "fuzz/dict/$t.dict" ] && dict=(-dict="fuzz/dict/$t.dict")
   echo "fuzz.sh: $t for ${secs} s"
   set +e
-  build/fuzz/fuzz/fuzz_"$t" "$corpus" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+  "${timer[@]}" "$bin/fuzz_$t" "$corpus" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$artifacts/" -print_final_stats=1 >"$work/$t/log" 2>&1
   rc=$?
   set -e
-  grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)' "$work/$t/log" |
+  grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|cpu_seconds)' "$work/$t/log" |
     sed "s/^/  /" || true
   if [ $rc -ne 0 ]; then
     tail -n 40 "$work/$t/log" >&2
@@ -65,7 +90,7 @@ for t in "${TARGETS[@]}"; do
       kept+=("$dest")
     done
     echo "fuzz.sh: target $t failed (exit $rc); reproducer: ${kept[*]:-none written (see the log above)}" >&2
-    echo "fuzz.sh: replay with build/fuzz/fuzz/fuzz_$t ${kept[0]:-FILE}" >&2
+    echo "fuzz.sh: replay with $bin/fuzz_$t ${kept[0]:-FILE}" >&2
     exit 1
   fi
 done
