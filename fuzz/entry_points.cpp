@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/gate.hpp"
 #include "harness/analysis/gbench.hpp"
 #include "harness/measure/results.hpp"
@@ -99,13 +100,17 @@ void parse_gate(Bytes d) {
   expect<GateError>([&] { (void)parse_thresholds(text(d), "fuzz.toml"); });
 }
 void parse_gbench(Bytes d) {
+  const std::string t = text(d);
   try {
-    const nlohmann::json doc = parse_gbench_json(text(d));
+    const nlohmann::json doc = parse_gbench_json(t);
     if (auto b = doc.is_object() ? doc.find("benchmarks") : doc.end(); b != doc.end() && b->is_array())
       for (const auto& entry : *b) (void)gbench_entry_problem(entry);
   } catch (const nlohmann::json::exception&) {
   } catch (const GbenchError&) {
   }
+  // Then what `compare` makes of the same bytes: its tables of a Google Benchmark document (or,
+  // for anything else, the results reader), where every problem must be a CompareError.
+  expect<CompareError>([&] { (void)compare_detail::load_side_text("fuzz.json", t, CompareOptions{}); });
 }
 void parse_g1(Bytes d) {
   roundtrip<g1_affine_t>(d, &g1_decode, [&](const g1_affine_t& p, uint8_t* out) {

@@ -25,7 +25,7 @@ void parse_vk_json(Bytes data);      // snarkjs verification_key.json (interop::
 void parse_results(Bytes data);      // results JSON Lines      (ResultsError)
 void parse_suite(Bytes data);        // suite TOML              (SuiteError)
 void parse_gate(Bytes data);         // gate thresholds TOML    (GateError)
-void parse_gbench(Bytes data);       // Google Benchmark JSON   (nlohmann::json::exception, GbenchError)
+void parse_gbench(Bytes data);       // Google Benchmark JSON   (nlohmann::json::exception, GbenchError; then compare's loading: CompareError)
 // BLS12-381 point encodings (48/96 bytes G1, 96/192 G2; errors are decode_error values). A
 // point that decodes must encode back to the same bytes: any other outcome throws
 // std::logic_error, which is a bug.

@@ -206,6 +206,34 @@ TEST_CASE("Google Benchmark JSON: iterations per benchmark name") {
   CHECK_THROWS_AS(cuzk::compare_files(d.file("a.json"), d.file("nonexistent.json"), {}), cuzk::CompareError);
 }
 
+TEST_CASE("Google Benchmark JSON with fields of the wrong type: one error naming the file and field") {
+  // Found in review of compare's loader (now under fuzz_gbench): nlohmann's value() threw
+  // type_error, which the CLI printed as "malformed results: [json.exception.type_error.306] ...".
+  TempDir d;
+  const std::string bench = R"("benchmarks":[{"name":"BM_x","real_time":3,"time_unit":"ns"}])";
+  auto error_of = [&](const std::string& doc) {
+    cuzk::test::spit(d.file("g.json"), doc);
+    try {
+      (void)cuzk::compare_files(d.file("g.json"), d.file("g.json"), {});
+    } catch (const cuzk::CompareError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK(error_of("{\"context\":5," + bench + "}") == d.file("g.json") + ": Google Benchmark field 'context' must be an object, not number");
+  CHECK(error_of("{\"context\":{\"host_name\":7}," + bench + "}") ==
+        d.file("g.json") + ": Google Benchmark field 'host_name' must be a string, not number");
+  CHECK(error_of("{\"context\":{\"num_cpus\":\"16\"}," + bench + "}") ==
+        d.file("g.json") + ": Google Benchmark field 'num_cpus' must be a number, not string");
+  CHECK(error_of(R"({"benchmarks":[{"name":"BM_x","real_time":3,"run_type":1}]})") ==
+        d.file("g.json") + ": Google Benchmark field 'run_type' must be a string, not number");
+  CHECK(error_of(R"({"benchmarks":[{"name":"BM_x","real_time":3,"time_unit":"hours"}]})") ==
+        d.file("g.json") + ": unknown Google Benchmark time_unit 'hours' (one of ns, us, ms, s)");
+  auto r = cuzk::test::run_bench("compare g.json g.json", d.path());
+  CHECK(r.code == 2);
+  CHECK(r.err == "cuzk-bench: error: g.json: unknown Google Benchmark time_unit 'hours' (one of ns, us, ms, s)\n");
+}
+
 TEST_CASE("cuzk-bench compare: table, markdown, json, exit codes") {
   TempDir d;
   SynthSpec a, b, m;

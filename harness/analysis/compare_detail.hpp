@@ -56,6 +56,9 @@ struct Side {
 
 // Reads one input, detecting its format; throws CompareError naming the file (and line).
 Side load_side(const std::string& path, const CompareOptions& o);
+// The same on text already read (`path` names it in messages): what the fuzz target `gbench`
+// runs after the Google Benchmark reader.
+Side load_side_text(const std::string& path, const std::string& text, const CompareOptions& o);
 // The key of a case in Side::cases.
 std::string key_of(const std::string& suite, const std::string& case_name, const std::string& params);
 // A ratio as a signed percentage change ("+3.1%").

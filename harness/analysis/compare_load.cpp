@@ -37,12 +37,12 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-double to_ns(double v, const std::string& unit) {
+double to_ns(double v, const std::string& unit, const std::string& path) {
   if (unit == "ns" || unit.empty()) return v;
   if (unit == "us") return v * 1e3;
   if (unit == "ms") return v * 1e6;
   if (unit == "s") return v * 1e9;
-  throw CompareError("unknown Google Benchmark time_unit '" + unit + "'");
+  throw CompareError(path + ": unknown Google Benchmark time_unit '" + unit + "' (one of ns, us, ms, s)");
 }
 
 // Counts a measured sample's environment judgement into `env`; false when the sample is to be
@@ -106,21 +106,36 @@ void add_gpu_counters(Side& s, const ResultsFile& rf) {
   }
 }
 
+// A field of a Google Benchmark object that must have type `want` when present: absent gives
+// `fallback`; another type is the file's error (nlohmann's value() would throw type_error,
+// which names neither the file nor the field).
+json gbench_field(const std::string& path, const json& obj, const char* key, json::value_t want, json fallback) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  const bool number_ok = want == json::value_t::number_float && it->is_number();
+  if (it->type() != want && !number_ok)
+    throw CompareError(fmt::format("{}: Google Benchmark field '{}' must be {}, not {}", path, key,
+                                   want == json::value_t::object ? "an object" : want == json::value_t::string ? "a string" : "a number",
+                                   it->type_name()));
+  return *it;
+}
+
 Side load_gbench(const std::string& path, const json& doc) {
   Side s;
   s.path = path;
   s.format = "gbench";
-  const json ctx = doc.value("context", json::object());
-  s.machine = {{"host_name", ctx.value("host_name", "")},
-               {"num_cpus", ctx.value("num_cpus", 0)},
-               {"mhz_per_cpu", ctx.value("mhz_per_cpu", 0)}};
-  s.provenance = {{"executable", ctx.value("executable", "")},
-                  {"library_build_type", ctx.value("library_build_type", "")}};
+  using vt = json::value_t;
+  const json ctx = gbench_field(path, doc, "context", vt::object, json::object());
+  s.machine = {{"host_name", gbench_field(path, ctx, "host_name", vt::string, "")},
+               {"num_cpus", gbench_field(path, ctx, "num_cpus", vt::number_float, 0)},
+               {"mhz_per_cpu", gbench_field(path, ctx, "mhz_per_cpu", vt::number_float, 0)}};
+  s.provenance = {{"executable", gbench_field(path, ctx, "executable", vt::string, "")},
+                  {"library_build_type", gbench_field(path, ctx, "library_build_type", vt::string, "")}};
   s.identity = fmt::format("host {}, {} CPUs, {} MHz", s.machine["host_name"].get<std::string>(),
                            s.machine["num_cpus"].dump(), s.machine["mhz_per_cpu"].dump());
   if (!doc["benchmarks"].is_array()) throw CompareError(path + ": 'benchmarks' is not an array");
   // The case is the benchmark executable's name, so two builds of bench_ff match.
-  std::string exe = ctx.value("executable", "");
+  std::string exe = s.provenance["executable"].get<std::string>();
   if (auto slash = exe.find_last_of('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
   if (exe.empty()) exe = "benchmarks";
   CaseData& c = s.cases[key_of("gbench", exe, "{}")];
@@ -129,13 +144,13 @@ Side load_gbench(const std::string& path, const json& doc) {
   c.params = "{}";
   for (const auto& b : doc["benchmarks"]) {
     if (!b.is_object()) continue;
-    std::string rt = b.value("run_type", "iteration");
-    if (rt != "iteration") continue;
+    if (gbench_field(path, b, "run_type", vt::string, "iteration") != "iteration") continue;
     if (b.contains("error_occurred") && b["error_occurred"].is_boolean() && b["error_occurred"].get<bool>())
       continue;
     if (std::string problem = gbench_entry_problem(b); !problem.empty()) throw CompareError(path + ": " + problem);
-    std::string name = b.value("run_name", b.value("name", ""));
-    c.phases[name].wall.push_back(to_ns(b["real_time"].get<double>(), b.value("time_unit", "ns")));
+    const std::string name = gbench_field(path, b, "run_name", vt::string, gbench_field(path, b, "name", vt::string, ""));
+    const std::string unit = gbench_field(path, b, "time_unit", vt::string, "ns");
+    c.phases[name].wall.push_back(to_ns(b["real_time"].get<double>(), unit, path));
     ++c.samples;
   }
   return s;
@@ -217,8 +232,9 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
 
 }  // namespace
 
-Side load_side(const std::string& path, const CompareOptions& o) {
-  std::string text = read_text(path);
+Side load_side(const std::string& path, const CompareOptions& o) { return load_side_text(path, read_text(path), o); }
+
+Side load_side_text(const std::string& path, const std::string& text, const CompareOptions& o) {
   // Google Benchmark output is one JSON document (with NaN where a statistic is undefined);
   // a cuzk results file is JSON Lines, which does not parse as one document.
   json doc;
