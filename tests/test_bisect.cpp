@@ -148,9 +148,11 @@ std::vector<nlohmann::json> log_lines(const TempDir& d) {
   return out;
 }
 
+// The last log line of a revision: its final verdict (an inconclusive probe is re-measured with
+// more rounds and logged again, which happens when other work loads the machine).
 const nlohmann::json* line_of(const std::vector<nlohmann::json>& log, const std::string& sha) {
-  for (auto& j : log)
-    if (j.value("revision", "") == sha) return &j;
+  for (auto it = log.rbegin(); it != log.rend(); ++it)
+    if (it->value("revision", "") == sha) return &*it;
   return nullptr;
 }
 

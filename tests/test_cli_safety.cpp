@@ -76,6 +76,14 @@ TEST_CASE("output files: atomic, never over a device, never a folder", "[cli]") 
       CHECK(cuzk::test::slurp(d.file("p.json")) == "old");
     }
   }
+  SECTION("appended log lines: whole, and a full disk is an error") {
+    cuzk::append_output_line(d.file("log.jsonl"), R"({"a":1})");
+    cuzk::append_output_line(d.file("log.jsonl"), R"({"a":2})");
+    CHECK(cuzk::test::slurp(d.file("log.jsonl")) == "{\"a\":1}\n{\"a\":2}\n");
+    CHECK_THROWS_WITH(cuzk::append_output_line(d.path(), "x"), Catch::Matchers::Contains("Is a directory"));
+    if (is_char_device("/dev/full"))
+      CHECK_THROWS_WITH(cuzk::append_output_line("/dev/full", "x"), Catch::Matchers::Contains("No space left on device"));
+  }
   CHECK(cuzk::same_file(d.file("a.txt"), d.path() + "/./a.txt"));
   CHECK(cuzk::same_file(d.file("new.txt"), d.path() + "/x/../new.txt"));
   CHECK_FALSE(cuzk::same_file(d.file("a.txt"), d.file("b.txt")));

@@ -1,8 +1,9 @@
 // SIGINT / SIGTERM and hung children (docs/reliability.md): `run` stops within the bound with
 // exit 130 / 143 and a results file whose every line parses (its summary says what happened to
 // the sample in flight); `ab` kills a round's process that exceeds --run-timeout (its whole
-// process group), records it as a failed run and goes on or stops by --on-failure; an
-// interrupted `ab` says so in ab.json; no child process survives any of it.
+// process group), records it as a failed run and goes on or stops by --on-failure, and so does
+// `matrix`; `run` kills a micro case's hung benchmark binary; an interrupted `ab` says so in
+// ab.json; no child process survives any of it.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -198,6 +199,78 @@ TEST_CASE("ab: a round's process past --run-timeout is killed, recorded as faile
     CHECK(meta.at("failed_runs").size() == 1);
     for (pid_t p : hung_pids(r.err)) CHECK(gone(p));
   }
+}
+
+TEST_CASE("matrix: a run past --run-timeout is killed, counted against its variant, and the matrix goes on or stops",
+          "[signals][matrix]") {
+  t::TempDir d;
+  t::spit(d.file("tiny.toml"), t::tiny_porep_suite("tiny", 1));
+  REQUIRE(t::share_params_cache(d));
+  // One binary for both variants (--bin): the first run of the matrix hangs, whichever variant
+  // the seeded order puts first.
+  const std::string hang = hanging_wrapper(d, true);
+  const std::string common = "matrix --variants baseline,pinned --bin '" + hang + "' --allow-dirty --source-dir '" +
+                             source_dir() + "' --suite tiny.toml --warmup 0 --seed 3 --run-timeout 3 ";
+
+  SECTION("--on-failure continue: the run is listed, counted per variant and left out") {
+    auto r = t::run_bench(common + "--rounds 2 --on-failure continue --out-dir m", d.path());
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    const json m = json::parse(t::slurp(d.file("m/manifest.json")));
+    CHECK(m.at("status") == "complete");
+    REQUIRE(m.at("failed_runs").size() == 1);
+    const json& f = m["failed_runs"][0];
+    CHECK(f.at("reason") == "timed out after 3s");
+    CHECK(f.at("timed_out") == true);
+    CHECK(f.at("round") == 0);
+    const std::string who = f.at("variant").get<std::string>();
+    CHECK(m.at("runs_failed").at(who).at("failed") == 1);
+    CHECK(m.at("runs_failed").at(who == "baseline" ? "pinned" : "baseline").at("failed") == 0);
+    CHECK(m.at("runs_ok") == 3);
+    CHECK(has(r.out, "## Failed runs"));
+    CHECK(has(r.out, who + " 1 of 2 measured run(s) failed"));
+    CHECK(has(t::slurp(d.file("m/attribution.md")), "round 0 of " + who + ": timed out after 3s"));
+    CHECK(cuzk::read_results(d.file("m/variants/" + who + ".jsonl")).samples.size() == 1);  // the round that ran
+    const auto hung = hung_pids(r.err);
+    REQUIRE(hung.size() == 1);
+    CHECK(gone(hung[0]));
+  }
+  SECTION("--on-failure stop (the default): exit 1, the manifest says which run failed and why") {
+    auto r = t::run_bench(common + "--rounds 2 --out-dir m", d.path());
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "failed (timed out after 3s)"));
+    CHECK(has(r.err, "stopped (--on-failure stop)"));
+    const json m = json::parse(t::slurp(d.file("m/manifest.json")));
+    CHECK(m.at("status") == "failed");
+    CHECK(m.at("failed_runs").size() == 1);
+    CHECK_FALSE(t::exists(d.file("m/attribution.json")));  // nothing attributed from a stopped matrix
+    for (pid_t p : hung_pids(r.err)) CHECK(gone(p));
+  }
+}
+
+TEST_CASE("run --run-timeout: a hung micro benchmark binary is killed with its children, one error, no file",
+          "[signals][suite]") {
+  t::TempDir d;
+  // A stand-in for bench_msm that never answers, with a grandchild that must not survive it.
+  const std::string micro = d.file("micro");
+  REQUIRE(std::system(("mkdir -p '" + micro + "'").c_str()) == 0);
+  t::spit(micro + "/bench_msm", "#!/bin/sh\nif [ \"$1\" = --help ]; then exit 0; fi\nsleep 1000 &\necho $! > '" +
+                                    d.file("sleep.pid") + "'\nwait\n");
+  chmod((micro + "/bench_msm").c_str(), 0755);
+  t::spit(d.file("m.toml"), "name = \"m\"\n[[case]]\nname = \"msm\"\nkind = \"micro\"\ngroup = \"msm\"\n");
+  const auto t0 = Clock::now();
+  auto r = t::run_bench("run --suite m.toml --run-timeout 2 --out out.jsonl", d.path(), "CUZK_MICRO_DIR=" + micro);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK(count_of(r.err, "cuzk-bench: error: ") == 1);
+  CHECK(has(r.err, "case 'msm': " + micro + "/bench_msm failed: timed out after 2s"));
+  CHECK(took < 2 + 5 + 5);  // the timeout, SIGTERM's grace, and slack for a loaded machine
+  CHECK_FALSE(t::exists(d.file("out.jsonl")));  // no sample: no header-only file left behind
+  const std::string sleeper = t::slurp(d.file("sleep.pid"));
+  REQUIRE_FALSE(sleeper.empty());
+  CHECK(gone(std::stoi(sleeper)));
 }
 
 TEST_CASE("ab interrupted by SIGINT while a round hangs: exit 130, ab.json interrupted, no child left", "[signals][ab]") {

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -73,8 +72,7 @@ PoolRun one_run(const Options& o, const std::string& bench, const std::string& o
 
 // Writes header + the chosen runs' samples (repetitions renumbered) as one results file.
 void write_side(const std::string& path, const std::vector<const PoolRun*>& runs) {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw std::runtime_error("calibrate: cannot write " + path);
+  std::ostringstream f;
   f << runs.front()->header.dump() << '\n';
   int rep = 0;
   for (const PoolRun* r : runs)
@@ -82,6 +80,7 @@ void write_side(const std::string& path, const std::vector<const PoolRun*>& runs
       s["repetition"] = rep++;
       f << s.dump() << '\n';
     }
+  write_output_file(path, f.str());
 }
 
 // Per calibrated phase (in Options::phases order): its primary row's verdict ("missing" when
@@ -297,7 +296,7 @@ Result run(const Options& in) {
     for (size_t k = 0; k < o.slowdowns.size(); ++k)
       for (int i = 0; i < o.pool_b; ++i)
         index["runs"].push_back({{"file", fmt::format("s{:g}-{:03}.jsonl", o.slowdowns[k], i)}, {"injection", specs[k]}});
-    std::ofstream(r.out_dir + "/pool/index.json") << index.dump(1) << '\n';
+    write_output_file(r.out_dir + "/pool/index.json", index.dump(1) + "\n");
   }
   r.machine = pool_a.front().header.value("machine", json::object());
 

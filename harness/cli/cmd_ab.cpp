@@ -14,13 +14,13 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/variant_builds.hpp"
 #include "harness/measure/interrupt.hpp"
+#include "harness/measure/output_file.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/analysis/compare.hpp"
 #include "harness/measure/provenance.hpp"
@@ -120,7 +120,7 @@ int run_ab(const AbOptions& o) {
   auto write_meta = [&](const std::string& status) {
     meta["status"] = status;
     meta["runs_failed"] = failed_run_counts(meta["failed_runs"], names, o.rounds);
-    std::ofstream(dir + "/ab.json") << meta.dump(2) << "\n";
+    write_output_file(dir + "/ab.json", meta.dump(2) + "\n");
   };
   write_meta("running");
   // SIGINT/SIGTERM reach the round's process (its own group) and stop the A/B: exit 130/143.
@@ -194,11 +194,11 @@ int run_ab(const AbOptions& o) {
   }
   // Failed runs are stated with the comparison, never silently dropped.
   const std::string failed_md = failed_runs_markdown(meta["failed_runs"], names, o.rounds);
-  std::ofstream(dir + "/comparison.md") << failed_md << format_markdown(cmp, o.format);
+  write_output_file(dir + "/comparison.md", failed_md + format_markdown(cmp, o.format));
   json cj = to_json(cmp);
   cj["failed_runs"] = meta["failed_runs"];
   cj["runs_failed"] = meta["runs_failed"];
-  std::ofstream(dir + "/comparison.json") << cj.dump(2) << "\n";
+  write_output_file(dir + "/comparison.json", cj.dump(2) + "\n");
   fmt::print("A = {} ({}), B = {} ({}), suite {}, {} round(s) of {} repetition(s) + {} warm-up round(s){}\n", name_a,
              bin_a, name_b, bin_b, s.name, o.rounds, o.reps, o.warmup, o.stable ? ", --stable" : "");
   if (!failed_md.empty()) fmt::print("{}", failed_md);

@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +24,7 @@
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/variant_builds.hpp"
+#include "harness/measure/output_file.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
 #include "harness/suite/suite.hpp"
@@ -246,7 +247,7 @@ Measurement Bisector::measure(const Revision& r, const std::string& bin, const s
     } catch (const CompareError& e) {
       throw Error(e.what());
     }
-    std::ofstream(dir + "/comparison.md") << format_markdown(cmp);
+    write_output_file(dir + "/comparison.md", format_markdown(cmp));
     const PhaseComparison* row = primary_row(cmp, o_.phase);
     if (!row) {
       std::string have;
@@ -278,7 +279,7 @@ void Bisector::log(const Revision& r, const std::string& role, const std::option
   } else {
     j.update({{"verdict", "skipped"}, {"error", error}});
   }
-  std::ofstream(dir_ + "/bisect.jsonl", std::ios::app) << j.dump() << "\n";
+  append_output_line(dir_ + "/bisect.jsonl", j.dump());
   md_rows_.push_back(
       m ? fmt::format("| {} | {} | {} | {} | {:.3f} [{:.3f}, {:.3f}] | {} | {} |", r.short_sha(), r.subject, role,
                       m->rounds, m->ratio, m->ci_low, m->ci_high, bisect::verdict_name(m->verdict), folder(r))
@@ -286,7 +287,7 @@ void Bisector::log(const Revision& r, const std::string& role, const std::option
 }
 
 void Bisector::write_markdown(const std::string& outcome) const {
-  std::ofstream f(dir_ + "/bisect.md");
+  std::ostringstream f;
   f << fmt::format("# bisect: {} of {}/{}\n\n", o_.phase, suite_name_, o_.case_name);
   f << fmt::format("Repository {}, good {}, bad {}; threshold {} (a probe is bad when its CI lies above x{:.3f}, good "
                    "when below); {} round(s) + 1 warm-up per probe, doubled up to {} time(s) while inconclusive{}{}.\n\n",
@@ -300,6 +301,7 @@ void Bisector::write_markdown(const std::string& outcome) const {
     for (auto& row : md_rows_) f << row << "\n";
   }
   f << "\n" << outcome << "\n";
+  write_output_file(dir_ + "/bisect.md", f.str());
 }
 
 int Bisector::run(const Revision& good, const std::vector<Revision>& candidates) {

@@ -32,6 +32,7 @@
 #include "harness/measure/inject.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/machine.hpp"
+#include "harness/measure/output_file.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
 #include "harness/suite/suite.hpp"
@@ -159,10 +160,10 @@ int report_analysis(const matrix::Attribution& a, const std::string& dir, const 
     aj["failed_runs"] = failed.runs;
     aj["runs_failed"] = failed_run_counts(failed.runs, failed.variants, failed.rounds);
   }
-  std::ofstream(dir + "/attribution.json") << aj.dump(2) << "\n";
+  write_output_file(dir + "/attribution.json", aj.dump(2) + "\n");
   matrix::FormatOptions f;
   f.wide = o.wide;
-  std::ofstream(dir + "/attribution.md") << failed.markdown() << matrix::format_markdown(a, f);
+  write_output_file(dir + "/attribution.md", failed.markdown() + matrix::format_markdown(a, f));
   if (o.json_out)
     fmt::print("{}\n", aj.dump(2));
   else if (o.markdown)
@@ -405,7 +406,7 @@ int run_matrix(const MatrixOptions& o) {
   for (auto& v : vs) names.push_back(v.name);
   auto write_manifest = [&] {
     manifest["runs_failed"] = failed_run_counts(manifest["failed_runs"], names, o.rounds);
-    std::ofstream(dir + "/manifest.json") << manifest.dump(2) << "\n";
+    write_output_file(dir + "/manifest.json", manifest.dump(2) + "\n");
   };
   write_manifest();
 

@@ -160,6 +160,23 @@ void write_output_file(const std::string& path, std::string_view content) {
   out.commit();
 }
 
+void append_output_line(const std::string& path, std::string_view line) {
+  std::string s(line);
+  s.push_back('\n');
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw FileError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  ssize_t n;
+  do {
+    n = ::write(fd, s.data(), s.size());
+  } while (n < 0 && errno == EINTR);
+  const int e = n < 0 ? errno : ENOSPC;  // a short write to a regular file: the disk filled up
+  const bool ok = n == static_cast<ssize_t>(s.size()) && ::fsync(fd) == 0;
+  const int sync_errno = errno;
+  ::close(fd);
+  if (!ok)
+    throw FileError(fmt::format("cannot write {}: {}", path, std::strerror(n == static_cast<ssize_t>(s.size()) ? sync_errno : e)));
+}
+
 OutputFiles::~OutputFiles() {
   for (const Staged& s : staged_)
     if (!s.tmp.empty()) ::unlink(s.tmp.c_str());

@@ -54,6 +54,10 @@ void ensure_output_dir(const std::string& dir, const char* flag);
 // reason, e.g. "cannot write /dev/full: No space left on device".
 void write_output_file(const std::string& path, std::string_view content);
 
+// Appends one line (a newline is added) to a log such as bisect.jsonl with one write(2), then
+// fsync(2). Throws FileError naming the path and the reason (a full disk is never silent).
+void append_output_line(const std::string& path, std::string_view line);
+
 // Several outputs, all or nothing: add() writes each to a temporary beside its target, commit()
 // renames them into place (devices and FIFOs are written then). Temporaries not committed are
 // removed by the destructor, so a failure leaves every target as it was.
