@@ -67,10 +67,12 @@ TEST_CASE("a phase that touches N fresh pages records at least N minor faults") 
   cuzk::Sample s = rec->take_sample();
   rec->uninstall();
   CHECK(counter(s, "touch", "os::minflt") >= static_cast<int64_t>(n));
-  // Not many more: the loop itself faults in little else (tolerance: 10% + 64 pages).
-  CHECK(counter(s, "touch", "os::minflt") <= static_cast<int64_t>(n * 11 / 10 + 64));
+  // Not many more: the loop itself faults in little else (tolerance: 10% + 64 pages; under ASan,
+  // whose shadow memory faults in pages of its own, twice the count + 256, and 64 when idle).
+  const int64_t most = cuzk::test::kSanitized ? int64_t(n * 2 + 256) : int64_t(n * 11 / 10 + 64);
+  CHECK(counter(s, "touch", "os::minflt") <= most);
   CHECK(counter(s, "touch", "os::majflt") == 0);
-  CHECK(counter(s, "idle", "os::minflt") <= 4);
+  CHECK(counter(s, "idle", "os::minflt") <= (cuzk::test::kSanitized ? 64 : 4));
   CHECK(s.phases.at("touch").counter_scope.find("the whole process") != std::string::npos);
 }
 
@@ -119,8 +121,9 @@ TEST_CASE("a phase that keeps 2 threads busy records the CPU time of both") {
   CHECK(cpu >= 0.9 * thread_cpu.load());
   CHECK(cpu <= thread_cpu.load() + 20e6);
   // On an idle machine both threads get a core each, so CPU time is about twice the wall time;
-  // under load (ctest -j2 on 2 cores, another test busy) less: only half a core is asserted.
-  CHECK(cpu / wall >= 0.5);
+  // under load (ctest -j2 on 2 cores, another test busy) less: only half a core is asserted (a
+  // quarter in sanitizer builds, whose whole suite runs beside it at -O0).
+  CHECK(cpu / wall >= (cuzk::test::kSanitized ? 0.25 : 0.5));
   if (cpu / wall < 1.7) WARN("cpu/wall " << cpu / wall << ": the machine was busy (expected about 2 when idle)");
 }
 
