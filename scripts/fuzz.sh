@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all, 20 s per target)
 #
 # Configures and builds the preset `fuzz` (clang-14, ASan + UBSan) in build/fuzz, then runs each
-# target for SECONDS on a temporary copy of its committed corpus (fuzz/corpus/<target>/, never
+# target for SECONDS on a temporary copy of its committed corpus (tests/fuzz/corpus/<target>/, never
 # modified) with its dictionary. A crash, leak, timeout or sanitizer report stops the run: the
 # reproducer is copied to tests/fixtures/fuzz/<target>/crash-<sha1> (replayed by the ctest
 # test fuzz_regressions) and the script exits 1 naming the target and the file.
@@ -35,7 +35,7 @@ if [ -n "$bin" ]; then
     [ -x "$bin/fuzz_$t" ] || { echo "fuzz.sh: CUZK_FUZZ_BIN: no executable $bin/fuzz_$t" >&2; exit 2; }
   done
 else
-  bin=build/fuzz/fuzz
+  bin=build/fuzz/tests/fuzz
   jobs="${CUZK_FUZZ_JOBS:-$(nproc)}"
   launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -66,11 +66,11 @@ for t in "${TARGETS[@]}"; do
   corpus="$work/$t/corpus"
   artifacts="$work/$t/artifacts"
   mkdir -p "$corpus" "$artifacts"
-  for f in fuzz/corpus/"$t"/*; do  # a kept corpus (CUZK_FUZZ_WORK) resumes as it was
+  for f in tests/fuzz/corpus/"$t"/*; do  # a kept corpus (CUZK_FUZZ_WORK) resumes as it was
     [ -e "$corpus/$(basename "$f")" ] || cp "$f" "$corpus"/
   done
   dict=()
-  [ -e "fuzz/dict/$t.dict" ] && dict=(-dict="fuzz/dict/$t.dict")
+  [ -e "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
   echo "fuzz.sh: $t for ${secs} s"
   set +e
   "${timer[@]}" "$bin/fuzz_$t" "$corpus" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \

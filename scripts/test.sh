@@ -28,7 +28,7 @@ if [ "${CUZK_SKIP_FUZZ:-0}" != 1 ]; then
 import json, subprocess
 a = json.loads(subprocess.run(["build/default/harness/cuzk-bench", "info", "--json"], check=True,
                               capture_output=True, text=True).stdout)["provenance"]
-b = json.loads(subprocess.run(["build/fuzz/fuzz/cuzk_provenance_print"], check=True,
+b = json.loads(subprocess.run(["build/fuzz/tests/fuzz/cuzk_provenance_print"], check=True,
                               capture_output=True, text=True).stdout)
 assert a["source_hash"] == b["source_hash"], f"source hash differs: {a['source_hash']} vs {b['source_hash']}"
 assert a["flags"] != b["flags"], "the two presets report the same flags"

@@ -1,5 +1,5 @@
 // Replays every input under tests/fixtures/fuzz/<target>/ (crashes scripts/fuzz.sh found, and
-// hostile-size files) through the fuzz targets' entry points (fuzz/entry_points.hpp): each must
+// hostile-size files) through the fuzz targets' entry points (tests/fuzz/entry_points.hpp): each must
 // parse or be refused with its reader's error type. A crash, a hang (ctest's timeout) or any
 // other exception fails the test.
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "fuzz/entry_points.hpp"
+#include "tests/fuzz/entry_points.hpp"
 
 namespace fs = std::filesystem;
 
@@ -40,7 +40,7 @@ TEST_CASE("fuzz regressions replay without a crash") {
 }
 
 TEST_CASE("the committed seed corpora parse or are refused cleanly") {
-  const fs::path root = fs::path(CUZK_SOURCE_DIR) / "fuzz" / "corpus";
+  const fs::path root = fs::path(CUZK_SOURCE_DIR) / "tests" / "fuzz" / "corpus";
   for (const auto& t : cuzk::fuzz::targets()) {
     const fs::path dir = root / std::string(t.name);
     REQUIRE(fs::is_directory(dir));

@@ -1,5 +1,5 @@
-// libFuzzer target: the params reader (fuzz/entry_points.hpp).
-#include "fuzz/entry_points.hpp"
+// libFuzzer target: the params reader (tests/fuzz/entry_points.hpp).
+#include "tests/fuzz/entry_points.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cuzk::fuzz::parse_params({data, size});

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the parameter-file seed (fuzz/corpus/params/) and the hostile-size regression files
+"""Writes the parameter-file seed (tests/fuzz/corpus/params/) and the hostile-size regression files
 (tests/fixtures/fuzz/<target>/) that need computing: a header checksum, or edits of the
 committed circom fixtures. Run from the repository root; the outputs are committed."""
 import os
@@ -44,7 +44,7 @@ def put(path, data):
         f.write(data)
 
 
-put("fuzz/corpus/params/empty-circuit.params", params())
+put("tests/fuzz/corpus/params/empty-circuit.params", params())
 # n_h raised by 2^61: 2^61 * 104 wraps to 0 in 64 bits, so the payload size still "agrees".
 put("tests/fixtures/fuzz/params/nh-plus-2pow61.params", params(n_h=1 << 61))
 put("tests/fixtures/fuzz/params/nl-plus-2pow61.params", params(n_l=1 << 61))
@@ -82,7 +82,7 @@ put("tests/fixtures/fuzz/zkey/section-1TB.zkey", bytes(zkey))
 
 # results: parameters holding a deeply nested array (10,000 levels keeps the file small; the
 # limit is 64, and tests/test_results.cpp checks 100,000)
-res = open("fuzz/corpus/results/e2e-nospans.jsonl").read().split("\n")
+res = open("tests/fuzz/corpus/results/e2e-nospans.jsonl").read().split("\n")
 sample = res[1].replace('"parameters":{', '"parameters":{"deep":' + "[" * 10000 + "]" * 10000 + ",", 1)
 assert sample != res[1]
 put("tests/fixtures/fuzz/results/parameters-10000-deep.jsonl", (res[0] + "\n" + sample + "\n").encode())

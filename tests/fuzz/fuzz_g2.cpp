@@ -1,5 +1,5 @@
-// libFuzzer target: the g2 reader (fuzz/entry_points.hpp).
-#include "fuzz/entry_points.hpp"
+// libFuzzer target: the g2 reader (tests/fuzz/entry_points.hpp).
+#include "tests/fuzz/entry_points.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cuzk::fuzz::parse_g2({data, size});

@@ -1,4 +1,4 @@
-#include "fuzz/entry_points.hpp"
+#include "tests/fuzz/entry_points.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // One "parse these bytes" function per reader of outside input, shared by the libFuzzer targets
-// (fuzz/fuzz_<target>.cpp) and the regression replay (tests/test_fuzz_regressions.cpp).
+// (tests/fuzz/fuzz_<target>.cpp) and the regression replay (tests/test_fuzz_regressions.cpp).
 //
 // Each runs the reader on `data` and returns normally when it parsed the input or refused it
 // with the reader's own error type (the one the CLI turns into a one-line message). Any other

@@ -1,5 +1,5 @@
-// libFuzzer target: the suite reader (fuzz/entry_points.hpp).
-#include "fuzz/entry_points.hpp"
+// libFuzzer target: the suite reader (tests/fuzz/entry_points.hpp).
+#include "tests/fuzz/entry_points.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cuzk::fuzz::parse_suite({data, size});
