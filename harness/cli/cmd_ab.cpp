@@ -233,12 +233,7 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
   sub->add_option("--backend", o->backend, "backend of every run: cpu or cuda")->capture_default_str();
   sub->add_flag("--allow-machine-mismatch", o->allow_machine_mismatch, "compare even if machines differ");
   add_allow_injected_flag(sub, o->allow_injected);
-  sub->add_option("--run-timeout", o->run_timeout,
-                  "seconds a round's process may run before it is killed and counted as failed (0: no limit; "
-                  "docs/reliability.md)")
-      ->capture_default_str();
-  sub->add_option("--on-failure", o->on_failure, "a failed or timed-out run: stop the A/B, or continue without it (stop|continue)")
-      ->capture_default_str();
+  add_run_failure_options(sub, o->run_timeout, o->on_failure, "the A/B");
   return [=] { return run_ab(*o); };
 });
 

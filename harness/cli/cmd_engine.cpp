@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/porep_flags.hpp"
 #include "harness/suite/pipeline_job.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/session.hpp"
@@ -26,7 +27,8 @@ namespace cuzk::cli {
 namespace {
 
 struct EngineOptions {
-  int64_t partitions = 2, challenges = 2, layers = 0, parents = 0, depth = 8;
+  int64_t partitions = 2;
+  PorepFlags porep;  // the circuit of `prove` and `srs generate` by default
   std::string params;
   uint64_t params_seed = 1, circuit_seed = 42, seed = 1;
   int64_t jobs = 4, batch = 1, lookahead = 1, budget_mib = 0;
@@ -46,9 +48,7 @@ int run_engine(const EngineOptions& o) {
   // Everything about the request is checked before anything runs.
   PipelineJob job;
   job.partitions = checked_u32("--partitions", o.partitions, 1);
-  job.circuit = {checked_u32("--challenges", o.challenges, 1), checked_u32("--layers", o.layers),
-                 checked_u32("--parents", o.parents), checked_u32("--depth", o.depth, 1)};
-  if (std::string err = job.circuit.validate(); !err.empty()) throw Error(err);
+  job.circuit = porep_params(o.porep);
   job.jobs = checked_u32("--jobs", o.jobs, 1);
   job.config.max_batch_size = checked_u32("--batch", o.batch, 1);
   if (job.config.max_batch_size > engine::Config::kMaxBatch)
@@ -150,10 +150,7 @@ Registrar reg_engine("engine", [](CLI::App& app) -> Runner {
   auto counters = std::make_shared<std::string>();
   sub->add_option("--params", o->params, "parameter file (default: generated once and cached in results/local/params)");
   sub->add_option("--partitions", o->partitions, "partition circuits per sector")->capture_default_str();
-  sub->add_option("--challenges", o->challenges, "PoRep-shaped circuit: challenges per partition")->capture_default_str();
-  sub->add_option("--layers", o->layers, "PoRep-shaped circuit: SHA-256 labeling layers")->capture_default_str();
-  sub->add_option("--parents", o->parents, "PoRep-shaped circuit: parents per label")->capture_default_str();
-  sub->add_option("--depth", o->depth, "PoRep-shaped circuit: tree depth")->capture_default_str();
+  add_porep_flags(sub, o->porep);
   sub->add_option("--params-seed", o->params_seed, "toxic-waste seed of generated parameters")->capture_default_str();
   sub->add_option("--circuit-seed", o->circuit_seed, "witness seed (job j, partition i: + j * partitions + i)")
       ->capture_default_str();

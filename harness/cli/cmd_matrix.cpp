@@ -552,12 +552,7 @@ Registrar reg_matrix("matrix", [](CLI::App& app) -> Runner {
   sub->add_option("--level", o->level, "confidence level of every interval (factorial: simultaneous over a phase's effects)")
       ->capture_default_str();
   add_analysis_options(sub, o->analysis);
-  sub->add_option("--run-timeout", o->run_timeout,
-                  "seconds a run's process may run before it is killed and counted as failed (0: no limit; "
-                  "docs/reliability.md)")
-      ->capture_default_str();
-  sub->add_option("--on-failure", o->on_failure, "a failed or timed-out run: stop the matrix, or continue without it (stop|continue)")
-      ->capture_default_str();
+  add_run_failure_options(sub, o->run_timeout, o->on_failure, "the matrix");
   return [=] { return run_matrix(*o); };
 });
 

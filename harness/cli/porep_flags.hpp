@@ -1,5 +1,5 @@
 // The PoRep-shaped circuit's flags (--challenges, --layers, --parents, --depth), shared by
-// `prove`, `srs generate`, `circuit --describe` (and meant for `engine`), so that one circuit is
+// `prove`, `srs generate`, `circuit --describe` and `engine`, so that one circuit is
 // the default everywhere: the parameters `srs generate` writes by default are the ones `prove`
 // uses by default, and `circuit --describe` describes that circuit.
 #pragma once

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <CLI/CLI.hpp>
+
 #include "harness/cli/commands.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/results.hpp"
@@ -192,6 +194,16 @@ OnFailure parse_on_failure(const std::string& s) {
 void check_run_timeout(double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds))
     throw Error(fmt::format("--run-timeout must be 0 (no limit) or a number of seconds (got {})", seconds));
+}
+
+void add_run_failure_options(CLI::App* sub, double& run_timeout, std::string& on_failure, const std::string& what) {
+  sub->add_option("--run-timeout", run_timeout,
+                  "seconds a run's process may run before it is killed and counted as failed (0: no limit; "
+                  "docs/reliability.md)")
+      ->capture_default_str();
+  sub->add_option("--on-failure", on_failure,
+                  "a failed or timed-out run: stop " + what + ", or continue without it (stop|continue)")
+      ->capture_default_str();
 }
 
 json failed_run_json(int round, bool warmup, const std::string& variant, int exit_code, bool timed_out,

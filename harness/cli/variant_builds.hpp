@@ -12,6 +12,10 @@
 
 #include "harness/suite/suite.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace cuzk::cli {
 
 // A configure preset's cache variables (following "inherits") and its build folder.
@@ -70,6 +74,9 @@ enum class OnFailure { kStop, kContinue };
 OnFailure parse_on_failure(const std::string& s);
 // Checks --run-timeout (seconds; 0: none); throws Error when negative or not finite.
 void check_run_timeout(double seconds);
+// The options --run-timeout and --on-failure of a subcommand that drives measured processes;
+// `what` names what a failure stops ("the A/B", "the matrix").
+void add_run_failure_options(CLI::App* sub, double& run_timeout, std::string& on_failure, const std::string& what);
 // One failed run, as manifests record it: {"round", "warmup", "variant", "reason", "exit_code",
 // "timed_out", "results"} (results: the round's file, which is not merged).
 nlohmann::json failed_run_json(int round, bool warmup, const std::string& variant, int exit_code, bool timed_out,
