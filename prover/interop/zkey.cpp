@@ -227,6 +227,10 @@ ZkeyCircuit parse_zkey(std::span<const uint8_t> bytes, const std::string& name, 
     P.fail("header: nVars = " + std::to_string(z.n_vars) + " is smaller than nPublic + 1 = " + std::to_string(z.n_public + 1));
   if (domain < 2 || (domain & (domain - 1)) != 0 || domain > (uint64_t(1) << 28))
     P.fail("header: domainSize = " + std::to_string(domain) + " is not a power of two in [2, 2^28]");
+  // The H section holds one point per domain element: checked now, so that the domain (and
+  // every row number below it, which sizes the coefficient matrices) is backed by the file's
+  // bytes before anything is allocated by it.
+  P.section(9, "H: one G1 point per domain element", domain * kG1);
 
   groth16::ProvingKey& pk = z.pk;
   groth16::VerifyingKey& vk = pk.vk;
