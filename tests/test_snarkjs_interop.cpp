@@ -563,12 +563,12 @@ TEST_CASE("snarkjs JSON: hostile sizes are refused at once", "[json]") {
   SECTION("a verification key whose IC list disagrees with nPublic: refused before decoding points") {
     auto v = nlohmann::json::parse(interop::vk_to_json(fixture_zkey().pk.vk));
     const nlohmann::json first = v["IC"][0];
-    for (int i = 0; i < 200000; i++) v["IC"].push_back(first);
+    for (int i = 0; i < 2000; i++) v["IC"].push_back(first);
+    // The last entry is not a point: a reader that decoded the list before comparing its length
+    // with nPublic (200,000 entries took tens of seconds, a subgroup check each) would report it.
+    v["IC"].push_back(nlohmann::json::array({"1", "1", "1"}));
     const std::string text = v.dump();
-    const auto t0 = std::chrono::steady_clock::now();
     CHECK_THAT(jerr([&] { interop::vk_from_json(text, "vk.json"); }), Catch::Matchers::Contains("vk.json: nPublic: is "));
-    // decoding 200,000 points first (a subgroup check each) takes tens of seconds
-    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
   }
   SECTION("a number beyond a double's range (found by fuzz_proof_json, fuzz_public_json, fuzz_vk_json)") {
     CHECK_THAT(jerr([&] { interop::public_from_json("[1e400]", "pub.json"); }),
