@@ -57,6 +57,23 @@ TEST_CASE("ab refuses a binary built by another preset than the one asked for") 
   CHECK(!cuzk::test::exists(d.file("ab")));
 }
 
+TEST_CASE("ab refuses a --cmake-arg that is not -D or that overrides a variant's flag, before building") {
+  TempDir d;
+  struct Bad {
+    std::string args, expect;
+  };
+  const std::string ab = "ab --a baseline --b pinned --source-dir '" + source_dir() + "' --suite quick --out-dir ab ";
+  for (const Bad& c : {Bad{"--cmake-arg=-GNinja", "expected -DNAME=VALUE"},
+                       Bad{"--cmake-arg=-DCUZK_PINNED_HOST=ON", "preset 'baseline' sets CUZK_PINNED_HOST itself"},
+                       Bad{"--cmake-arg=-DCUZK_CUDA=OFF --no-build", "--cmake-arg applies to builds"}}) {
+    auto r = cuzk::test::run_bench(ab + c.args, d.path());
+    INFO(c.args << "\n" << r.out << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(c.expect) != std::string::npos);
+    CHECK(!cuzk::test::exists(d.file("ab")));
+  }
+}
+
 TEST_CASE("ab with a matching binary runs the quick suite interleaved and compares") {
   TempDir d;
   REQUIRE(cuzk::test::share_params_cache(d));

@@ -78,6 +78,12 @@ TEST_CASE("matrix refuses bad requests with one line, exit 2 and nothing written
   refused("--factorial pinned" + common + " --inject 'bogus:proof=5%'", "neither a flag nor a variant");
   refused("--factorial pinned" + common + " --inject 'pinned:proof=-5%'", "--inject 'pinned:proof=-5%'");
   refused("--factorial pinned" + common + " --from somewhere", "takes no --variants or --factorial");
+  // --cmake-arg: checked before anything is built (these requests name no binary, so a build
+  // would start if the check came later).
+  const std::string build = " --suite quick --case porep-tiny --allow-dirty";
+  refused("--factorial pinned,smallvec" + build + " --cmake-arg=-GNinja", "expected -DNAME=VALUE");
+  refused("--factorial pinned,smallvec" + build + " --cmake-arg=-DCUZK_SMALLVEC=ON", "sets CUZK_SMALLVEC itself");
+  refused("--factorial pinned" + common + " --cmake-arg=-DCUZK_CUDA=OFF", "--cmake-arg applies to builds");
 }
 
 TEST_CASE("matrix refuses a dirty tree and a stale binary") {

@@ -43,6 +43,7 @@ struct AbOptions {
   AnalysisChoices analysis;
   std::string out_dir;
   bool no_build = false;
+  std::vector<std::string> cmake_args;  // --cmake-arg: extra configure -D of both builds
   std::string bin_a, bin_b;
   std::string source_dir;
   std::string source_dir_b;  // B checked against another tree (gate-merge.sh: two revisions)
@@ -77,6 +78,10 @@ int run_ab(const AbOptions& o) {
   std::optional<PresetInfo> pa, pb;
   if (!o.a.empty()) pa = read_preset(src, o.a);
   if (!o.b.empty()) pb = read_preset(src, o.b);
+  if (!o.cmake_args.empty()) {
+    if (given || o.no_build) throw Error("--cmake-arg applies to builds: it goes without --no-build and --bin-a/--bin-b");
+    check_cmake_args(o.cmake_args, {&*pa, &*pb});
+  }
   std::string bin_a = o.bin_a, bin_b = o.bin_b;
   if (!given) {
     bin_a = bench_binary(*pa);
@@ -84,7 +89,7 @@ int run_ab(const AbOptions& o) {
     if (!o.no_build) {
       for (auto* pi : {&*pa, &*pb}) {
         fmt::print(stderr, "[ab] building {} in {}\n", pi->name, pi->binary_dir);
-        build_variant(src, *pi);
+        build_variant(src, *pi, "", o.cmake_args);
       }
     }
   }
@@ -223,6 +228,7 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
   sub->add_flag("--stable", o->stable, "run every process in the stable mode (placement, eager loading, warm-up until settled)");
   add_analysis_options(sub, o->analysis);
   sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-<a>-vs-<b>)");
+  add_cmake_arg_option(sub, o->cmake_args);
   sub->add_flag("--no-build", o->no_build, "use build/<preset>/harness/cuzk-bench as built (still provenance-checked)");
   sub->add_option("--bin-a", o->bin_a, "prebuilt binary of A (instead of building; still provenance-checked)");
   sub->add_option("--bin-b", o->bin_b, "prebuilt binary of B");

@@ -43,6 +43,7 @@ struct BisectOptions {
   std::string repo, preset = "baseline", build_cmd, bin_path, out_dir;
   std::string backend = "cpu";
   bool quick = false, allow_injected = false, keep_worktrees = false;
+  std::vector<std::string> cmake_args;  // --cmake-arg: extra configure -D of every preset build
 };
 
 struct Revision {
@@ -178,7 +179,7 @@ Built Bisector::build(const Revision& r, const std::string& role) {
   try {
     if (o_.build_cmd.empty()) {
       preset = read_preset(b.tree, o_.preset);
-      bin = build_variant(b.tree, *preset);
+      bin = build_variant(b.tree, *preset, "", o_.cmake_args);
     } else {
       const std::string cmd = "cd " + shell_quote(b.tree) + " && CUZK_BISECT_REVISION=" + r.sha + " sh -c " +
                               shell_quote(o_.build_cmd) + " >&2";
@@ -393,7 +394,12 @@ int run_bisect(BisectOptions o) {
     throw Error(fmt::format("--repo {} is not a git repository", repo));
   std::string prefix = trim(git(repo, "rev-parse --show-prefix").out);  // "sub/" when --repo is a subfolder
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-  if (o.build_cmd.empty()) read_preset(repo, o.preset);  // an unknown preset is refused now
+  if (o.build_cmd.empty()) {
+    const PresetInfo p = read_preset(repo, o.preset);  // an unknown preset is refused now
+    check_cmake_args(o.cmake_args, {&p});
+  } else if (!o.cmake_args.empty()) {
+    throw Error("--cmake-arg goes with --preset builds, not --build-cmd (put the arguments in the command)");
+  }
 
   auto resolve = [&](const char* flag, const std::string& rev) {
     auto r = git(repo, "rev-parse --verify --quiet " + shell_quote(rev + "^{commit}"));
@@ -457,6 +463,7 @@ Registrar reg_bisect("bisect", [](CLI::App& app) -> Runner {
       ->capture_default_str();
   sub->add_option("--repo", o->repo, "git repository (default: this binary's source tree)");
   sub->add_option("--preset", o->preset, "preset each revision is built with")->capture_default_str();
+  add_cmake_arg_option(sub, o->cmake_args);
   sub->add_option("--build-cmd", o->build_cmd, "shell command that builds a revision, run in its worktree (instead of the preset)");
   sub->add_option("--bin-path", o->bin_path, "where --build-cmd leaves cuzk-bench, relative to the worktree "
                                               "(default build/<preset>/harness/cuzk-bench)");

@@ -52,6 +52,7 @@ struct MatrixOptions {
   bool quick = false, stable = false;
   std::string out_dir, source_dir, bin;
   bool no_build = false, build_only = false, allow_dirty = false;
+  std::vector<std::string> cmake_args;  // --cmake-arg: extra configure -D of every build
   std::vector<std::string> inject;
   std::string from;  // re-analyse a matrix folder
   bool markdown = false, json_out = false, wide = false;
@@ -317,6 +318,12 @@ int run_matrix(const MatrixOptions& o) {
     }
   }
   for (auto& v : vs) v.inject = variant_injection(v, flags, entries);
+  if (!o.cmake_args.empty()) {
+    if (!o.bin.empty() || o.no_build) throw Error("--cmake-arg applies to builds: it goes without --no-build and --bin");
+    std::vector<const PresetInfo*> presets;
+    for (auto& v : vs) presets.push_back(&v.preset);
+    check_cmake_args(o.cmake_args, presets);
+  }
   const bool injected = !entries.empty();
 
   // The tree must be committed: the manifest names the commit the builds came from.
@@ -342,7 +349,7 @@ int run_matrix(const MatrixOptions& o) {
     v.binary = bench_binary(v.preset);
     if (!o.no_build) {
       fmt::print(stderr, "[matrix] building {} in {}\n", v.name, v.preset.binary_dir);
-      build_variant(src, v.preset, v.base_preset);
+      build_variant(src, v.preset, v.base_preset, o.cmake_args);
     }
     check_binary(v.name, v.binary, v.preset, hash, false);
   }
@@ -376,6 +383,7 @@ int run_matrix(const MatrixOptions& o) {
                    {"quick", o.quick},            {"stable", o.stable},
                    {"source_dir", src},           {"source_hash", hash},
                    {"git_commit", git_head(src)}, {"dirty", !dirty.empty()},
+                   {"cmake_args", o.cmake_args},
                    {"injected", injected},        {"machine", machine_json()},
                    {"started", utc_stamp()},      {"run_timeout_s", o.run_timeout},
                    {"on_failure", o.on_failure},  {"failed_runs", json::array()}};
@@ -536,6 +544,7 @@ Registrar reg_matrix("matrix", [](CLI::App& app) -> Runner {
   sub->add_flag("--stable", o->stable, "run every process in the stable mode");
   sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-matrix); must be new or empty");
   sub->add_option("--source-dir", o->source_dir, "source tree to build and check against (default: this binary's)");
+  add_cmake_arg_option(sub, o->cmake_args);
   sub->add_flag("--no-build", o->no_build, "use each variant's binary as built (still provenance-checked)");
   sub->add_flag("--build-only", o->build_only, "build and provenance-check every variant, print their binaries, and stop")
       ->excludes("--no-build");

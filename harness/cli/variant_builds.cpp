@@ -1,6 +1,7 @@
 // Building variants and checking their provenance (variant_builds.hpp).
 #include "harness/cli/variant_builds.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/core.h>
@@ -127,7 +128,30 @@ void check_binary(const std::string& label, const std::string& bin, const std::o
 
 std::string bench_binary(const PresetInfo& p) { return p.binary_dir + "/harness/cuzk-bench"; }
 
-std::string build_variant(const std::string& source_dir, const PresetInfo& p, const std::string& base_preset) {
+void check_cmake_args(const std::vector<std::string>& args, const std::vector<const PresetInfo*>& presets) {
+  for (auto& a : args) {
+    const auto eq = a.find('=');
+    if (a.rfind("-D", 0) != 0 || eq == std::string::npos || eq == 2)
+      throw Error(fmt::format("--cmake-arg '{}': expected -DNAME=VALUE (e.g. -DCUZK_CUDA=OFF)", a));
+    const std::string name = a.substr(2, std::min(eq, a.find(':')) - 2);
+    if (name == "CUZK_CUDA" || name == "CUZK_PAPI") continue;  // AUTO resolves per machine: not a variant's flag
+    for (const PresetInfo* p : presets)
+      if (p->vars.count(name))
+        throw Error(fmt::format("--cmake-arg '{}': preset '{}' sets {} itself; overriding it would build another "
+                                "variant than the one named (choose or add a preset instead)",
+                                a, p->name, name));
+  }
+}
+
+void add_cmake_arg_option(CLI::App* sub, std::vector<std::string>& args) {
+  sub->add_option("--cmake-arg", args,
+                  "extra -DNAME=VALUE for every variant's configure (repeatable; e.g. -DCUZK_CUDA=OFF to skip the CUDA "
+                  "backend on a machine that measures the CPU one); a variable a preset sets is refused")
+      ->allow_extra_args(false);
+}
+
+std::string build_variant(const std::string& source_dir, const PresetInfo& p, const std::string& base_preset,
+                          const std::vector<std::string>& cmake_args) {
   // A generated variant is configured from its base preset with its own folder and overrides;
   // a preset of the file is configured as itself.
   std::string cfg = "cd " + shell_quote(source_dir) + " && cmake --preset " +
@@ -136,6 +160,7 @@ std::string build_variant(const std::string& source_dir, const PresetInfo& p, co
     cfg += " -B " + shell_quote(p.binary_dir);
     for (auto& [k, v] : p.vars) cfg += " " + shell_quote("-D" + k + "=" + v);
   }
+  for (auto& a : cmake_args) cfg += " " + shell_quote(a);
   cfg += " >&2";
   if (int rc = run_status(cfg); rc != 0)
     throw Error(fmt::format("configuring {} failed (exit {}): {}", p.name, rc, cfg), kExitFailure);

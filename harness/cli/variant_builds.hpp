@@ -40,10 +40,19 @@ nlohmann::json binary_provenance(const std::string& bin);
 void check_binary(const std::string& label, const std::string& bin, const std::optional<PresetInfo>& preset,
                   const std::string& hash, bool given);
 
-// Configures (`cmake --preset <base>` with -B <binary_dir> and -D overrides) and builds the
-// cuzk-bench target; throws Error (exit 1) naming the variant when either step fails. Output
-// goes to stderr. Returns the binary's path.
-std::string build_variant(const std::string& source_dir, const PresetInfo& p, const std::string& base_preset = "");
+// Refuses (Error, exit 2) extra configure arguments (--cmake-arg) that are not `-DNAME=VALUE`
+// (or `-DNAME:TYPE=VALUE`), or that set a variable one of `presets` sets itself and provenance
+// checks (a variant's flags, its preset name, the build type): those would build something else
+// than the variant asked for. CUZK_CUDA and CUZK_PAPI may be set (AUTO resolves per machine).
+void check_cmake_args(const std::vector<std::string>& args, const std::vector<const PresetInfo*>& presets);
+
+// Configures (`cmake --preset <base>` with -B <binary_dir> and -D overrides, then `cmake_args`)
+// and builds the cuzk-bench target; throws Error (exit 1) naming the variant when either step
+// fails. Output goes to stderr. Returns the binary's path.
+std::string build_variant(const std::string& source_dir, const PresetInfo& p, const std::string& base_preset = "",
+                          const std::vector<std::string>& cmake_args = {});
+// Registers --cmake-arg (repeatable) on a subcommand that builds variants.
+void add_cmake_arg_option(CLI::App* sub, std::vector<std::string>& args);
 // The path of a variant's cuzk-bench.
 std::string bench_binary(const PresetInfo& p);
 
