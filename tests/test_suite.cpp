@@ -1,5 +1,6 @@
 // Suite files: every kind of error is reported (file:line and the key) before anything runs,
 // and `run --suite quick --quick` writes a valid results file with the expected cases.
+#include <filesystem>
 #include <set>
 
 #include "catch.hpp"
@@ -276,5 +277,37 @@ quick = { filter = "^BM_fr_add$", min_time_ms = 5 }
     auto m = cuzk::test::run_bench("run --suite m.toml --quick --out out2.jsonl", d.path(), "CUZK_MICRO_DIR=/no/such/dir");
     CHECK(m.code == 1);
     CHECK(m.err.find("case 'fr-add': no benchmark binary at /no/such/dir/bench_ff") != std::string::npos);
+  }
+  SECTION("output without Google Benchmark's shape is that binary's error, naming the field") {
+    // Stand-in binaries: bench_ff prints one malformed entry, bench_ec (the group's other binary)
+    // matches nothing and prints nothing.
+    struct Bad {
+      std::string entry, expect;
+    };
+    const Bad bads[] = {
+        {R"("real_time": "fast", "time_unit": "ns")", "benchmark 'BM_fr_add': real_time is \"fast\", expected a finite number >= 0"},
+        {R"("real_time": -3, "time_unit": "ns")", "real_time is -3, expected a finite number >= 0"},
+        {R"("real_time": 3, "time_unit": 5)", "Google Benchmark field 'time_unit' must be a string, not number"},
+        {R"("real_time": 3, "time_unit": "hours")", "unknown Google Benchmark time_unit 'hours'"},
+        {R"("real_time": 3, "repetition_index": "one")", "Google Benchmark field 'repetition_index' must be a number"},
+        {R"("real_time": 3, "iterations": [1])", "Google Benchmark field 'iterations' must be a number, not array"},
+    };
+    const std::string fake = d.file("fake");
+    std::filesystem::create_directories(fake);
+    cuzk::test::spit(fake + "/bench_ec", "#!/bin/sh\n");
+    std::filesystem::permissions(fake + "/bench_ec", std::filesystem::perms::owner_all);
+    int k = 0;
+    for (const Bad& b : bads) {
+      cuzk::test::spit(fake + "/bench_ff", "#!/bin/sh\ncat <<'EOF'\n{\"benchmarks\": [{\"name\": \"BM_fr_add\", "
+                                           "\"run_type\": \"iteration\", " + b.entry + "}]}\nEOF\n");
+      std::filesystem::permissions(fake + "/bench_ff", std::filesystem::perms::owner_all);
+      const std::string out = "bad" + std::to_string(k++) + ".jsonl";
+      auto m = cuzk::test::run_bench("run --suite m.toml --quick --out " + out, d.path(), "CUZK_MICRO_DIR=" + fake);
+      INFO(b.entry << "\n" << m.err);
+      CHECK(m.code == 1);
+      CHECK(m.err.find(fake + "/bench_ff: its --benchmark_format=json output: ") != std::string::npos);
+      CHECK(m.err.find(b.expect) != std::string::npos);
+      CHECK(m.err.find("type_error") == std::string::npos);
+    }
   }
 }

@@ -37,14 +37,6 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-double to_ns(double v, const std::string& unit, const std::string& path) {
-  if (unit == "ns" || unit.empty()) return v;
-  if (unit == "us") return v * 1e3;
-  if (unit == "ms") return v * 1e6;
-  if (unit == "s") return v * 1e9;
-  throw CompareError(path + ": unknown Google Benchmark time_unit '" + unit + "' (one of ns, us, ms, s)");
-}
-
 // Counts a measured sample's environment judgement into `env`; false when the sample is to be
 // left out (drop_disturbed and the sample was throttled or loaded).
 bool note_environment(EnvSummary& env, const json& sample, const std::string& process, const CompareOptions& o) {
@@ -106,18 +98,13 @@ void add_gpu_counters(Side& s, const ResultsFile& rf) {
   }
 }
 
-// A field of a Google Benchmark object that must have type `want` when present: absent gives
-// `fallback`; another type is the file's error (nlohmann's value() would throw type_error,
-// which names neither the file nor the field).
+// gbench_field (gbench.hpp) with the file's name in the error.
 json gbench_field(const std::string& path, const json& obj, const char* key, json::value_t want, json fallback) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return fallback;
-  const bool number_ok = want == json::value_t::number_float && it->is_number();
-  if (it->type() != want && !number_ok)
-    throw CompareError(fmt::format("{}: Google Benchmark field '{}' must be {}, not {}", path, key,
-                                   want == json::value_t::object ? "an object" : want == json::value_t::string ? "a string" : "a number",
-                                   it->type_name()));
-  return *it;
+  try {
+    return cuzk::gbench_field(obj, key, want, std::move(fallback));
+  } catch (const GbenchError& e) {
+    throw CompareError(path + ": " + e.what());
+  }
 }
 
 Side load_gbench(const std::string& path, const json& doc) {
@@ -150,7 +137,11 @@ Side load_gbench(const std::string& path, const json& doc) {
     if (std::string problem = gbench_entry_problem(b); !problem.empty()) throw CompareError(path + ": " + problem);
     const std::string name = gbench_field(path, b, "run_name", vt::string, gbench_field(path, b, "name", vt::string, ""));
     const std::string unit = gbench_field(path, b, "time_unit", vt::string, "ns");
-    c.phases[name].wall.push_back(to_ns(b["real_time"].get<double>(), unit, path));
+    try {
+      c.phases[name].wall.push_back(gbench_time_ns(b["real_time"].get<double>(), unit));
+    } catch (const GbenchError& e) {
+      throw CompareError(path + ": " + e.what());
+    }
     ++c.samples;
   }
   return s;

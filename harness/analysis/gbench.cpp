@@ -45,6 +45,30 @@ nlohmann::json parse_gbench_json(std::string_view text) {
   return nlohmann::json::parse(gbench_json_nonfinite_to_null(text));
 }
 
+nlohmann::json gbench_field(const nlohmann::json& obj, const char* key, nlohmann::json::value_t want,
+                            nlohmann::json fallback) {
+  using vt = nlohmann::json::value_t;
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  const bool number_ok = want == vt::number_float && it->is_number();
+  if (it->type() != want && !number_ok)
+    throw GbenchError(std::string("Google Benchmark field '") + key + "' must be " +
+                      (want == vt::object  ? "an object"
+                       : want == vt::array ? "an array"
+                       : want == vt::string ? "a string"
+                                            : "a number") + ", not " +
+                      it->type_name());
+  return *it;
+}
+
+double gbench_time_ns(double value, const std::string& unit) {
+  if (unit == "ns" || unit.empty()) return value;
+  if (unit == "us") return value * 1e3;
+  if (unit == "ms") return value * 1e6;
+  if (unit == "s") return value * 1e9;
+  throw GbenchError("unknown Google Benchmark time_unit '" + unit + "' (one of ns, us, ms, s)");
+}
+
 std::string gbench_entry_problem(const nlohmann::json& entry) {
   if (!entry.is_object()) return "benchmark entry is not an object";
   auto name = entry.find("name");

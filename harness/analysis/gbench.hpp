@@ -24,6 +24,16 @@ class GbenchError : public std::runtime_error {
 // a document would overflow the stack).
 nlohmann::json parse_gbench_json(std::string_view text);
 
+// A field of a Google Benchmark object that must have type `want` when present (number_float
+// accepts any number): absent or null gives `fallback`; another type throws GbenchError naming
+// the field (nlohmann's value() would throw type_error, which names neither file nor field).
+nlohmann::json gbench_field(const nlohmann::json& obj, const char* key, nlohmann::json::value_t want,
+                            nlohmann::json fallback);
+
+// A time in Google Benchmark's time_unit ("ns", "us", "ms", "s"; empty is ns) in nanoseconds;
+// throws GbenchError on another unit.
+double gbench_time_ns(double value, const std::string& unit);
+
 // What is wrong with a benchmark entry's timing, naming the benchmark ("" when nothing is):
 // real_time must be a finite number >= 0 (a negative or non-finite time would pass a gate).
 std::string gbench_entry_problem(const nlohmann::json& entry);

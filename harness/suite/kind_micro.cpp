@@ -62,13 +62,6 @@ std::string min_time_flag(const std::string& bin, int64_t ms) {
   return fmt::format("--benchmark_min_time={:.3f}{}", double(ms) / 1000.0, suffixed ? "s" : "");
 }
 
-uint64_t to_ns(double t, const std::string& unit) {
-  static const std::map<std::string, double> scale = {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-  auto it = scale.find(unit);
-  if (it == scale.end()) throw std::runtime_error(fmt::format("unknown time_unit '{}' in Google Benchmark output", unit));
-  return uint64_t(t * it->second + 0.5);
-}
-
 // Every requested counter is null in a micro sample: the work ran in another process, which
 // this process's counters do not see (never a silent 0).
 PhaseRecord external_record(uint64_t wall_ns, const std::vector<CounterStatus>& counters) {
@@ -114,32 +107,46 @@ void run_binary(const RunContext& ctx, const std::string& bin, int total_reps, s
   json doc;
   try {
     doc = parse_gbench_json(r.out);
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) {  // json::exception, or GbenchError (nested too deep)
     throw std::runtime_error(fmt::format("{}: its --benchmark_format=json output does not parse: {}", bin, e.what()));
   }
   const auto& counters = ctx.session->counter_status();
-  for (const json& b : doc.value("benchmarks", json::array())) {
-    if (b.value("run_type", "iteration") != "iteration") continue;  // mean/median/stddev rows
-    const std::string name = b.at("name").get<std::string>();
-    // SkipWithError (e.g. "CPU lacks bmi2/adx") and, in 1.8, SkipWithMessage: no time to
-    // record; said on stderr and left out, as compare does.
-    auto flag = [&](const char* key) {
-      auto it = b.find(key);
-      return it != b.end() && ((it->is_boolean() && it->get<bool>()) || (it->is_number() && it->get<double>() != 0));
-    };
-    if (flag("error_occurred") || flag("skipped")) {
-      fmt::print(stderr, "[{}] case {}: {} skipped itself: {}\n", ctx.suite, ctx.case_name, name,
-                 b.value("error_message", b.value("skip_message", "")));
-      continue;
+  // Every field read typed (gbench_field): a benchmark binary's output that does not have
+  // Google Benchmark's shape is that binary's error, named, never a type_error.
+  try {
+    using vt = json::value_t;
+    const json benchmarks = gbench_field(doc, "benchmarks", vt::array, json::array());
+    for (const json& b : benchmarks) {
+      if (gbench_field(b, "run_type", vt::string, "iteration") != "iteration") continue;  // mean/median/stddev rows
+      const std::string name = gbench_field(b, "name", vt::string, "").get<std::string>();
+      // SkipWithError (e.g. "CPU lacks bmi2/adx") and, in 1.8, SkipWithMessage: no time to
+      // record; said on stderr and left out, as compare does.
+      auto flag = [&](const char* key) {
+        auto it = b.find(key);
+        return it != b.end() && ((it->is_boolean() && it->get<bool>()) || (it->is_number() && it->get<double>() != 0));
+      };
+      if (flag("error_occurred") || flag("skipped")) {
+        fmt::print(stderr, "[{}] case {}: {} skipped itself: {}\n", ctx.suite, ctx.case_name, name,
+                   gbench_field(b, "error_message", vt::string, gbench_field(b, "skip_message", vt::string, ""))
+                       .get<std::string>());
+        continue;
+      }
+      if (std::string problem = gbench_entry_problem(b); !problem.empty()) throw GbenchError(problem);
+      const json index = gbench_field(b, "repetition_index", vt::number_float, 0);
+      if (!index.is_number_integer() || index.get<int64_t>() < 0)
+        throw GbenchError(fmt::format("benchmark '{}': repetition_index is {}, expected an integer >= 0", name, index.dump()));
+      Repetition& rep = reps[index.get<int>()];
+      const std::string unit = gbench_field(b, "time_unit", vt::string, "ns");
+      const uint64_t ns = uint64_t(gbench_time_ns(b["real_time"].get<double>(), unit) + 0.5);
+      rep.sample.phases["micro/" + name] = external_record(ns, counters);
+      rep.sample.wall_ns += ns;
+      rep.rows["micro/" + name] = {{"real_time", b["real_time"]},
+                                   {"cpu_time", gbench_field(b, "cpu_time", vt::number_float, 0.0)},
+                                   {"time_unit", unit},
+                                   {"iterations", gbench_field(b, "iterations", vt::number_float, int64_t(0))}};
     }
-    Repetition& rep = reps[b.value("repetition_index", 0)];
-    const uint64_t ns = to_ns(b.at("real_time").get<double>(), b.value("time_unit", "ns"));
-    rep.sample.phases["micro/" + name] = external_record(ns, counters);
-    rep.sample.wall_ns += ns;
-    rep.rows["micro/" + name] = {{"real_time", b.at("real_time")},
-                                 {"cpu_time", b.value("cpu_time", 0.0)},
-                                 {"time_unit", b.value("time_unit", "ns")},
-                                 {"iterations", b.value("iterations", int64_t(0))}};
+  } catch (const GbenchError& e) {
+    throw std::runtime_error(fmt::format("{}: its --benchmark_format=json output: {}", bin, e.what()));
   }
 }
 
