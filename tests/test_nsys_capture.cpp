@@ -1,6 +1,8 @@
 // scripts/nsys-capture.sh: the error paths that run on any machine. Without nsys the script
 // stops before running anything, exits 2 and says where it looked (docs/nsys.md); the capture
 // itself needs Nsight Systems and is exercised on the GPU machine.
+#include <filesystem>
+
 #include "catch.hpp"
 #include "subprocess.hpp"
 #include "test_util.hpp"
@@ -93,7 +95,7 @@ struct Fake {
   Fake() {
     cuzk::test::spit(d.file("nsys"), kFakeNsys);
     cuzk::test::spit(d.file("m.toml"), kMicroSuite);
-    std::system(("chmod +x '" + d.file("nsys") + "'").c_str());
+    std::filesystem::permissions(d.file("nsys"), std::filesystem::perms::owner_all);
   }
   cuzk::testing::CommandResult capture(const std::string& args, const std::string& env = "") {
     return run_command("cd '" + d.path() + "' && " + env + " NSYS='" + d.file("nsys") + "' FAKE_NSYS_LOG='" +

@@ -2,6 +2,7 @@
 // an injected slowdown of proof/prove/ntt_h) it writes report.md and report.html with the phase
 // rows, and the plot PNGs when /usr/bin/python3 has matplotlib.
 #include <cstdlib>
+#include <filesystem>
 #include <regex>
 
 #include "catch.hpp"
@@ -95,7 +96,7 @@ TEST_CASE("report: the summary and the accounting waterfall of the pinning story
   b.pinned = true;
   b.preset = "pinned";
   b.h2d_ms = 140;
-  std::system(("mkdir -p '" + d.file("ab") + "'").c_str());
+  std::filesystem::create_directories(d.file("ab"));
   cuzk::test::write_story(d.file("ab/a.jsonl"), a);
   cuzk::test::write_story(d.file("ab/b.jsonl"), b);
   auto r = cuzk::test::run_bench("report ab --python none", d.path());

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -35,7 +36,10 @@ class TempDir {
     if (!mkdtemp(b.data())) std::abort();
     path_ = b.data();
   }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  ~TempDir() {
+    std::error_code ec;  // best effort: a test's leftovers must not fail the test
+    std::filesystem::remove_all(path_, ec);
+  }
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
   std::vector<std::string> entries() const {
