@@ -172,6 +172,17 @@ TEST_CASE("thresholds file parsing") {
   CHECK_THROWS_AS(cuzk::parse_thresholds("[phases]\n\"a\" = 0.1\n", "x"), cuzk::GateError);  // no [default]
   CHECK_THROWS_AS(cuzk::parse_thresholds("[default]\nmax_slowdown = 0.05\nmax_slowdwn = 1\n", "x"), cuzk::GateError);
   CHECK_THROWS_AS(cuzk::parse_thresholds("[default]\nmax_slowdown = -1\n", "x"), cuzk::GateError);
+  // A float min_samples is refused by its type, before any conversion: 2.2e59 (found by fuzz_gate)
+  // was cast to an integer inside toml++ first, undefined behavior; 5.0 was taken as 5.
+  for (const char* f : {"2.2e59", "5.0"}) {
+    INFO(f);
+    try {
+      cuzk::parse_thresholds(std::string("[default]\nmax_slowdown = 0.05\nmin_samples = ") + f + "\n", "x");
+      FAIL("accepted");
+    } catch (const cuzk::GateError& e) {
+      CHECK(std::string(e.what()) == "x: [default] min_samples must be an integer >= 2, not a float");
+    }
+  }
   // The example file in the repository parses.
   CHECK_NOTHROW(cuzk::load_thresholds(std::string(CUZK_SOURCE_DIR) + "/suites/gate-thresholds.toml"));
 }

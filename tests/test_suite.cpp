@@ -94,6 +94,12 @@ TEST_CASE("each kind of suite error names the place and the key") {
     CHECK(m.find("bad.toml:5:") != std::string::npos);
     CHECK(m.find("'depth' must be an integer") != std::string::npos);
   }
+  SECTION("bad value: a float too large for any integer is refused by its type") {
+    auto m = parse_error("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"porep\"\ndepth = 1e300\n");
+    CHECK(m.find("'depth' must be an integer") != std::string::npos);
+    m = parse_error("name = \"x\"\n[defaults]\nreps = 1e300\n[[case]]\nname = \"c\"\nkind = \"porep\"\n");
+    CHECK(m.find("reps' must be an integer") != std::string::npos);
+  }
   SECTION("bad value: out of range") {
     auto m = parse_error("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"porep\"\npartitions = 0\n");
     CHECK(m.find("bad.toml:5:") != std::string::npos);

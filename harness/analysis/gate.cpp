@@ -109,9 +109,14 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
       g.alpha = read_fraction(v, "[default] alpha", name);
       if (g.alpha <= 0 || g.alpha >= 1) throw GateError(name + ": [default] alpha must be in (0, 1)");
     } else if (key == "min_samples") {
-      auto n = v.value<int64_t>();
-      if (!n || *n < 2) throw GateError(name + ": [default] min_samples must be an integer >= 2");
-      g.min_samples = static_cast<size_t>(*n);
+      // The type first: toml++'s value<int64_t>() on a float casts it before its range check
+      // (undefined behavior for 2.2e59, found by fuzz_gate), and would take 5.0 for 5.
+      if (!v.is_integer())
+        throw GateError(fmt::format("{}: [default] min_samples must be an integer >= 2, not a {}", name,
+                                    v.is_floating_point() ? "float" : "non-number"));
+      const int64_t n = v.as_integer()->get();
+      if (n < 2) throw GateError(name + ": [default] min_samples must be an integer >= 2");
+      g.min_samples = static_cast<size_t>(n);
     } else if (key == "fail_on_noisy") {
       auto b = v.value<bool>();
       if (!b) throw GateError(name + ": [default] fail_on_noisy must be true or false");
