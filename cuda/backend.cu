@@ -2,12 +2,16 @@
 //   pin_abc   page-lock a, b, c (CUZK_PINNED_HOST=ON only; the unpinning after the copies is
 //             counted in the same phase)
 //   h2d       copy a, b, c and the assignment to the device (and, on the first proof with a key,
-//             the key's G1 points: sub-phase h2d/srs; they stay resident for later proofs)
+//             the key's G1 points, and with CUZK_GPU_G2 its B query's G2 points: sub-phase
+//             h2d/srs; they stay resident for later proofs)
 //   ntt_h     H on the device (cuda/h_poly.cuh)
 //   msm_h, msm_l, msm_a, msm_b_g1   G1 MSMs on the device (cuda/msm.cuh)
-// while msm_b_g2 runs on CPU threads for every circuit of the batch, concurrently with all of
-// the above (CUZK_GPU_SPARE_CORE=ON: on one core fewer than the process may use, see
-// g2_pool_); then assemble (shared with the CPU backend). Every GPU phase reports its GPU time
+//   msm_b_g2  CUZK_GPU_G2=ON only: the G2 MSM on the device, after msm_b_g1, over the same
+//             resident assignment (sharing the G1 MSM's scratch buffers, MsmWorkspace)
+// while, with CUZK_GPU_G2=OFF (the default), msm_b_g2 runs on CPU threads for every circuit of
+// the batch, concurrently with all of the above (CUZK_GPU_SPARE_CORE=ON: on one core fewer than
+// the process may use, see g2_pool_; with CUZK_GPU_G2 there is no CPU G2 work and the flag does
+// nothing); then assemble (shared with the CPU backend). Every GPU phase reports its GPU time
 // from CUDA events through instr::report_gpu_time.
 //
 // A job that fails on the device (out of memory, a CUDA error) releases every device buffer the
@@ -37,6 +41,9 @@
 #ifndef CUZK_GPU_SPARE_CORE
 #define CUZK_GPU_SPARE_CORE 0
 #endif
+#ifndef CUZK_GPU_G2
+#define CUZK_GPU_G2 0
+#endif
 
 namespace cuzk::cuda {
 namespace {
@@ -46,11 +53,14 @@ using groth16::ProvingKey;
 using groth16::Randomness;
 using groth16::Witness;
 
-// The key's G1 points on the device, for the key they were uploaded from.
+// The key's points on the device, for the key they were uploaded from.
 struct ResidentKey {
   const void* id = nullptr;  // the h_query data pointer identifies the key's storage
   size_t h = 0, l = 0, a = 0, b = 0;
   DeviceArray<g1_affine_t> h_q, l_q, a_q, b_q;
+#if CUZK_GPU_G2
+  DeviceArray<g2_affine_t> b_g2_q;
+#endif
 };
 
 // The test-only injected device failure at GPU phase `phase`, thrown as a real one would be.
@@ -78,12 +88,13 @@ class CudaBackend final : public groth16::Backend {
  public:
   explicit CudaBackend(bool pin_abc) : pin_abc_(pin_abc) {
     CUZK_CUDA_CHECK(cudaSetDevice(0));
-    // Wait for the GPU by sleeping, not spinning: msm_b_g2 runs on every CPU core meanwhile, and a
-    // spinning wait would take one of them for the whole GPU part. Best effort: an older driver
-    // may refuse the flag on an already active context, which only costs that core.
+    // Wait for the GPU by sleeping, not spinning: msm_b_g2 runs on every CPU core meanwhile
+    // (CUZK_GPU_G2 off), and a spinning wait would take one of them for the whole GPU part. Best
+    // effort: an older driver may refuse the flag on an already active context, which only costs
+    // that core.
     if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
     CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-#if CUZK_GPU_SPARE_CORE
+#if CUZK_GPU_SPARE_CORE && !CUZK_GPU_G2
     g2_pool_ = std::make_unique<ThreadPool>(spare_core_threads());
 #endif
   }
@@ -103,6 +114,23 @@ class CudaBackend final : public groth16::Backend {
     const unsigned log_n = log2_of(n);
     const size_t m = pk.num_inputs + pk.num_aux;
 
+#if CUZK_GPU_G2
+    // Every MSM, msm_b_g2 included, on the device (gpu_part). The device reads m points of the
+    // G2 query unchecked, where the CPU's msm_g2 refused a length mismatch: so check here.
+    if (pk.b_g2_query.size() != m)
+      throw std::invalid_argument("the key's B query (G2) has " + std::to_string(pk.b_g2_query.size()) +
+                                  " points but the assignment " + std::to_string(m) + " values");
+    std::vector<groth16::MsmResults> res(ws.size());
+    try {
+      for (size_t i = 0; i < ws.size(); ++i) gpu_part(pk, ws[i], n, log_n, m, res[i]);
+    } catch (...) {
+      release_device_memory();
+      throw;
+    }
+    std::vector<Proof> proofs;
+    for (size_t i = 0; i < ws.size(); ++i) proofs.push_back(groth16::assemble(pk, res[i], rs[i]));
+    return proofs;
+#else
     // msm_b_g2 for every circuit on CPU threads, concurrently with the GPU work below.
     std::vector<g2_jacobian_t> b_g2(ws.size());
     std::exception_ptr g2_error;
@@ -136,6 +164,7 @@ class CudaBackend final : public groth16::Backend {
       proofs.push_back(groth16::assemble(pk, res[i], rs[i]));
     }
     return proofs;
+#endif
   }
 
  private:
@@ -153,21 +182,29 @@ class CudaBackend final : public groth16::Backend {
     const uint32_t chunk = msm_.chunk();
     msm_ = MsmG1();
     msm_.set_chunk(chunk);
+#if CUZK_GPU_G2
+    msm_g2_ = MsmG2(msm_.workspace());  // drops the last reference to the old buffers
+    msm_g2_.set_chunk(chunk);
+#endif
   }
 
   void ensure_key(const ProvingKey& pk) {
     if (key_.id == pk.h_query.data() && key_.h == pk.h_query.size()) return;
     key_ = ResidentKey{};  // free the previous key first
     instr::Phase p("srs");
-    auto up = [&](const groth16::PointArray<g1_affine_t>& q, DeviceArray<g1_affine_t>& d, const char* what) {
-      d = DeviceArray<g1_affine_t>(q.size(), what);
+    // A query of G1 or G2 points into its device array.
+    auto up = [&]<class T>(const groth16::PointArray<T>& q, DeviceArray<T>& d, const char* what) {
+      d = DeviceArray<T>(q.size(), what);
       if (q.size())
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(d.get(), q.data(), q.size() * sizeof(g1_affine_t), cudaMemcpyHostToDevice, stream_));
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(d.get(), q.data(), q.size() * sizeof(T), cudaMemcpyHostToDevice, stream_));
     };
     up(pk.h_query, key_.h_q, "the key's H query");
     up(pk.l_query, key_.l_q, "the key's L query");
     up(pk.a_query, key_.a_q, "the key's A query");
     up(pk.b_g1_query, key_.b_q, "the key's B query (G1)");
+#if CUZK_GPU_G2
+    up(pk.b_g2_query, key_.b_g2_q, "the key's B query (G2)");
+#endif
     CUZK_CUDA_CHECK(cudaStreamSynchronize(stream_));
     key_.id = pk.h_query.data();
     key_.h = pk.h_query.size();
@@ -248,6 +285,13 @@ class CudaBackend final : public groth16::Backend {
         GpuPhase p("msm_b_g1", stream_);
         out.b_g1 = msm_.run(key_.b_q.get(), z_.get(), m, stream_);
       }
+#if CUZK_GPU_G2
+      {
+        fault_point("msm_b_g2");
+        GpuPhase p("msm_b_g2", stream_);
+        out.b_g2 = msm_g2_.run(key_.b_g2_q.get(), z_.get(), m, stream_);
+      }
+#endif
     } catch (...) {
       unpin();
       throw;
@@ -258,8 +302,9 @@ class CudaBackend final : public groth16::Backend {
   // use (the worker set under a placement, which already keeps the driver's core free). With
   // every core busy with G2 work, the thread that drives the GPU waits for a core after each GPU
   // synchronization (the MSM synchronizes a few times per window group), and the GPU idles
-  // meanwhile: docs/noise.md measured it. nullptr: the global pool, every core.
-#if CUZK_GPU_SPARE_CORE
+  // meanwhile: docs/noise.md measured it. nullptr: the global pool, every core (and always with
+  // CUZK_GPU_G2, where no G2 work runs on the CPU).
+#if CUZK_GPU_SPARE_CORE && !CUZK_GPU_G2
   static unsigned spare_core_threads() {
     if (auto p = placement::current()) return static_cast<unsigned>(p->worker_cpus.size());
     return static_cast<unsigned>(std::max<size_t>(2, placement::allowed_cpus().size()) - 1);
@@ -271,6 +316,9 @@ class CudaBackend final : public groth16::Backend {
   ResidentKey key_;
   NttContext ntt_;
   MsmG1 msm_;
+#if CUZK_GPU_G2
+  MsmG2 msm_g2_{msm_.workspace()};  // run after msm_ on the same stream: one set of scratch buffers
+#endif
   DeviceArray<fr_t> a_, b_, c_, z_;
 };
 
@@ -280,6 +328,8 @@ std::unique_ptr<groth16::Backend> make_cuda_backend(bool pin_abc) {
   require_device();
   return std::make_unique<CudaBackend>(pin_abc);
 }
+
+bool msm_b_g2_on_gpu() { return CUZK_GPU_G2 != 0; }
 
 void register_backend() {
   groth16::register_backend("cuda", [] { return make_cuda_backend(CUZK_PINNED_HOST != 0); });

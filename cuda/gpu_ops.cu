@@ -30,12 +30,14 @@ struct Event {
 };
 
 // An MSM's input uploaded in `count` slices on stream `up` (each slice's scalars, then its
-// points), starting once `s` reaches this point; the slices carry the events MsmG1 waits for.
+// points), starting once `s` reaches this point; the slices carry the events Msm<P> waits for.
+template <class P>
 struct SlicedUpload {
+  using Affine = typename P::affine;
   std::vector<Event> events;
-  std::vector<MsmSlice> slices;
-  SlicedUpload(g1_affine_t* d_points, fr_t* d_scalars, std::span<const g1_affine_t> points,
-               std::span<const fr_t> scalars, size_t count, cudaStream_t s, cudaStream_t up) {
+  std::vector<MsmSliceOf<P>> slices;
+  SlicedUpload(Affine* d_points, fr_t* d_scalars, std::span<const Affine> points, std::span<const fr_t> scalars,
+               size_t count, cudaStream_t s, cudaStream_t up) {
     events.emplace_back();
     CUZK_CUDA_CHECK(cudaEventRecord(events[0].e, s));
     CUZK_CUDA_CHECK(cudaStreamWaitEvent(up, events[0].e, 0));
@@ -43,10 +45,10 @@ struct SlicedUpload {
     for (const size_t len : slice_lengths(points.size(), count)) {
       events.emplace_back();
       events.emplace_back();
-      MsmSlice sl{d_points + b, d_scalars + b, len, events[events.size() - 2].e, events.back().e};
+      MsmSliceOf<P> sl{d_points + b, d_scalars + b, len, events[events.size() - 2].e, events.back().e};
       CUZK_CUDA_CHECK(cudaMemcpyAsync(d_scalars + b, scalars.data() + b, len * sizeof(fr_t), cudaMemcpyHostToDevice, up));
       CUZK_CUDA_CHECK(cudaEventRecord(sl.scalars_ready, up));
-      CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points + b, points.data() + b, len * sizeof(g1_affine_t), cudaMemcpyHostToDevice, up));
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points + b, points.data() + b, len * sizeof(Affine), cudaMemcpyHostToDevice, up));
       CUZK_CUDA_CHECK(cudaEventRecord(sl.bases_ready, up));
       slices.push_back(sl);
       b += len;
@@ -54,8 +56,9 @@ struct SlicedUpload {
   }
   // Slices growing by kGrowth: only the first slice's upload waits in front of the GPU's work,
   // so it is kept short, and each later slice's upload hides behind the GPU's work on the ones
-  // before it, which takes about 3 times as long per point (2^24 points on the H200: 41.5 ms to
-  // upload from pinned memory, 128 ms to sum). Equal slices where n is too short for that.
+  // before it, which takes about 3 times as long per point (2^24 G1 points on the H200: 41.5 ms
+  // to upload from pinned memory, 128 ms to sum; a G2 point is twice the bytes and about three
+  // times the additions). Equal slices where n is too short for that.
   static constexpr size_t kGrowth = 3;
   static std::vector<size_t> slice_lengths(size_t n, size_t count) {
     count = std::clamp<size_t>(count, 1, std::max<size_t>(n, 1));
@@ -156,6 +159,23 @@ __global__ void madd_kernel(g1_xyzz_t* out, const g1_xyzz_t* acc, const g1_affin
   if (i < n) out[i] = acc[i].add(p[i]);
 }
 
+// msm_g1 / msm_g2: the input uploaded in `slices` parts on a second stream, summed on the first.
+template <class P>
+typename P::jacobian msm_uploaded(std::span<const typename P::affine> points, std::span<const fr_t> scalars,
+                                  unsigned window_bits, unsigned slices) {
+  if (points.size() != scalars.size())
+    throw std::invalid_argument("GPU MSM: " + std::to_string(points.size()) + " points but " +
+                                std::to_string(scalars.size()) + " scalars");
+  if (slices == 0) throw std::invalid_argument("GPU MSM: at least one slice");
+  if (points.empty()) return P::jacobian::infinity();
+  Stream st, up;
+  DeviceArray<typename P::affine> p(points.size(), "MSM points");
+  DeviceArray<fr_t> k(scalars.size(), "MSM scalars");
+  SlicedUpload<P> u(p.get(), k.get(), points, scalars, slices, st.s, up.s);
+  Msm<P> msm;
+  return msm.run(u.slices, st.s, window_bits);
+}
+
 template <class T>
 std::vector<T> mul_on_device(std::span<const T> a, std::span<const T> b) {
   if (a.size() != b.size()) throw std::invalid_argument("element-wise product of arrays of different lengths");
@@ -196,17 +216,11 @@ std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w
 
 g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits,
                      unsigned slices) {
-  if (points.size() != scalars.size())
-    throw std::invalid_argument("GPU MSM: " + std::to_string(points.size()) + " points but " +
-                                std::to_string(scalars.size()) + " scalars");
-  if (slices == 0) throw std::invalid_argument("GPU MSM: at least one slice");
-  if (points.empty()) return g1_jacobian_t::infinity();
-  Stream st, up;
-  DeviceArray<g1_affine_t> p(points.size(), "MSM points");
-  DeviceArray<fr_t> k(scalars.size(), "MSM scalars");
-  SlicedUpload u(p.get(), k.get(), points, scalars, slices, st.s, up.s);
-  MsmG1 msm;
-  return msm.run(u.slices, st.s, window_bits);
+  return msm_uploaded<G1Points>(points, scalars, window_bits, slices);
+}
+g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits,
+                     unsigned slices) {
+  return msm_uploaded<G2Points>(points, scalars, window_bits, slices);
 }
 
 std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b) { return mul_on_device(a, b); }
@@ -231,28 +245,33 @@ std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g
 
 // ---- benchmark helpers ----
 
-struct DeviceMsmG1::Impl {
+template <class P>
+struct DeviceMsm<P>::Impl {
   Stream st, upload_st;
-  DeviceArray<g1_affine_t> points;
+  DeviceArray<Affine> points;
   DeviceArray<fr_t> scalars;
   size_t n = 0;
-  MsmG1 msm;
+  Msm<P> msm;
   double upload_ms = 0, run_ms = 0;
-  void reserve(std::span<const g1_affine_t> p, std::span<const fr_t> k);
+  void reserve(std::span<const Affine> p, std::span<const fr_t> k);
 };
-DeviceMsmG1::DeviceMsmG1() : impl_(std::make_unique<Impl>()) {}
-DeviceMsmG1::~DeviceMsmG1() = default;
-void DeviceMsmG1::Impl::reserve(std::span<const g1_affine_t> p, std::span<const fr_t> k) {
-  if (p.size() != k.size()) throw std::invalid_argument("DeviceMsmG1: points and scalars differ in length");
+template <class P>
+DeviceMsm<P>::DeviceMsm() : impl_(std::make_unique<Impl>()) {}
+template <class P>
+DeviceMsm<P>::~DeviceMsm() = default;
+template <class P>
+void DeviceMsm<P>::Impl::reserve(std::span<const Affine> p, std::span<const fr_t> k) {
+  if (p.size() != k.size()) throw std::invalid_argument("DeviceMsm: points and scalars differ in length");
   if (points.size() < p.size()) {
-    points = DeviceArray<g1_affine_t>();
-    points = DeviceArray<g1_affine_t>(p.size(), "MSM points");
+    points = DeviceArray<Affine>();
+    points = DeviceArray<Affine>(p.size(), "MSM points");
     scalars = DeviceArray<fr_t>();
     scalars = DeviceArray<fr_t>(p.size(), "MSM scalars");
   }
   n = p.size();
 }
-void DeviceMsmG1::upload(std::span<const g1_affine_t> points, std::span<const fr_t> scalars) {
+template <class P>
+void DeviceMsm<P>::upload(std::span<const Affine> points, std::span<const fr_t> scalars) {
   auto& m = *impl_;
   m.reserve(points, scalars);
   GpuTimer t;
@@ -262,35 +281,42 @@ void DeviceMsmG1::upload(std::span<const g1_affine_t> points, std::span<const fr
   t.stop(m.st.s);
   m.upload_ms = double(t.elapsed_ns()) / 1e6;
 }
-g1_jacobian_t DeviceMsmG1::run(unsigned window_bits) {
+template <class P>
+typename P::jacobian DeviceMsm<P>::run(unsigned window_bits) {
   auto& m = *impl_;
   GpuTimer t;
   t.start(m.st.s);
-  g1_jacobian_t r = m.msm.run(m.points.get(), m.scalars.get(), m.n, m.st.s, window_bits);
+  Jacobian r = m.msm.run(m.points.get(), m.scalars.get(), m.n, m.st.s, window_bits);
   t.stop(m.st.s);
   m.run_ms = double(t.elapsed_ns()) / 1e6;
   return r;
 }
-g1_jacobian_t DeviceMsmG1::upload_and_run(std::span<const g1_affine_t> points, std::span<const fr_t> scalars,
-                                          unsigned window_bits, unsigned slices) {
+template <class P>
+typename P::jacobian DeviceMsm<P>::upload_and_run(std::span<const Affine> points, std::span<const fr_t> scalars,
+                                                  unsigned window_bits, unsigned slices) {
   auto& m = *impl_;
   m.reserve(points, scalars);
   // Each slice costs work of its own (its sort, its chunk sums, additions into every bucket),
   // so few: 2 growing slices (n/4, 3n/4; SlicedUpload::slice_lengths) from 2^21 points. At 2^24
-  // on the H200 (2026-11-30, warm): 1 slice 161.5 ms, 2: 139.7, 3: 138.9, 4: 140.1, 5: 141.4.
+  // on the H200 (2026-11-30, warm, G1): 1 slice 161.5 ms, 2: 139.7, 3: 138.9, 4: 140.1, 5: 141.4.
   const size_t count = slices ? slices : m.n >= (size_t(1) << 21) ? 2 : 1;
   GpuTimer t;
   t.start(m.st.s);
-  SlicedUpload up(m.points.get(), m.scalars.get(), points, scalars, count, m.st.s, m.upload_st.s);
-  g1_jacobian_t r = m.msm.run(up.slices, m.st.s, window_bits ? window_bits : gpu_msm_window_bits(m.n));
+  SlicedUpload<P> up(m.points.get(), m.scalars.get(), points, scalars, count, m.st.s, m.upload_st.s);
+  Jacobian r = m.msm.run(up.slices, m.st.s, window_bits ? window_bits : gpu_msm_window_bits(m.n));
   t.stop(m.st.s);
   m.run_ms = double(t.elapsed_ns()) / 1e6;
   m.upload_ms = 0;
   return r;
 }
-void DeviceMsmG1::set_chunk(uint32_t points) { impl_->msm.set_chunk(points); }
-double DeviceMsmG1::last_upload_ms() const { return impl_->upload_ms; }
-double DeviceMsmG1::last_run_gpu_ms() const { return impl_->run_ms; }
+template <class P>
+void DeviceMsm<P>::set_chunk(uint32_t points) { impl_->msm.set_chunk(points); }
+template <class P>
+double DeviceMsm<P>::last_upload_ms() const { return impl_->upload_ms; }
+template <class P>
+double DeviceMsm<P>::last_run_gpu_ms() const { return impl_->run_ms; }
+template class DeviceMsm<G1Points>;
+template class DeviceMsm<G2Points>;
 
 struct DeviceNtt::Impl {
   Stream st;

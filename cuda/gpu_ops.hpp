@@ -6,7 +6,9 @@
 #include <span>
 #include <vector>
 
+#include "cuda/msm_points.hpp"
 #include "prover/ec/g1.hpp"
+#include "prover/ec/g2.hpp"
 #include "prover/ff/bls12_381.hpp"
 #include "prover/groth16/prover.hpp"
 
@@ -22,8 +24,11 @@ void ntt_coset_inverse(std::span<fr_t> a, const fr_t& g);
 std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w, uint64_t domain_size);
 
 // sum scalars[i] * points[i]; window_bits 0 picks the GPU default. slices > 1 uploads the input
-// in that many parts, each summed into the buckets as it arrives (MsmSlice).
+// in that many parts, each summed into the buckets as it arrives (MsmSlice). One implementation
+// for both groups (Msm<P>, cuda/msm.cuh).
 g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits = 0,
+                     unsigned slices = 1);
+g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits = 0,
                      unsigned slices = 1);
 
 // Element-wise products on the device (to check the device arithmetic against the host).
@@ -35,23 +40,25 @@ double field_mul_throughput(bool fp);
 // acc[i] + pts[i] (XYZZ mixed addition) and acc[i].dbl(), on the device.
 std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g1_affine_t> pts);
 
-// For benchmarks: data kept on the device between calls, GPU time from CUDA events.
-class DeviceMsmG1 {
+// For benchmarks: data kept on the device between calls, GPU time from CUDA events. P is the
+// group (G1Points, G2Points: cuda/msm_points.hpp); both are instantiated in gpu_ops.cu.
+template <class P>
+class DeviceMsm {
  public:
-  // pinned: page-lock the host points for the upload (cudaHostRegister), as the proving stage's
-  // pinned variant does with a/b/c.
-  DeviceMsmG1();
-  ~DeviceMsmG1();
+  using Affine = typename P::affine;
+  using Jacobian = typename P::jacobian;
+  DeviceMsm();
+  ~DeviceMsm();
   // Uploads bases and scalars (timed separately); then runs the MSM on the resident data.
-  void upload(std::span<const g1_affine_t> points, std::span<const fr_t> scalars);
-  g1_jacobian_t run(unsigned window_bits = 0);
+  void upload(std::span<const Affine> points, std::span<const fr_t> scalars);
+  Jacobian run(unsigned window_bits = 0);
   // Upload and MSM overlapped: the input goes up in slices on a second stream (each slice's
   // scalars, then its points) while the GPU sorts and sums the slices already there
   // (MsmSlice). last_run_gpu_ms() is then the whole, from the first copy to the result.
   // slices 0 picks the default count for the length.
-  g1_jacobian_t upload_and_run(std::span<const g1_affine_t> points, std::span<const fr_t> scalars,
-                               unsigned window_bits = 0, unsigned slices = 0);
-  void set_chunk(uint32_t points);  // MsmG1::set_chunk
+  Jacobian upload_and_run(std::span<const Affine> points, std::span<const fr_t> scalars, unsigned window_bits = 0,
+                          unsigned slices = 0);
+  void set_chunk(uint32_t points);  // Msm<P>::set_chunk
   double last_upload_ms() const;
   double last_run_gpu_ms() const;
 
@@ -59,6 +66,10 @@ class DeviceMsmG1 {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+using DeviceMsmG1 = DeviceMsm<G1Points>;
+using DeviceMsmG2 = DeviceMsm<G2Points>;
+extern template class DeviceMsm<G1Points>;
+extern template class DeviceMsm<G2Points>;
 
 class DeviceNtt {
  public:

@@ -78,18 +78,25 @@ __device__ __forceinline__ ChunkRange chunk_range(const uint32_t* task_off, cons
   return {begin, min(off[seg] + len[seg], begin + chunk)};
 }
 
+// The kernels below add points: templates on the group's point forms, blocks of 128 threads in
+// both groups. That bound leaves a thread the hardware's full 255 registers, so G2 (an Fp2 XYZZ
+// accumulator alone is 96) gains none from a smaller one; the rest spills either way. ptxas
+// (CUDA 13.0, sm_90): each G2 adding kernel uses 255 registers and spills (sum_points 968 bytes
+// stored, sum_partials 1.4 KB, window_segments 9 KB); of G1's only window_segments (184 bytes).
+
 // Round 0: chunk t of a bucket's run sums its points.
-__global__ void __launch_bounds__(128) sum_points_kernel(const g1_affine_t* bases, const uint32_t* vals,
+template <class Affine, class Xyzz>
+__global__ void __launch_bounds__(128) sum_points_kernel(const Affine* bases, const uint32_t* vals,
                                                          const uint32_t* run_off, const uint32_t* run_len,
                                                          const uint32_t* task_off, uint32_t runs, uint32_t tasks,
-                                                         uint32_t chunk, g1_xyzz_t* out) {
+                                                         uint32_t chunk, Xyzz* out) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= tasks) return;
   const auto [begin, end] = chunk_range(task_off, run_off, run_len, runs, t, chunk);
-  g1_xyzz_t acc = g1_xyzz_t::infinity();
+  Xyzz acc = Xyzz::infinity();
   for (uint32_t k = begin; k < end; ++k) {
     const uint32_t v = vals[k];
-    g1_affine_t p = bases[v & 0x7fffffffu];
+    Affine p = bases[v & 0x7fffffffu];
     if (v >> 31) p.y = -p.y;
     acc = acc.add(p);
   }
@@ -97,28 +104,31 @@ __global__ void __launch_bounds__(128) sum_points_kernel(const g1_affine_t* base
 }
 
 // Later rounds: chunk t of a bucket's partial sums adds them.
-__global__ void __launch_bounds__(128) sum_partials_kernel(const g1_xyzz_t* in, const uint32_t* seg_off,
+template <class Xyzz>
+__global__ void __launch_bounds__(128) sum_partials_kernel(const Xyzz* in, const uint32_t* seg_off,
                                                            const uint32_t* seg_len, const uint32_t* task_off,
                                                            uint32_t segs, uint32_t tasks, uint32_t chunk,
-                                                           g1_xyzz_t* out) {
+                                                           Xyzz* out) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= tasks) return;
   const auto [begin, end] = chunk_range(task_off, seg_off, seg_len, segs, t, chunk);
-  g1_xyzz_t acc = in[begin];
+  Xyzz acc = in[begin];
   for (uint32_t k = begin + 1; k < end; ++k) acc = acc.add(in[k]);
   out[t] = acc;
 }
 
-__global__ void fill_infinity_kernel(g1_xyzz_t* b, size_t n) {
+template <class Xyzz>
+__global__ void fill_infinity_kernel(Xyzz* b, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < n) b[i] = g1_xyzz_t::infinity();
+  if (i < n) b[i] = Xyzz::infinity();
 }
 
 // Adds each run's sum into its bucket (one run per bucket, so no two threads share one): the
 // buckets accumulate over the slices of a run.
-__global__ void __launch_bounds__(128) add_to_buckets_kernel(const g1_xyzz_t* sums, const uint32_t* seg_off,
+template <class Xyzz>
+__global__ void __launch_bounds__(128) add_to_buckets_kernel(const Xyzz* sums, const uint32_t* seg_off,
                                                              const uint32_t* run_key, uint32_t runs, uint32_t sentinel,
-                                                             g1_xyzz_t* buckets) {
+                                                             Xyzz* buckets) {
   uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= runs) return;
   const uint32_t k = run_key[r];
@@ -127,22 +137,23 @@ __global__ void __launch_bounds__(128) add_to_buckets_kernel(const g1_xyzz_t* su
 
 // Segment j of window w: buckets k in [lo, hi] (1-based digits) contribute
 // sum (k - lo + 1) B_k + (lo - 1) * sum B_k.
-__global__ void __launch_bounds__(128) window_segments_kernel(const g1_xyzz_t* buckets, uint32_t per_window,
-                                                              uint32_t windows, uint32_t segs, g1_xyzz_t* out) {
+template <class Xyzz>
+__global__ void __launch_bounds__(128) window_segments_kernel(const Xyzz* buckets, uint32_t per_window,
+                                                              uint32_t windows, uint32_t segs, Xyzz* out) {
   uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
   if (id >= windows * segs) return;
   const uint32_t w = id / segs, j = id % segs;
   const uint32_t len = per_window / segs;
   const uint32_t lo = j * len + 1, hi = lo + len - 1;
-  const g1_xyzz_t* b = buckets + size_t(w) * per_window;
-  g1_xyzz_t running = g1_xyzz_t::infinity(), total = g1_xyzz_t::infinity();
+  const Xyzz* b = buckets + size_t(w) * per_window;
+  Xyzz running = Xyzz::infinity(), total = Xyzz::infinity();
   for (uint32_t k = hi; k >= lo; --k) {
     running = running.add(b[k - 1]);
     total = total.add(running);
   }
   // (lo - 1) * running by double-and-add from the top bit.
   uint32_t m = lo - 1;
-  g1_xyzz_t mult = g1_xyzz_t::infinity();
+  Xyzz mult = Xyzz::infinity();
   for (int bit = 31; bit >= 0; --bit) {
     mult = mult.dbl();
     if ((m >> bit) & 1) mult = mult.add(running);
@@ -153,15 +164,16 @@ __global__ void __launch_bounds__(128) window_segments_kernel(const g1_xyzz_t* b
 // out[w * groups + q] = the sum of in[w * count + q * len, ...) (at most len terms, within row
 // w): one round of reducing each window's segment sums. Rounds of kGroup keep every thread's
 // chain of dependent additions short (one thread adding 512 sums took 25 ms at 2^24).
-__global__ void __launch_bounds__(128) sum_groups_kernel(const g1_xyzz_t* in, uint32_t rows, uint32_t count,
-                                                         uint32_t len, g1_xyzz_t* out) {
+template <class Xyzz>
+__global__ void __launch_bounds__(128) sum_groups_kernel(const Xyzz* in, uint32_t rows, uint32_t count,
+                                                         uint32_t len, Xyzz* out) {
   const uint32_t groups = (count + len - 1) / len;
   uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
   if (id >= rows * groups) return;
   const uint32_t w = id / groups, q = id % groups;
-  const g1_xyzz_t* row = in + size_t(w) * count;
+  const Xyzz* row = in + size_t(w) * count;
   const uint32_t end = min(count, (q + 1) * len);
-  g1_xyzz_t acc = row[q * len];
+  Xyzz acc = row[q * len];
   for (uint32_t k = q * len + 1; k < end; ++k) acc = acc.add(row[k]);
   out[id] = acc;
 }
@@ -182,6 +194,25 @@ size_t cub_temp(F&& f) {
   return bytes;
 }
 
+// A workspace buffer of at least n elements (MsmWorkspace keeps them between runs).
+template <class T>
+T* grow(DeviceArray<T>& a, size_t n, const char* what) {
+  if (a.size() < n) {
+    a = DeviceArray<T>();  // free first: the old and new buffers need not coexist
+    a = DeviceArray<T>(n, what);
+  }
+  return a.get();
+}
+// The same for a byte buffer holding n points of type T (cudaMalloc aligns to 256 bytes).
+template <class T>
+T* grow_as(DeviceArray<uint8_t>& a, size_t n, const char* what) {
+  return reinterpret_cast<T*>(grow(a, n * sizeof(T), what));
+}
+template <class T>
+T* as(DeviceArray<uint8_t>& a) {
+  return reinterpret_cast<T*>(a.get());
+}
+
 }  // namespace
 
 unsigned gpu_msm_window_bits(size_t n) {
@@ -189,57 +220,61 @@ unsigned gpu_msm_window_bits(size_t n) {
   return std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);
 }
 
-void MsmG1::set_chunk(uint32_t points) {
+template <class P>
+void Msm<P>::set_chunk(uint32_t points) {
   if (points < 2 || points > 4096) throw std::invalid_argument("GPU MSM: chunk must be in [2, 4096] points");
   chunk_ = points;
 }
 
-g1_jacobian_t MsmG1::run(const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n, cudaStream_t s,
-                         unsigned c, cudaEvent_t bases_ready) {
-  const MsmSlice one{d_bases, d_scalars, n, nullptr, bases_ready};
-  return run(std::span<const MsmSlice>(&one, 1), s, c);
+template <class P>
+typename P::jacobian Msm<P>::run(const Affine* d_bases, const fr_t* d_scalars, size_t n, cudaStream_t s, unsigned c,
+                                 cudaEvent_t bases_ready) {
+  const Slice one{d_bases, d_scalars, n, nullptr, bases_ready};
+  return run(std::span<const Slice>(&one, 1), s, c);
 }
 
-g1_jacobian_t MsmG1::run(std::span<const MsmSlice> slices, cudaStream_t s, unsigned c) {
+template <class P>
+typename P::jacobian Msm<P>::run(std::span<const Slice> slices, cudaStream_t s, unsigned c) {
+  MsmWorkspace& ws = *ws_;
   size_t total = 0;
-  for (const MsmSlice& sl : slices) {
+  for (const Slice& sl : slices) {
     if (sl.n >= (size_t(1) << 31))
       throw std::invalid_argument("GPU MSM: " + std::to_string(sl.n) + " points exceed 2^31 (31-bit point indices)");
     total += sl.n;
   }
-  if (total == 0) return g1_jacobian_t::infinity();
+  if (total == 0) return Jacobian::infinity();
   if (c == 0) c = gpu_msm_window_bits(total);
   if (c < 2 || c > 20) throw std::invalid_argument("GPU MSM: window bits must be in [2, 20]");
   const unsigned windows = (256 + c - 1) / c;  // Booth digits need windows * c >= 256
   const uint32_t per_window = 1u << (c - 1);
   const uint32_t segs = std::max<uint32_t>(1, per_window / kSegLen);
   const size_t all_buckets = size_t(windows) * per_window;
-  g1_xyzz_t* buckets = grow(buckets_, all_buckets, "MSM buckets");
+  Xyzz* buckets = grow_as<Xyzz>(ws.buckets, all_buckets, "MSM buckets");
   fill_infinity_kernel<<<grid_for(all_buckets, 256), 256, 0, s>>>(buckets, all_buckets);
   CUZK_CUDA_CHECK_LAUNCH("fill_infinity_kernel");
-  for (const MsmSlice& sl : slices)
+  for (const Slice& sl : slices)
     if (sl.n) accumulate(sl, s, c, windows, buckets);
 
-  g1_xyzz_t* segsums = grow(seg_sums_[0], size_t(windows) * segs, "MSM window segments");
+  Xyzz* segsums = grow_as<Xyzz>(ws.seg_sums[0], size_t(windows) * segs, "MSM window segments");
   window_segments_kernel<<<grid_for(size_t(windows) * segs, 128), 128, 0, s>>>(buckets, per_window, windows, segs,
                                                                               segsums);
   // Each window's segment sums, reduced in rounds of kGroup to one per window.
   int src = 0;
   for (uint32_t count = segs; count > 1;) {
     const uint32_t groups = (count + kGroup - 1) / kGroup;
-    g1_xyzz_t* dst = grow(seg_sums_[1 - src], size_t(windows) * groups, "MSM window segments");
-    sum_groups_kernel<<<grid_for(size_t(windows) * groups, 128), 128, 0, s>>>(seg_sums_[src].get(), windows, count,
-                                                                            kGroup, dst);
+    Xyzz* dst = grow_as<Xyzz>(ws.seg_sums[1 - src], size_t(windows) * groups, "MSM window segments");
+    sum_groups_kernel<<<grid_for(size_t(windows) * groups, 128), 128, 0, s>>>(as<Xyzz>(ws.seg_sums[src]), windows,
+                                                                            count, kGroup, dst);
     src = 1 - src;
     count = groups;
   }
   CUZK_CUDA_CHECK_LAUNCH("window reduction");
-  std::vector<g1_xyzz_t> window_sums(windows);
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums.data(), seg_sums_[src].get(), windows * sizeof(g1_xyzz_t),
+  std::vector<Xyzz> window_sums(windows);
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums.data(), ws.seg_sums[src].get(), windows * sizeof(Xyzz),
                                   cudaMemcpyDeviceToHost, s));
   CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   // Horner on the host: sum_w 2^(c w) W_w.
-  g1_jacobian_t acc = g1_jacobian_t::infinity();
+  Jacobian acc = Jacobian::infinity();
   for (unsigned w = windows; w-- > 0;) {
     for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
     acc = acc + window_sums[w].to_jacobian();
@@ -247,7 +282,9 @@ g1_jacobian_t MsmG1::run(std::span<const MsmSlice> slices, cudaStream_t s, unsig
   return acc;
 }
 
-void MsmG1::accumulate(const MsmSlice& sl, cudaStream_t s, unsigned c, unsigned windows, g1_xyzz_t* all_buckets) {
+template <class P>
+void Msm<P>::accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned windows, Xyzz* all_buckets) {
+  MsmWorkspace& ws = *ws_;
   const size_t n = sl.n;
   const uint32_t per_window = 1u << (c - 1);
   const unsigned group = unsigned(std::max<size_t>(1, std::min<size_t>(windows, kMaxPairs / n)));
@@ -255,16 +292,16 @@ void MsmG1::accumulate(const MsmSlice& sl, cudaStream_t s, unsigned c, unsigned 
   if (sl.scalars_ready) CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, sl.scalars_ready, 0));
   bool waited = sl.bases_ready == nullptr;
   const fr_t* d_scalars = sl.scalars;
-  const g1_affine_t* d_bases = sl.bases;
+  const Affine* d_bases = sl.bases;
   for (unsigned w0 = 0; w0 < windows; w0 += group) {
     const unsigned w1 = std::min(windows, w0 + group), wn = w1 - w0;
     const size_t pairs = size_t(wn) * n;
     const uint32_t sentinel = uint32_t(wn) * per_window;
     const unsigned key_bits = bit_width(sentinel);
-    uint32_t* k0 = grow(keys_[0], pairs, "MSM bucket keys");
-    uint32_t* k1 = grow(keys_[1], pairs, "MSM bucket keys (sort buffer)");
-    uint32_t* v0 = grow(vals_[0], pairs, "MSM point indices");
-    uint32_t* v1 = grow(vals_[1], pairs, "MSM point indices (sort buffer)");
+    uint32_t* k0 = grow(ws.keys[0], pairs, "MSM bucket keys");
+    uint32_t* k1 = grow(ws.keys[1], pairs, "MSM bucket keys (sort buffer)");
+    uint32_t* v0 = grow(ws.vals[0], pairs, "MSM point indices");
+    uint32_t* v1 = grow(ws.vals[1], pairs, "MSM point indices (sort buffer)");
     digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(d_scalars, n, c, w0, w1, sentinel, k0, v0);
     CUZK_CUDA_CHECK_LAUNCH("digits_kernel");
 
@@ -273,17 +310,17 @@ void MsmG1::accumulate(const MsmSlice& sl, cudaStream_t s, unsigned c, unsigned 
     size_t tb = cub_temp([&](void* p, size_t& b) {
       return cub::DeviceRadixSort::SortPairs(p, b, kb, vb, items, 0, int(key_bits), s);
     });
-    uint32_t* runs_key = grow(run_key_, sentinel + 1, "MSM bucket runs");
-    uint32_t* runs_len = grow(run_len_, sentinel + 2, "MSM bucket run lengths");
-    uint32_t* runs_off = grow(run_off_, sentinel + 2, "MSM bucket run offsets");
-    uint32_t* counts = grow(run_count_, 2, "MSM run count");
+    uint32_t* runs_key = grow(ws.run_key, sentinel + 1, "MSM bucket runs");
+    uint32_t* runs_len = grow(ws.run_len, sentinel + 2, "MSM bucket run lengths");
+    uint32_t* runs_off = grow(ws.run_off, sentinel + 2, "MSM bucket run offsets");
+    uint32_t* counts = grow(ws.run_count, 2, "MSM run count");
     tb = std::max(tb, cub_temp([&](void* p, size_t& b) {
       return cub::DeviceRunLengthEncode::Encode(p, b, kb.Current(), runs_key, runs_len, counts, items, s);
     }));
     tb = std::max(tb, cub_temp([&](void* p, size_t& b) {
       return cub::DeviceScan::ExclusiveSum(p, b, runs_len, runs_off, int(sentinel + 2), s);
     }));
-    void* temp = grow(temp_, tb, "MSM CUB temporary storage");
+    void* temp = grow(ws.temp, tb, "MSM CUB temporary storage");
     CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, tb, kb, vb, items, 0, int(key_bits), s));
     CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(temp, tb, kb.Current(), runs_key, runs_len, counts, items, s));
     uint32_t runs = 0;
@@ -303,7 +340,7 @@ void MsmG1::accumulate(const MsmSlice& sl, cudaStream_t s, unsigned c, unsigned 
       chunk_count_kernel<<<grid_for(segs_n, 256), 256, 0, s>>>(len, cnt, segs_n, chunk);
       CUZK_CUDA_CHECK_LAUNCH("chunk_count_kernel");
       size_t need = cub_temp([&](void* p, size_t& b) { return cub::DeviceScan::ExclusiveSum(p, b, cnt, off, int(segs_n + 1), s); });
-      void* tmp = grow(temp_, need, "MSM CUB temporary storage");
+      void* tmp = grow(ws.temp, need, "MSM CUB temporary storage");
       // cnt[segs_n] must be 0 so that off[segs_n] is the total
       CUZK_CUDA_CHECK(cudaMemsetAsync(cnt + segs_n, 0, sizeof(uint32_t), s));
       CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, need, cnt, off, int(segs_n + 1), s));
@@ -316,13 +353,13 @@ void MsmG1::accumulate(const MsmSlice& sl, cudaStream_t s, unsigned c, unsigned 
     CUZK_CUDA_CHECK(cudaMemsetAsync(runs_len + runs, 0, sizeof(uint32_t), s));
     {
       size_t need = cub_temp([&](void* p, size_t& b) { return cub::DeviceScan::ExclusiveSum(p, b, runs_len, runs_off, int(runs + 1), s); });
-      void* tmp = grow(temp_, need, "MSM CUB temporary storage");
+      void* tmp = grow(ws.temp, need, "MSM CUB temporary storage");
       CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, need, runs_len, runs_off, int(runs + 1), s));
     }
-    uint32_t* cnt = grow(seg_len_[0], runs + 1, "MSM chunk counts");
-    uint32_t* toff = grow(task_off_, runs + 1, "MSM chunk offsets");
+    uint32_t* cnt = grow(ws.seg_len[0], runs + 1, "MSM chunk counts");
+    uint32_t* toff = grow(ws.task_off, runs + 1, "MSM chunk offsets");
     uint32_t tasks = chunk_offsets(runs_len, runs, cnt, toff);
-    g1_xyzz_t* cur = grow(part_[0], tasks, "MSM bucket partial sums");
+    Xyzz* cur = grow_as<Xyzz>(ws.part[0], tasks, "MSM bucket partial sums");
     if (!waited) {  // everything so far needed only the scalars
       CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, sl.bases_ready, 0));
       waited = true;
@@ -331,17 +368,17 @@ void MsmG1::accumulate(const MsmSlice& sl, cudaStream_t s, unsigned c, unsigned 
                                                            tasks, chunk, cur);
     CUZK_CUDA_CHECK_LAUNCH("sum_points_kernel");
     // Each run now has cnt[r] partial sums at toff[r]; repeat until one each.
-    uint32_t* len = grow(seg_len_[1], runs + 1, "MSM segment lengths");
-    uint32_t* off = grow(seg_off_[0], runs + 1, "MSM segment offsets");
+    uint32_t* len = grow(ws.seg_len[1], runs + 1, "MSM segment lengths");
+    uint32_t* off = grow(ws.seg_off[0], runs + 1, "MSM segment offsets");
     CUZK_CUDA_CHECK(cudaMemcpyAsync(len, cnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
     CUZK_CUDA_CHECK(cudaMemcpyAsync(off, toff, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
     int which = 0;
     while (tasks > runs) {
-      uint32_t* ncnt = grow(seg_len_[0], runs + 1, "MSM chunk counts");
-      uint32_t* ntoff = grow(task_off_, runs + 1, "MSM chunk offsets");
+      uint32_t* ncnt = grow(ws.seg_len[0], runs + 1, "MSM chunk counts");
+      uint32_t* ntoff = grow(ws.task_off, runs + 1, "MSM chunk offsets");
       uint32_t ntasks = chunk_offsets(len, runs, ncnt, ntoff);
-      g1_xyzz_t* nxt = grow(part_[1 - which], ntasks, "MSM bucket partial sums");
-      cur = part_[which].get();
+      Xyzz* nxt = grow_as<Xyzz>(ws.part[1 - which], ntasks, "MSM bucket partial sums");
+      cur = as<Xyzz>(ws.part[which]);
       sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, chunk, nxt);
       CUZK_CUDA_CHECK_LAUNCH("sum_partials_kernel");
       CUZK_CUDA_CHECK(cudaMemcpyAsync(len, ncnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
@@ -349,11 +386,14 @@ void MsmG1::accumulate(const MsmSlice& sl, cudaStream_t s, unsigned c, unsigned 
       which = 1 - which;
       tasks = ntasks;
     }
-    cur = part_[which].get();
+    cur = as<Xyzz>(ws.part[which]);
     add_to_buckets_kernel<<<grid_for(runs, 128), 128, 0, s>>>(cur, off, runs_key, runs, sentinel,
                                                               all_buckets + size_t(w0) * per_window);
     CUZK_CUDA_CHECK_LAUNCH("add_to_buckets_kernel");
   }
 }
+
+template class Msm<G1Points>;
+template class Msm<G2Points>;
 
 }  // namespace cuzk::cuda

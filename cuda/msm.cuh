@@ -1,6 +1,7 @@
-// G1 multi-scalar multiplication on the device: Pippenger with signed (Booth) digits, points
-// sorted into buckets with CUB's radix sort, bucket sums in XYZZ coordinates, and a parallel
-// running-sum reduction of each window; the windows are combined on the host.
+// Multi-scalar multiplication on the device, for G1 and G2 (one class template, Msm<P>, over the
+// traits of cuda/msm_points.hpp): Pippenger with signed (Booth) digits, points sorted into
+// buckets with CUB's radix sort, bucket sums in XYZZ coordinates, and a parallel running-sum
+// reduction of each window; the windows are combined on the host.
 //
 //  1. digits:  one thread per scalar writes, for every window w, key = w * 2^(c-1) + |d| - 1 and
 //              value = point index | sign << 31 (zero digits get the sentinel key, sorted past
@@ -17,63 +18,93 @@
 //              total, and the segments' results are added in rounds of 32 per thread;
 //  6. host:    Horner's rule over the window sums, c doublings per window.
 // Windows are processed in groups so that a sort never exceeds 2^30 pairs.
+//
+// Steps 1-3 depend only on the scalars; the group enters at step 4 (which points are added, and
+// in what form). G2 runs the same kernels on Fp2 coordinates: an addition costs about three
+// times G1's, and a bucket holds 4 x 96 bytes instead of 4 x 48.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <memory>
 #include <span>
 
 #include "cuda/check.cuh"
-#include "prover/ec/g1.hpp"
+#include "cuda/msm_points.hpp"
 #include "prover/ff/fr.hpp"
 
 namespace cuzk::cuda {
 
-// Window width for n points on the GPU.
+// Window width for n points on the GPU, for both groups. The rule balances the work per point
+// (windows * n digits sorted and added) against the work per bucket (windows * 2^(c-1) buckets
+// reduced); a G2 addition costs about 3 times a G1 addition on both sides of that balance, so the
+// rule carries over. Only the sort, the same cost per key in both groups, weighs less beside
+// G2's additions, which would favour slightly narrower windows for G2: BM_gpu_msm_g2's window
+// axis measures whether that is worth a rule of its own.
 unsigned gpu_msm_window_bits(size_t n);
 
 // Part of an MSM's input on the device: the points and scalars [i, i + n) of the whole. The
 // events, when set, are recorded by the uploads of the scalars and of the points; the MSM waits
 // for each only when it first needs it, so a slice's digits and sort overlap the upload of its
 // points, and its bucket sums the upload of the next slice.
-struct MsmSlice {
-  const g1_affine_t* bases;
+template <class P>
+struct MsmSliceOf {
+  const typename P::affine* bases;
   const fr_t* scalars;
   size_t n;
   cudaEvent_t scalars_ready = nullptr, bases_ready = nullptr;
 };
+using MsmSlice = MsmSliceOf<G1Points>;
 
-class MsmG1 {
+// The device buffers of an MSM, grown on demand and kept between runs. The XYZZ buffers are
+// bytes, so that a G1 and a G2 MSM run one after the other on one stream (the proving stage's
+// msm_b_g1 then msm_b_g2) can share one workspace and need only the larger footprint of the
+// two: at 2^27 points the sort buffers alone take 16 GiB. Never share one between MSMs that
+// run concurrently.
+struct MsmWorkspace {
+  DeviceArray<uint32_t> keys[2], vals[2], run_key, run_len, run_off, task_off, seg_len[2], seg_off[2];
+  DeviceArray<uint32_t> run_count;
+  DeviceArray<uint8_t> temp;
+  DeviceArray<uint8_t> part[2], buckets, seg_sums[2];  // XYZZ points of the MSM's group
+};
+
+template <class P>
+class Msm {
  public:
+  using Affine = typename P::affine;
+  using Xyzz = typename P::xyzz;
+  using Jacobian = typename P::jacobian;
+  using Slice = MsmSliceOf<P>;
+
+  Msm() : ws_(std::make_shared<MsmWorkspace>()) {}
+  // Shares the buffers of another MSM (MsmWorkspace: one at a time, on one stream).
+  explicit Msm(std::shared_ptr<MsmWorkspace> ws) : ws_(std::move(ws)) {}
+
   // sum_i scalars[i] * bases[i] for device arrays of n points (affine, infinity allowed) and n
   // scalars (Montgomery form, zero allowed). Synchronizes `s` before returning.
   // bases_ready, when given, is an event the points' upload records: the digits, sort and run
   // finding (which need only the scalars) go ahead of it, so they overlap the upload.
-  g1_jacobian_t run(const g1_affine_t* d_bases, const fr_t* d_scalars, size_t n, cudaStream_t s,
-                    unsigned window_bits = 0, cudaEvent_t bases_ready = nullptr);
+  Jacobian run(const Affine* d_bases, const fr_t* d_scalars, size_t n, cudaStream_t s, unsigned window_bits = 0,
+               cudaEvent_t bases_ready = nullptr);
   // The sum over slices: every slice adds into one set of buckets, reduced once at the end.
   // Window bits 0 picks the width for the total length.
-  g1_jacobian_t run(std::span<const MsmSlice> slices, cudaStream_t s, unsigned window_bits = 0);
+  Jacobian run(std::span<const Slice> slices, cudaStream_t s, unsigned window_bits = 0);
   // Points (or partial sums) one thread adds per round of the bucket sums (default 32).
   void set_chunk(uint32_t points);
   uint32_t chunk() const { return chunk_; }
+  const std::shared_ptr<MsmWorkspace>& workspace() const { return ws_; }
 
  private:
   // Digits, sort and bucket sums of one slice, added into all_buckets (windows x 2^(c-1)).
-  void accumulate(const MsmSlice& sl, cudaStream_t s, unsigned c, unsigned windows, g1_xyzz_t* all_buckets);
-  template <class T>
-  T* grow(DeviceArray<T>& a, size_t n, const char* what) {
-    if (a.size() < n) {
-      a = DeviceArray<T>();  // free first: the old and new buffers need not coexist
-      a = DeviceArray<T>(n, what);
-    }
-    return a.get();
-  }
-  DeviceArray<uint32_t> keys_[2], vals_[2], run_key_, run_len_, run_off_, task_off_, seg_len_[2], seg_off_[2];
-  DeviceArray<uint8_t> temp_;
-  DeviceArray<g1_xyzz_t> part_[2], buckets_, seg_sums_[2];
-  DeviceArray<uint32_t> run_count_;
+  void accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned windows, Xyzz* all_buckets);
+  std::shared_ptr<MsmWorkspace> ws_;
   uint32_t chunk_ = 32;
 };
+
+using MsmG1 = Msm<G1Points>;
+using MsmG2 = Msm<G2Points>;
+// Instantiated once, in msm.cu.
+extern template class Msm<G1Points>;
+extern template class Msm<G2Points>;
 
 }  // namespace cuzk::cuda

@@ -52,4 +52,8 @@ void register_backend();
 // Throws groth16::BackendUnavailable without a usable GPU.
 std::unique_ptr<groth16::Backend> make_cuda_backend(bool pin_abc);
 
+// Where this build's CUDA backend runs msm_b_g2: on the device (CUZK_GPU_G2=ON, a GPU phase
+// after msm_b_g1) or on CPU threads beside the GPU work (the default).
+bool msm_b_g2_on_gpu();
+
 }  // namespace cuzk::cuda

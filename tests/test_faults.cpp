@@ -54,6 +54,7 @@ TEST_CASE("CUZK_INJECT_FAULT specs parse, and malformed ones are refused with th
   CHECK(cuzk::fault::format_spec(e) == "write_enospc_after:3,hang_in:proof/synth,cuda_oom_at:msm_h");
   CHECK(cuzk::fault::parse_spec("").empty());
   CHECK(cuzk::fault::parse_spec("cuda_error_at:proof/prove/ntt_h").size() == 1);
+  CHECK(cuzk::fault::parse_spec("cuda_oom_at:msm_b_g2").size() == 1);  // a GPU phase with CUZK_GPU_G2
   for (const char* bad : {"bogus:1", "write_enospc_after:-1", "write_enospc_after:x", "hang_in:", "hang_in:/proof",
                           "fail_at:msm_h", "cuda_oom_at:synth", "fail_at:proof/prove,fail_at:proof/synth", "nocolon"}) {
     INFO(bad);

@@ -2,10 +2,10 @@
 // same proof runs again under CUPTI's Range Profiler (cuda/gpu_counters.hpp), once per pass the
 // metrics need, with one user range per GPU phase: the direct children of the proving stage
 // (proof/prove/h2d, ntt_h, msm_*, pin_abc, assemble) opened on the thread that opened the stage,
-// the one that drives the GPU. Phases on other threads (msm_b_g2 on the G2 thread) and deeper
-// phases are not ranges. Nothing is timed in that pass: its values go to one line of type
-// "gpu_counters" (docs/results-format.md), never into a sample, so counters never perturb the
-// times they stand beside.
+// the one that drives the GPU (msm_b_g2 too with CUZK_GPU_G2). Phases on other threads (msm_b_g2
+// on the G2 thread otherwise) and deeper phases are not ranges. Nothing is timed in that pass:
+// its values go to one line of type "gpu_counters" (docs/results-format.md), never into a
+// sample, so counters never perturb the times they stand beside.
 #pragma once
 #include <functional>
 #include <memory>

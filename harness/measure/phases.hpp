@@ -22,7 +22,7 @@ inline constexpr std::array<std::string_view, 14> kRequiredPhases = {
     "proof/prove/msm_l",     // L-query MSM (G1)
     "proof/prove/msm_a",     // A-query MSM (G1)
     "proof/prove/msm_b_g1",  // B-query MSM (G1)
-    "proof/prove/msm_b_g2",  // B-query MSM (G2; on CPU threads, concurrently with the GPU)
+    "proof/prove/msm_b_g2",  // B-query MSM (G2; on CPU threads concurrently with the GPU, or on the GPU with CUZK_GPU_G2)
     "proof/prove/assemble",  // proof assembly
 };
 

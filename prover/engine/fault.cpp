@@ -24,9 +24,10 @@ constexpr KindName kKinds[] = {
     {Kind::kFailAt, "fail_at", false},                     {Kind::kCudaOomAt, "cuda_oom_at", false},
     {Kind::kCudaErrorAt, "cuda_error_at", false},
 };
-// Where the once-only failures can fire: the engine's stages, the CUDA backend's GPU phases.
+// Where the once-only failures can fire: the engine's stages, the CUDA backend's GPU phases
+// (msm_b_g2 is one in CUZK_GPU_G2 builds only; elsewhere it runs on CPU threads and never fires).
 constexpr const char* kStages[] = {"proof/synth", "proof/prove"};
-constexpr const char* kCudaPhases[] = {"h2d", "ntt_h", "msm_h", "msm_l", "msm_a", "msm_b_g1"};
+constexpr const char* kCudaPhases[] = {"h2d", "ntt_h", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"};
 
 const char* name_of(Kind k) {
   for (const auto& n : kKinds)
@@ -134,7 +135,7 @@ std::vector<Entry> parse_spec(const std::string& spec) {
       const std::string tail = arg.rfind("proof/prove/", 0) == 0 ? arg.substr(12) : arg;
       bool known = false;
       for (const char* c : kCudaPhases) known |= tail == c;
-      if (cuda && !known) throw bad("a CUDA phase is one of h2d, ntt_h, msm_h, msm_l, msm_a, msm_b_g1");
+      if (cuda && !known) throw bad("a CUDA phase is one of h2d, ntt_h, msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2");
       e.phase = arg;
     }
     out.push_back(e);

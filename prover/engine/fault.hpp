@@ -13,7 +13,7 @@
 //
 // Entries are comma-separated (one of each kind at most). PHASE matches a phase path exactly
 // ("proof/prove/msm_h") or by its last components ("msm_h"). CUDA phases: h2d, ntt_h, msm_h,
-// msm_l, msm_a, msm_b_g1. The variable is parsed once per process; cuzk-bench refuses a
+// msm_l, msm_a, msm_b_g1, msm_b_g2 (CUZK_GPU_G2 builds; it never fires in others). The variable is parsed once per process; cuzk-bench refuses a
 // malformed one before any work (exit 2, through inject::check_env), says on stderr when one is
 // active, and records it in every results header it writes ("fault_injection": describe()).
 #pragma once

@@ -1,6 +1,7 @@
 // GPU benchmarks (H200 figures in docs/cuda-backend.md): G1 MSM from pinned and pageable host
-// memory, the device NTT, and the proving stage of one synthetic partition with the CUDA
-// backend (pinned and pageable) and, at a size both can do, the CPU backend in the same run.
+// memory, the G2 MSM on the device beside the CPU's on the same input, the device NTT, and the
+// proving stage of one synthetic partition with the CUDA backend (pinned and pageable) and, at a
+// size both can do, the CPU backend in the same run.
 //
 // The synthetic partition: a key of random points (not from a setup: proofs are not checked
 // here, tests/gpu/ checks them) and a witness whose a, b, c are random and whose assignment has
@@ -20,6 +21,7 @@
 #include "prover/circuits/porep.hpp"
 #include "prover/groth16/backend.hpp"
 #include "prover/instr/phase.hpp"
+#include "prover/msm/msm.hpp"
 #include "prover/synth/synth.hpp"
 #include "prover/util/thread_pool.hpp"
 
@@ -56,13 +58,31 @@ std::vector<fr_t> random_scalars(size_t n, uint64_t seed) {
   return s;
 }
 
-// One point set per size, never reallocated: the synthetic keys below hold views into them
-// (growing one shared vector for a larger size left the smaller key's views dangling).
-const std::vector<g1_affine_t>& g1_points(size_t n) {
-  static std::map<size_t, std::vector<g1_affine_t>> cache;
+// The witness's value mix on MSM scalars: 51.6% zero, 47.0% one, the rest as they were (one
+// huge bucket, as msm_b_g1 and msm_b_g2 see it).
+void to_witness_mix(std::vector<fr_t>& sc) {
+  std::mt19937_64 g(9);
+  for (auto& x : sc) {
+    const auto r = g() % 1000;
+    if (r < 516) x = fr_t::zero();
+    else if (r < 986) x = fr_t::one();
+  }
+}
+
+// One point set per group and size, never reallocated: the synthetic keys below hold views into
+// them (growing one shared vector for a larger size left the smaller key's views dangling).
+template <class Affine, class Jac>
+const std::vector<Affine>& cached_points(size_t n, const Affine& gen, uint64_t seed) {
+  static std::map<size_t, std::vector<Affine>> cache;
   auto& pts = cache[n];
-  if (pts.empty()) pts = random_points<g1_affine_t, g1_jacobian_t>(n, g1_generator(), 1);
+  if (pts.empty()) pts = random_points<Affine, Jac>(n, gen, seed);
   return pts;
+}
+const std::vector<g1_affine_t>& g1_points(size_t n) {
+  return cached_points<g1_affine_t, g1_jacobian_t>(n, g1_generator(), 1);
+}
+const std::vector<g2_affine_t>& g2_points(size_t n) {
+  return cached_points<g2_affine_t, g2_jacobian_t>(n, g2_generator(), 4);
 }
 
 // Field products per second (a chain of 256 products in each of 2^20 threads).
@@ -140,14 +160,7 @@ void BM_gpu_msm_chunk(benchmark::State& st) {
   const size_t n = size_t(1) << st.range(0);
   std::span<const g1_affine_t> pts(g1_points(n).data(), n);
   std::vector<fr_t> sc = random_scalars(n, 2);
-  if (st.range(2)) {
-    std::mt19937_64 g(9);
-    for (auto& x : sc) {
-      const auto r = g() % 1000;
-      if (r < 516) x = fr_t::zero();
-      else if (r < 986) x = fr_t::one();
-    }
-  }
+  if (st.range(2)) to_witness_mix(sc);
   cuda::DeviceMsmG1 msm;
   msm.set_chunk(uint32_t(st.range(1)));
   msm.upload(pts, sc);
@@ -175,6 +188,44 @@ void BM_gpu_msm_window(benchmark::State& st) {
 }
 BENCHMARK(BM_gpu_msm_window)->ArgsProduct({{20}, {10, 11, 12, 13, 14, 16}})->ArgsProduct({{24}, {14, 15, 16, 17, 18, 19, 20}})
     ->ArgNames({"log_n", "c"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The G2 MSM on the device (msm_b_g2 of the CUZK_GPU_G2 variant) on resident data: the upload
+// is outside the timed part (upload_ms beside it), the time is the GPU's (CUDA events), as
+// msm_gpu_ms of BM_gpu_msm_g1. mix 0: random scalars; mix 1: the witness mix (most 0 or 1), the
+// input msm_b_g2 has. c 0: the default window (gpu_msm_window_bits, G1's rule); the sweep at
+// 2^24 says whether G2 wants a rule of its own. BM_cpu_msm_g2 runs the CPU's G2 MSM (the default
+// variant's msm_b_g2) on the same points and scalars.
+void BM_gpu_msm_g2(benchmark::State& st) {
+  const size_t n = size_t(1) << st.range(0);
+  const unsigned c = unsigned(st.range(2));
+  const std::vector<g2_affine_t>& pts = g2_points(n);
+  std::vector<fr_t> sc = random_scalars(n, 2);
+  if (st.range(1)) to_witness_mix(sc);
+  cuda::DeviceMsmG2 msm;
+  msm.upload(pts, sc);
+  benchmark::DoNotOptimize(msm.run(c));  // warm-up: module loading, buffer growth
+  double run = 0;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(msm.run(c));
+    st.SetIterationTime(msm.last_run_gpu_ms() / 1e3);
+    run += msm.last_run_gpu_ms();
+  }
+  st.counters["msm_gpu_ms"] = run / double(st.iterations());
+  st.counters["upload_ms"] = msm.last_upload_ms();
+}
+BENCHMARK(BM_gpu_msm_g2)->ArgsProduct({{20, 22, 24}, {0, 1}, {0}})->ArgsProduct({{24}, {0, 1}, {13, 14, 15, 16, 17}})
+    ->ArgNames({"log_n", "mix", "c"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The CPU's G2 MSM (every core) on BM_gpu_msm_g2's points and scalars: wall time.
+void BM_cpu_msm_g2(benchmark::State& st) {
+  const size_t n = size_t(1) << st.range(0);
+  const std::vector<g2_affine_t>& pts = g2_points(n);
+  std::vector<fr_t> sc = random_scalars(n, 2);
+  if (st.range(1)) to_witness_mix(sc);
+  for (auto _ : st) benchmark::DoNotOptimize(msm_g2(pts, sc));
+}
+BENCHMARK(BM_cpu_msm_g2)->ArgsProduct({{20, 22, 24}, {0, 1}})->ArgNames({"log_n", "mix"})
+    ->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
 
 // Forward NTT on resident data: natural order in and out (reversed 0), or natural in and
 // bit-reversed out (reversed 1: the DIF passes alone, as the H computation uses them).

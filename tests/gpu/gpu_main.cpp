@@ -19,5 +19,7 @@ int main(int argc, char** argv) {
   }
   std::printf("GPU: %s, %d SMs, compute capability %d.%d, %.1f GiB\n", d.name.c_str(), d.sm_count, d.cc_major,
               d.cc_minor, double(d.total_bytes) / (1ull << 30));
+  std::printf("msm_b_g2 of the CUDA backend: %s\n",
+              cuzk::cuda::msm_b_g2_on_gpu() ? "on the GPU (CUZK_GPU_G2=ON)" : "on CPU threads (CUZK_GPU_G2=OFF)");
   return Catch::Session().run(argc, argv);
 }

@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <random>
 #include <thread>
+#include <type_traits>
 
 #include "catch.hpp"
 #include "harness/measure/recorder.hpp"
@@ -26,6 +28,7 @@
 #include "prover/groth16/prover.hpp"
 #include "prover/groth16/setup.hpp"
 #include "prover/groth16/verifier.hpp"
+#include "prover/instr/phase.hpp"
 #include "prover/interop/zkey.hpp"
 #include "prover/msm/msm.hpp"
 #include "prover/ntt/ntt.hpp"
@@ -45,18 +48,54 @@ std::vector<F> random_elems(size_t n, std::mt19937_64& g) {
   return v;
 }
 
-// Random G1 points: multiples of the generator (so in the subgroup), consecutive sums of a
-// random step (cheap, all distinct), normalized in one batch.
-std::vector<g1_affine_t> random_points(size_t n, std::mt19937_64& g) {
-  std::vector<g1_jacobian_t> jac(n);
-  g1_jacobian_t p = g1_generator().to_jacobian().mul(fr_t::random(g));
-  const g1_jacobian_t step = g1_generator().to_jacobian().mul(fr_t::random(g));
+// Random G1 (or G2) points: multiples of the generator (so in the subgroup), consecutive sums of
+// a random step (cheap, one addition each, all distinct), normalized in one batch.
+template <class Affine = g1_affine_t>
+std::vector<Affine> random_points(size_t n, std::mt19937_64& g) {
+  Affine gen;
+  if constexpr (std::is_same_v<Affine, g2_affine_t>) gen = g2_generator();
+  else gen = g1_generator();
+  using Jacobian = decltype(gen.to_jacobian());
+  std::vector<Jacobian> jac(n);
+  Jacobian p = gen.to_jacobian().mul(fr_t::random(g));
+  const Jacobian step = gen.to_jacobian().mul(fr_t::random(g));
   for (size_t i = 0; i < n; ++i) {
     jac[i] = p;
     p = p + step;
   }
   return batch_to_affine(jac);
 }
+
+// The CPU and GPU MSMs of either group, chosen by the points' type.
+g1_jacobian_t cpu_msm(std::span<const g1_affine_t> p, std::span<const fr_t> s) { return msm_g1(p, s); }
+g2_jacobian_t cpu_msm(std::span<const g2_affine_t> p, std::span<const fr_t> s) { return msm_g2(p, s); }
+g1_jacobian_t gpu_msm(std::span<const g1_affine_t> p, std::span<const fr_t> s, unsigned c = 0, unsigned slices = 1) {
+  return cuda::msm_g1(p, s, c, slices);
+}
+g2_jacobian_t gpu_msm(std::span<const g2_affine_t> p, std::span<const fr_t> s, unsigned c = 0, unsigned slices = 1) {
+  return cuda::msm_g2(p, s, c, slices);
+}
+
+// Which phases a run opened and which reported GPU time, by leaf name (the CPU G2 thread opens
+// its phase on another thread, hence the lock).
+class PhaseLog : public instr::PhaseSink {
+ public:
+  void* begin(const std::string& path) override {
+    std::lock_guard lk(mu_);
+    ++opened[leaf(path)];
+    return nullptr;
+  }
+  void end(void*) override {}
+  void gpu_time(const std::string& path, uint64_t) override {
+    std::lock_guard lk(mu_);
+    ++gpu[leaf(path)];
+  }
+  std::map<std::string, size_t> opened, gpu;
+
+ private:
+  static std::string leaf(const std::string& p) { return p.substr(p.rfind('/') + 1); }  // npos + 1 == 0: all of it
+  std::mutex mu_;
+};
 
 }  // namespace
 
@@ -210,29 +249,30 @@ TEST_CASE("GPU H equals the CPU's in both conventions") {
   }
 }
 
-TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buckets") {
-  const uint64_t seed = fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 g(seed);
+// The GPU MSM of group P (cuda/msm_points.hpp) against the CPU's, on every input that has a
+// path of its own in the device code.
+template <class P>
+void check_gpu_msm_against_cpu(std::mt19937_64& g) {
+  using Affine = typename P::affine;
   for (size_t n : {1, 2, 7, 100, 1000, 4097, 65536 + 3}) {
-    auto pts = random_points(n, g);
+    auto pts = random_points<Affine>(n, g);
     auto sc = random_elems<fr_t>(n, g);
     for (size_t i = 0; i < n; i += 5) sc[i] = fr_t::zero();
-    for (size_t i = 2; i < n; i += 7) pts[i] = g1_affine_t::infinity();
+    for (size_t i = 2; i < n; i += 7) pts[i] = Affine::infinity();
     if (n > 3) sc[3] = -fr_t::one();  // the largest scalar
     INFO("n " << n);
-    const g1_jacobian_t want = msm_g1(pts, sc);
-    CHECK(cuda::msm_g1(pts, sc) == want);
+    const auto want = cpu_msm(pts, sc);
+    CHECK(gpu_msm(pts, sc) == want);
     // Small windows: few buckets, each a run across many chunks.
-    CHECK(cuda::msm_g1(pts, sc, 4) == want);
+    CHECK(gpu_msm(pts, sc, 4) == want);
     // Uploaded in slices that add into the same buckets: 3 slices growing threefold, or equal
     // ones with a short last one where n < 13.
-    CHECK(cuda::msm_g1(pts, sc, 0, 3) == want);
+    CHECK(gpu_msm(pts, sc, 0, 3) == want);
     // Chunks of 2 and 3 points (many rounds of partial sums per bucket) and of 4096 (a thread
     // per bucket), resident and uploaded in 7 slices.
     for (uint32_t chunk : {2u, 3u, 4096u}) {
       INFO("chunk " << chunk);
-      cuda::DeviceMsmG1 d;
+      cuda::DeviceMsm<P> d;
       d.set_chunk(chunk);
       d.upload(pts, sc);
       CHECK(d.run() == want);
@@ -241,15 +281,31 @@ TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buck
   }
   // Bit-valued scalars (a Groth16 witness is full of them): one bucket holds most points.
   const size_t n = 200000;
-  auto pts = random_points(n, g);
+  auto pts = random_points<Affine>(n, g);
   std::vector<fr_t> bits(n);
   for (size_t i = 0; i < n; ++i) bits[i] = (g() & 3) ? fr_t::one() : fr_t::zero();
-  CHECK(cuda::msm_g1(pts, bits) == msm_g1(pts, bits));
-  CHECK(cuda::msm_g1(pts, bits, 0, 5) == msm_g1(pts, bits));
-  CHECK(cuda::msm_g1(pts, bits, 0, 32) == msm_g1(pts, bits));
+  const auto want = cpu_msm(pts, bits);
+  CHECK(gpu_msm(pts, bits) == want);
+  CHECK(gpu_msm(pts, bits, 0, 5) == want);
+  CHECK(gpu_msm(pts, bits, 0, 32) == want);
   // All zero: the point at infinity.
   std::vector<fr_t> zeros(1000, fr_t::zero());
-  CHECK(cuda::msm_g1(std::span(pts).first(1000), zeros).is_infinity());
+  CHECK(gpu_msm(std::span(pts).first(1000), zeros).is_infinity());
+}
+
+TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buckets") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  check_gpu_msm_against_cpu<cuda::G1Points>(g);
+}
+
+// The same device code over Fp2 (msm_b_g2 with CUZK_GPU_G2).
+TEST_CASE("GPU G2 MSM equals the CPU's: sizes, zero scalars, infinity, crowded buckets") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  check_gpu_msm_against_cpu<cuda::G2Points>(g);
 }
 
 namespace {
@@ -290,10 +346,20 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
     CHECK(pageable[i] == cpu[i]);
     CHECK(pinned[i] == pageable[i]);
   }
-  // The backend from the registry (the build's pinning choice) agrees too.
+  // The backend from the registry (the build's pinning choice) agrees too. Every CUDA backend
+  // here runs msm_b_g2 where this build puts it (CUZK_GPU_G2): the phases say which path ran.
   cuda::register_backend();
+  PhaseLog log;
+  instr::set_sink(&log);
   auto reg = groth16::make_backend("cuda")->prove_batch(f.pk, ws, rs);
+  instr::set_sink(nullptr);
   CHECK(reg == cpu);
+  const bool g2_on_gpu = cuda::msm_b_g2_on_gpu();
+  INFO("msm_b_g2 ran " << (g2_on_gpu ? "on the GPU (CUZK_GPU_G2=ON)" : "on CPU threads (CUZK_GPU_G2=OFF)"));
+  CHECK(g2_on_gpu == bool(CUZK_GPU_G2));  // the library and this test were built with one flag
+  CHECK(log.opened["msm_b_g2"] == ws.size());
+  CHECK(log.gpu["msm_b_g1"] == ws.size());
+  CHECK(log.gpu["msm_b_g2"] == (g2_on_gpu ? ws.size() : 0));  // GPU time only from the device
 }
 
 TEST_CASE("a GPU proof of the circom fixture verifies and equals the CPU's") {
@@ -459,15 +525,22 @@ TEST_CASE("a device fault mid-proof fails the job, frees device memory, and the 
   INFO("free: fresh " << free0 << ", after the error " << free1 << ", after a proof " << free2);
   REQUIRE(free2 + 4 * kSlack < free0);  // the job's footprint is visible: a leak could be seen
 
-  // Out of device memory in msm_h: DeviceOutOfMemory, and everything is given back again.
-  fault::set_for_testing("cuda_oom_at:msm_h");
-  CHECK_THROWS_AS(be->prove_batch(f.pk, ws, rs), cuda::DeviceOutOfMemory);
-  const size_t free3 = cuda::probe_device().free_bytes;
-  INFO("after the out-of-memory " << free3);
-  CHECK(free3 + kSlack >= free0);
-  fault::set_for_testing("");
-  auto again = be->prove_batch(f.pk, ws, rs);
-  CHECK(again == ok);  // same r, s: the same proof
+  // Out of device memory in msm_h, and with CUZK_GPU_G2 in msm_b_g2 (a GPU phase then, whose G2
+  // query and MSM buffers shared with the G1 MSMs must go too): DeviceOutOfMemory, everything is
+  // given back again, and the next job proves.
+  std::vector<std::string> oom_at = {"msm_h"};
+  if (cuda::msm_b_g2_on_gpu()) oom_at.push_back("msm_b_g2");
+  for (const std::string& phase : oom_at) {
+    INFO("out of memory in " << phase);
+    fault::set_for_testing("cuda_oom_at:" + phase);
+    CHECK_THROWS_AS(be->prove_batch(f.pk, ws, rs), cuda::DeviceOutOfMemory);
+    const size_t free3 = cuda::probe_device().free_bytes;
+    INFO("after the out-of-memory " << free3);
+    CHECK(free3 + kSlack >= free0);
+    fault::set_for_testing("");
+    auto again = be->prove_batch(f.pk, ws, rs);
+    CHECK(again == ok);  // same r, s: the same proof
+  }
 }
 
 // The engine (through `cuzk-bench engine --backend cuda`) reports the failed job and serves the
