@@ -218,10 +218,12 @@ g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> 
                      unsigned slices) {
   return msm_uploaded<G1Points>(points, scalars, window_bits, slices);
 }
+#if CUZK_GPU_G2
 g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits,
                      unsigned slices) {
   return msm_uploaded<G2Points>(points, scalars, window_bits, slices);
 }
+#endif
 
 std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b) { return mul_on_device(a, b); }
 std::vector<fp_t> fp_mul(std::span<const fp_t> a, std::span<const fp_t> b) { return mul_on_device(a, b); }
@@ -316,7 +318,9 @@ double DeviceMsm<P>::last_upload_ms() const { return impl_->upload_ms; }
 template <class P>
 double DeviceMsm<P>::last_run_gpu_ms() const { return impl_->run_ms; }
 template class DeviceMsm<G1Points>;
-template class DeviceMsm<G2Points>;
+#if CUZK_GPU_G2
+template class DeviceMsm<G2Points>;  // the G2 device MSM exists only with CUZK_GPU_G2 (msm.cu)
+#endif
 
 struct DeviceNtt::Impl {
   Stream st;

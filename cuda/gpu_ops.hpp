@@ -28,8 +28,10 @@ std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w
 // for both groups (Msm<P>, cuda/msm.cuh).
 g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits = 0,
                      unsigned slices = 1);
+#if CUZK_GPU_G2  // the G2 device MSM is built only with the flag (cuda/msm.cu says why)
 g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits = 0,
                      unsigned slices = 1);
+#endif
 
 // Element-wise products on the device (to check the device arithmetic against the host).
 std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b);
@@ -67,9 +69,11 @@ class DeviceMsm {
   std::unique_ptr<Impl> impl_;
 };
 using DeviceMsmG1 = DeviceMsm<G1Points>;
-using DeviceMsmG2 = DeviceMsm<G2Points>;
 extern template class DeviceMsm<G1Points>;
+#if CUZK_GPU_G2
+using DeviceMsmG2 = DeviceMsm<G2Points>;
 extern template class DeviceMsm<G2Points>;
+#endif
 
 class DeviceNtt {
  public:

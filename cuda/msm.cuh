@@ -105,6 +105,8 @@ using MsmG1 = Msm<G1Points>;
 using MsmG2 = Msm<G2Points>;
 // Instantiated once, in msm.cu.
 extern template class Msm<G1Points>;
-extern template class Msm<G2Points>;
+#if CUZK_GPU_G2
+extern template class Msm<G2Points>;  // instantiated only with CUZK_GPU_G2 (msm.cu says why)
+#endif
 
 }  // namespace cuzk::cuda

@@ -195,6 +195,7 @@ BENCHMARK(BM_gpu_msm_window)->ArgsProduct({{20}, {10, 11, 12, 13, 14, 16}})->Arg
 // input msm_b_g2 has. c 0: the default window (gpu_msm_window_bits, G1's rule); the sweep at
 // 2^24 says whether G2 wants a rule of its own. BM_cpu_msm_g2 runs the CPU's G2 MSM (the default
 // variant's msm_b_g2) on the same points and scalars.
+#if CUZK_GPU_G2  // the G2 device MSM exists only in the builds with the flag (cuda/msm.cu)
 void BM_gpu_msm_g2(benchmark::State& st) {
   const size_t n = size_t(1) << st.range(0);
   const unsigned c = unsigned(st.range(2));
@@ -215,6 +216,7 @@ void BM_gpu_msm_g2(benchmark::State& st) {
 }
 BENCHMARK(BM_gpu_msm_g2)->ArgsProduct({{20, 22, 24}, {0, 1}, {0}})->ArgsProduct({{24}, {0, 1}, {13, 14, 15, 16, 17}})
     ->ArgNames({"log_n", "mix", "c"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+#endif
 
 // The CPU's G2 MSM (every core) on BM_gpu_msm_g2's points and scalars: wall time.
 void BM_cpu_msm_g2(benchmark::State& st) {
