@@ -1,6 +1,7 @@
 #include "prover/engine/fault.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -135,7 +136,7 @@ std::vector<Entry> parse_spec(const std::string& spec) {
       const std::string tail = arg.rfind("proof/prove/", 0) == 0 ? arg.substr(12) : arg;
       bool known = false;
       for (const char* c : kCudaPhases) known |= tail == c;
-      if (cuda && !known) throw bad("a CUDA phase is one of h2d, ntt_h, msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2");
+      if (cuda && !known) throw bad(fmt::format("a CUDA phase is one of {}", fmt::join(kCudaPhases, ", ")));
       e.phase = arg;
     }
     out.push_back(e);
