@@ -142,13 +142,13 @@ std::string md_table(const std::vector<std::string>& header, const std::vector<s
     return c;
   };
   std::string s = "|";
-  for (auto& h : header) s += " " + esc(h) + " |";
+  for (auto& h : header) s += fmt::format(" {} |", esc(h));
   s += "\n|";
   for (size_t i = 0; i < header.size(); ++i) s += i < 2 ? " --- |" : " ---: |";
   s += "\n";
   for (auto& r : rows) {
     s += "|";
-    for (size_t i = 0; i < header.size(); ++i) s += " " + esc(i < r.size() ? r[i] : "") + " |";
+    for (size_t i = 0; i < header.size(); ++i) s += fmt::format(" {} |", esc(i < r.size() ? r[i] : ""));
     s += "\n";
   }
   return s;

@@ -735,7 +735,7 @@ std::string format_markdown(const Analysis& a) {
   out += "\n";
   for (const auto& r : m.rows) {
     out += "|";
-    for (const auto& c : r) out += " " + esc(c) + " |";
+    for (const auto& c : r) out += fmt::format(" {} |", esc(c));
     out += "\n";
   }
   out += "\n";

@@ -334,7 +334,7 @@ std::string markdown(const Attribution& att, const std::string& att_path) {
                         ph.baseline_median_ns ? fmt::format("{:.3f}", *ph.baseline_median_ns / 1e6) : "not in baseline");
       for (const auto& v : vs) {
         const MatrixVariant* mv = find_variant(ph, v);
-        md += " " + (mv ? cell_text(*mv) : std::string("not measured")) + " |";
+        md += fmt::format(" {} |", mv ? cell_text(*mv) : std::string("not measured"));
       }
       md += "\n";
     }

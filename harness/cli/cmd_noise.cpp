@@ -84,7 +84,7 @@ std::vector<std::string> run_processes(const NoiseCliOptions& o, const std::stri
     if (!warmup_arg.empty()) cmd += " --warmup " + warmup_arg;
     cmd += " --out " + shell_quote(out);
     if (o.stable) cmd += " --stable";
-    for (const auto& a : o.workload_args) cmd += " " + shell_quote(a);
+    for (const auto& a : o.workload_args) cmd += fmt::format(" {}", shell_quote(a));
     std::fprintf(stderr, "noise: process %u/%u: %s\n", i, P, cmd.c_str());
     std::fflush(stderr);
     const uint64_t t0 = now_ns();
