@@ -192,6 +192,8 @@ TEST_CASE("run refuses a bad suite file before running anything") {
   expect_rejected("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"porep\"\ncircuit = \"sha\"\n", "s.toml:5:11: case 'c': unknown circuit 'sha'");
   expect_rejected("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"porep\"\nphases = [\"proof/sinth\"]\n", "unknown phase 'proof/sinth'");
   expect_rejected("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"micro\"\ngroup = \"fft\"\n", "parameter 'group' = \"fft\" is not one of");
+  expect_rejected("name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"stage\"\nlog_n = 40\n",
+                  "s.toml:5:9: case 'c': parameter 'log_n' = 40 is out of range [1, 27]");
   // The first case is fine, the second is bad: still nothing runs.
   expect_rejected(
       "name = \"x\"\n[[case]]\nname = \"ok\"\nkind = \"porep\"\n[[case]]\nname = \"c\"\nkind = \"porep\"\nchallenges = 5\ndepth = 2\n",
@@ -203,7 +205,7 @@ TEST_CASE("run refuses a bad suite file before running anything") {
 }
 
 TEST_CASE("the shipped suites are valid") {
-  for (const char* name : {"quick", "e2e", "micro"}) {
+  for (const char* name : {"quick", "e2e", "micro", "stage"}) {
     INFO(name);
     auto s = cuzk::suite::load_suite_file(std::string(CUZK_SOURCE_DIR) + "/suites/" + name + ".toml");
     CHECK(s.name == name);
@@ -314,6 +316,93 @@ quick = { filter = "^BM_fr_add$", min_time_ms = 5 }
       CHECK(m.err.find(fake + "/bench_ff: its --benchmark_format=json output: ") != std::string::npos);
       CHECK(m.err.find(b.expect) != std::string::npos);
       CHECK(m.err.find("type_error") == std::string::npos);
+    }
+  }
+}
+
+// The stage kind proves a synthetic partition (bench-only key) without parameters or synthesis:
+// proof > prove > the backend's phases, nothing else; its proofs are not verified.
+TEST_CASE("a stage case runs under --quick and records the proving stage's phases") {
+  TempDir d;
+  const std::string suite = std::string(CUZK_SOURCE_DIR) + "/suites/stage.toml";
+  auto r = cuzk::test::run_bench("run --suite '" + suite + "' --case cpu-2e14 --quick --backend cpu --out out.jsonl", d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("[stage] cpu-2e14: building the synthetic partition 2^10 (distinct points; not timed)") !=
+        std::string::npos);
+  CHECK(r.err.find("[stage] case 1/1 cpu-2e14: repetition 1/1") != std::string::npos);
+  auto f = cuzk::read_results(d.file("out.jsonl"));
+  REQUIRE(f.summary.has_value());
+  REQUIRE(f.samples.size() == 1);  // quick: one repetition, no warm-up
+  const auto& smp = f.samples[0].value;
+  CHECK(smp["case"] == "cpu-2e14");
+  const auto& p = smp["parameters"];
+  CHECK(p["log_n"] == 10);
+  CHECK(p["table_log"] == 10);  // 0: distinct points, recorded as a table of 2^log_n
+  CHECK(p["constraints"] == 1024);
+  CHECK(p["backend"] == "cpu");
+  CHECK(p["key"].get<std::string>().find("bench-only") == 0);
+  const auto& ph = smp["phases"];
+  for (const char* name : {"proof", "proof/prove", "proof/prove/ntt_h", "proof/prove/msm_h", "proof/prove/msm_l",
+                           "proof/prove/msm_a", "proof/prove/msm_b_g1", "proof/prove/msm_b_g2", "proof/prove/assemble"}) {
+    INFO(name);
+    CHECK(ph.contains(name));
+  }
+  CHECK(!ph.contains("proof/synth"));
+  CHECK(!ph.contains("proof/srs_load"));
+  CHECK(!cuzk::test::exists(d.file("results")));  // no parameters generated
+  CHECK(r.out.find("proof/prove/msm_h") != std::string::npos);  // the terminal table
+}
+
+TEST_CASE("a stage case's table_log, phases and backend") {
+  const std::string head = "name = \"x\"\n[[case]]\nname = \"c\"\nkind = \"stage\"\n";
+  SECTION("defaults; table_log at or above log_n means distinct points, and is accepted") {
+    auto s = cuzk::suite::parse_suite_text(head + "log_n = 8\nquick = { log_n = 4 }\n", "ok.toml");
+    auto p = cuzk::suite::effective_params(s.cases[0], false);
+    CHECK(p["log_n"] == 8);
+    CHECK(p["table_log"] == 20);
+    CHECK(p["seed"] == 1);
+  }
+  SECTION("a table_log below log_n is recorded; the kind passes it to the partition") {
+    TempDir d;
+    cuzk::test::spit(d.file("t.toml"), head + "log_n = 8\ntable_log = 4\nreps = 1\nwarmup = 0\n");
+    auto r = cuzk::test::run_bench("run --suite t.toml --out t.jsonl", d.path());
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.err.find("building the synthetic partition 2^8 (points repeated from a table of 2^4; not timed)") !=
+          std::string::npos);
+    auto f = cuzk::read_results(d.file("t.jsonl"));
+    REQUIRE(f.samples.size() == 1);
+    CHECK(f.samples[0].value["parameters"]["table_log"] == 4);
+    CHECK(f.samples[0].value["parameters"]["rs_seed"] == 1);
+  }
+  SECTION("phases: the ones it records are accepted, the others refused naming the kind") {
+    auto s = cuzk::suite::parse_suite_text(head + "phases = [\"proof\", \"proof/prove/msm_h\"]\n", "ok.toml");
+    CHECK(s.cases[0].phases.size() == 2);
+    auto m = parse_error(head + "phases = [\"proof/prove\", \"proof/synth\"]\n");
+    CHECK(m.find("bad.toml:5:26: case 'c': phase 'proof/synth' in 'phases' is not recorded by kind 'stage' (it "
+                 "records: proof, proof/prove, proof/prove/pin_abc,") != std::string::npos);
+  }
+  SECTION("--backend cuda: runs where a GPU is usable, else refused before anything runs") {
+    TempDir d;
+    auto info = cuzk::test::run_bench("info --json", d.path());
+    REQUIRE(info.code == 0);
+    const bool gpu = nlohmann::json::parse(info.out).at("cuda_backend_usable").get<bool>();
+    cuzk::test::spit(d.file("g.toml"), head + "log_n = 10\nreps = 1\nwarmup = 1\n");
+    auto r = cuzk::test::run_bench("run --suite g.toml --backend cuda --out g.jsonl", d.path());
+    INFO(r.out << r.err);
+    if (gpu) {
+      REQUIRE(r.code == 0);
+      auto f = cuzk::read_results(d.file("g.jsonl"));
+      REQUIRE(f.samples.size() == 2);
+      CHECK(f.samples[0].value["phases"].contains("proof/prove/h2d/srs"));  // the warm-up uploads the key
+      CHECK(f.samples[1].value["phases"].contains("proof/prove/msm_h"));
+    } else {
+      CHECK(r.code == 1);
+      CHECK(r.err.find("backend 'cuda'") != std::string::npos);
+      CHECK(r.err.find("--allow-cpu-fallback") != std::string::npos);
+      CHECK(r.err.find("building the synthetic partition") == std::string::npos);
+      CHECK(!cuzk::test::exists(d.file("g.jsonl")));
     }
   }
 }

@@ -108,10 +108,12 @@ int run_suite(RunOptions o) {
   if (plan.empty()) throw Error(fmt::format("suite '{}': no case to run{}", s.name, o.quick ? " under --quick" : ""));
   if (o.list) {
     fmt::print("suite {} ({}): {}\n", s.name, s.path, s.description);
-    for (auto& p : plan)
+    for (auto& p : plan) {
       fmt::print("  {:<16} {:<8} reps {} warmup {}  {}\n", p.c->name, p.c->kind, p.reps,
                  p.auto_warmup ? fmt::format("auto (at most {})", o.warmup->cap) : std::to_string(p.warmup),
                  p.params.dump());
+      if (!p.c->description.empty()) fmt::print("  {:<16} {}\n", "", p.c->description);
+    }
     return kExitOk;
   }
   for (auto& p : plan)

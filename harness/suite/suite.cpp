@@ -64,6 +64,7 @@ std::map<std::string, KindSpec> make_kinds() {
       /*auto_warmup=*/true};
   k["micro"] = micro_kind();
   k["pipeline"] = pipeline_kind();
+  k["stage"] = stage_kind();
   return k;
 }
 
@@ -261,6 +262,10 @@ Suite parse_suite_text(const std::string& text, const std::string& source) {
             fail(where(source, ph.source()),
                  fmt::format("{}: unknown phase {} in 'phases' (known phases: {})", ctx,
                              ph.is_string() ? "'" + *ps + "'" : std::string("(not a string)"), required_phases_list()));
+          if (!kind.records.empty() && std::find(kind.records.begin(), kind.records.end(), *ps) == kind.records.end())
+            fail(where(source, ph.source()),
+                 fmt::format("{}: phase '{}' in 'phases' is not recorded by kind '{}' (it records: {})", ctx, *ps,
+                             kind.name, fmt::join(kind.records, ", ")));
           c.phases.push_back(*ps);
         }
       } else if (k == "reps" || k == "warmup") {

@@ -4,8 +4,9 @@
 // overrides) before anything runs; every problem is a SuiteError whose message starts with
 // "file:line:column:" where toml++ knows the position, and names the key at fault.
 //
-// Case kinds are a registry (kind_specs()): "porep", "micro" (harness/suite/kind_micro.cpp), and
-// others added by giving a KindSpec with its parameters and its runner.
+// Case kinds are a registry (kind_specs()): "porep", "micro" (harness/suite/kind_micro.cpp),
+// "pipeline" (kind_pipeline.cpp), "stage" (kind_stage.cpp), and others added by giving a
+// KindSpec with its parameters and its runner.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -89,6 +90,9 @@ struct KindSpec {
   std::vector<std::string> circuits = {};
   // Its runner honours RunContext::warmup_auto (others run their fixed `warmup` under it).
   bool auto_warmup = false;
+  // The required phases (kRequiredPhases) its samples can hold; a case's `phases` naming another
+  // is refused. Empty: not declared (any required phase is accepted).
+  std::vector<std::string> records = {};
 };
 
 // The registered kinds, by name.
@@ -96,6 +100,7 @@ const std::map<std::string, KindSpec>& kind_specs();
 // Kinds defined in their own files (harness/kind_<name>.cpp), registered by kind_specs().
 KindSpec micro_kind();
 KindSpec pipeline_kind();
+KindSpec stage_kind();
 
 // The PoRep-shaped circuit of a case's effective parameters (challenges, layers, parents,
 // depth), for the kinds that prove it.
