@@ -1,10 +1,13 @@
 #include <algorithm>
-#include <utility>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "cuda/gpu_ops.hpp"
 #include "cuda/h_poly.cuh"
+#include "cuda/host_upload.cuh"
 #include "cuda/msm.cuh"
 #include "cuda/ntt.cuh"
 
@@ -31,29 +34,69 @@ struct Event {
 
 // An MSM's input uploaded in `count` slices on stream `up` (each slice's scalars, then its
 // points), starting once `s` reaches this point; the slices carry the events Msm<P> waits for.
+// Through `uploader` (cuda/host_upload.cuh): page-locked input is enqueued here at once; pageable
+// input is staged by a thread of its own, so that the MSM starts on the first slice while the
+// host still copies the later ones (finish() joins it).
 template <class P>
-struct SlicedUpload {
+class SlicedUpload {
+ public:
   using Affine = typename P::affine;
-  std::vector<Event> events;
   std::vector<MsmSliceOf<P>> slices;
+
   SlicedUpload(Affine* d_points, fr_t* d_scalars, std::span<const Affine> points, std::span<const fr_t> scalars,
-               size_t count, cudaStream_t s, cudaStream_t up) {
-    events.emplace_back();
-    CUZK_CUDA_CHECK(cudaEventRecord(events[0].e, s));
-    CUZK_CUDA_CHECK(cudaStreamWaitEvent(up, events[0].e, 0));
+               size_t count, cudaStream_t s, cudaStream_t up, HostUploader& uploader) {
+    const std::vector<size_t> lens = slice_lengths(points.size(), count);
+    events_.resize(1 + 2 * lens.size());
+    CUZK_CUDA_CHECK(cudaEventRecord(events_[0].e, s));
+    CUZK_CUDA_CHECK(cudaStreamWaitEvent(up, events_[0].e, 0));
+    const bool staged = !is_page_locked(points.data()) || !is_page_locked(scalars.data());
     size_t b = 0;
-    for (const size_t len : slice_lengths(points.size(), count)) {
-      events.emplace_back();
-      events.emplace_back();
-      MsmSliceOf<P> sl{d_points + b, d_scalars + b, len, events[events.size() - 2].e, events.back().e};
-      CUZK_CUDA_CHECK(cudaMemcpyAsync(d_scalars + b, scalars.data() + b, len * sizeof(fr_t), cudaMemcpyHostToDevice, up));
-      CUZK_CUDA_CHECK(cudaEventRecord(sl.scalars_ready, up));
-      CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points + b, points.data() + b, len * sizeof(Affine), cudaMemcpyHostToDevice, up));
-      CUZK_CUDA_CHECK(cudaEventRecord(sl.bases_ready, up));
-      slices.push_back(sl);
-      b += len;
+    for (size_t k = 0; k < lens.size(); ++k) {
+      slices.push_back({d_points + b, d_scalars + b, lens[k], events_[2 * k + 1].e, events_[2 * k + 2].e,
+                        staged ? &recorded_ : nullptr, 2 * k + 1, 2 * k + 2});
+      b += lens[k];
     }
+    // Each slice's scalars, then its points; recorded_ counts the events recorded.
+    auto enqueue = [this, points, scalars, up, &uploader] {
+      size_t done = 0;
+      for (const auto& sl : slices) {
+        const size_t at = size_t(sl.scalars - slices[0].scalars);
+        uploader.copy(const_cast<fr_t*>(sl.scalars), scalars.data() + at, sl.n * sizeof(fr_t), up);
+        CUZK_CUDA_CHECK(cudaEventRecord(sl.scalars_ready, up));
+        recorded_.reach(++done);
+        uploader.copy(const_cast<Affine*>(sl.bases), points.data() + at, sl.n * sizeof(Affine), up);
+        CUZK_CUDA_CHECK(cudaEventRecord(sl.bases_ready, up));
+        recorded_.reach(++done);
+      }
+    };
+    if (!staged) {
+      enqueue();
+      return;
+    }
+    int device = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&device));
+    thread_ = std::thread([this, device, enqueue] {
+      try {
+        CUZK_CUDA_CHECK(cudaSetDevice(device));
+        enqueue();
+      } catch (...) {
+        error_ = std::current_exception();
+        recorded_.fail();
+      }
+    });
   }
+  ~SlicedUpload() {
+    if (thread_.joinable()) thread_.join();
+  }
+  SlicedUpload(const SlicedUpload&) = delete;
+  SlicedUpload& operator=(const SlicedUpload&) = delete;
+
+  // Joins the staging thread; rethrows its error (which explains an MSM that stopped waiting).
+  void finish() {
+    if (thread_.joinable()) thread_.join();
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
   // Slices growing by kGrowth: only the first slice's upload waits in front of the GPU's work,
   // so it is kept short, and each later slice's upload hides behind the GPU's work on the ones
   // before it, which takes about 3 times as long per point (2^24 G1 points on the H200: 41.5 ms
@@ -79,7 +122,26 @@ struct SlicedUpload {
     len.push_back(left);
     return len;
   }
+
+ private:
+  std::vector<Event> events_;  // the start, then each slice's scalars_ready and bases_ready
+  Progress recorded_;
+  std::thread thread_;
+  std::exception_ptr error_;
 };
+
+// The MSM over a sliced upload: the upload's error, when it failed, rather than the MSM's.
+template <class P>
+typename P::jacobian run_sliced(Msm<P>& msm, SlicedUpload<P>& u, cudaStream_t s, unsigned window_bits) {
+  try {
+    auto r = msm.run(u.slices, s, window_bits);
+    u.finish();
+    return r;
+  } catch (...) {
+    u.finish();
+    throw;
+  }
+}
 
 unsigned log2_exact(size_t n, const char* what) {
   unsigned k = 0;
@@ -171,9 +233,10 @@ typename P::jacobian msm_uploaded(std::span<const typename P::affine> points, st
   Stream st, up;
   DeviceArray<typename P::affine> p(points.size(), "MSM points");
   DeviceArray<fr_t> k(scalars.size(), "MSM scalars");
-  SlicedUpload<P> u(p.get(), k.get(), points, scalars, slices, st.s, up.s);
+  HostUploader uploader;
+  SlicedUpload<P> u(p.get(), k.get(), points, scalars, slices, st.s, up.s, uploader);
   Msm<P> msm;
-  return msm.run(u.slices, st.s, window_bits);
+  return run_sliced(msm, u, st.s, window_bits);
 }
 
 template <class T>
@@ -250,6 +313,7 @@ std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g
 template <class P>
 struct DeviceMsm<P>::Impl {
   Stream st, upload_st;
+  HostUploader uploader;  // upload_and_run's staging, for pageable input
   DeviceArray<Affine> points;
   DeviceArray<fr_t> scalars;
   size_t n = 0;
@@ -304,8 +368,8 @@ typename P::jacobian DeviceMsm<P>::upload_and_run(std::span<const Affine> points
   const size_t count = slices ? slices : m.n >= (size_t(1) << 21) ? 2 : 1;
   GpuTimer t;
   t.start(m.st.s);
-  SlicedUpload<P> up(m.points.get(), m.scalars.get(), points, scalars, count, m.st.s, m.upload_st.s);
-  Jacobian r = m.msm.run(up.slices, m.st.s, window_bits ? window_bits : gpu_msm_window_bits(m.n));
+  SlicedUpload<P> up(m.points.get(), m.scalars.get(), points, scalars, count, m.st.s, m.upload_st.s, m.uploader);
+  Jacobian r = run_sliced(m.msm, up, m.st.s, window_bits ? window_bits : gpu_msm_window_bits(m.n));
   t.stop(m.st.s);
   m.run_ms = double(t.elapsed_ns()) / 1e6;
   m.upload_ms = 0;
@@ -354,6 +418,32 @@ void DeviceNtt::forward(bool bit_reversed_out) {
 }
 void DeviceNtt::download(std::span<fr_t> a) { cuda::download(a, impl_->data.get(), impl_->st.s); }
 double DeviceNtt::last_gpu_ms() const { return impl_->ms; }
+
+std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, size_t buffer_bytes, unsigned buffers) {
+  Stream st;
+  DeviceArray<uint8_t> d(src.size(), "staged bytes");
+  std::vector<uint8_t> out(src.size());
+  {
+    HostUploader up(buffer_bytes, buffers, 2);
+    up.copy(d.get(), src.data(), src.size(), st.s);
+  }  // the uploader waits for its copies before freeing its buffers
+  download(std::span<uint8_t>(out), d.get(), st.s);
+  return out;
+}
+
+double staged_upload_gbps(size_t bytes, size_t buffer_bytes, unsigned threads) {
+  Stream st;
+  DeviceArray<uint8_t> d(bytes, "staged bytes");
+  std::vector<uint8_t> src(bytes, 1);  // written: its pages are resident, as a witness's are
+  HostUploader up(buffer_bytes, 4, threads);
+  up.copy(d.get(), src.data(), bytes, st.s);  // untimed: allocates the pinned buffers
+  CUZK_CUDA_CHECK(cudaStreamSynchronize(st.s));
+  GpuTimer t;
+  t.start(st.s);
+  up.copy(d.get(), src.data(), bytes, st.s);
+  t.stop(st.s);
+  return double(bytes) / double(t.elapsed_ns());
+}
 
 void try_device_alloc(size_t bytes, const char* what) { DeviceArray<uint8_t> a(bytes, what); }
 

@@ -91,6 +91,15 @@ class DeviceNtt {
   std::unique_ptr<Impl> impl_;
 };
 
+// src to the device through a HostUploader of `buffers` staging buffers of `buffer_bytes`
+// (cuda/host_upload.cuh; page-locked src is copied directly) and back (for the tests).
+std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, size_t buffer_bytes, unsigned buffers);
+
+// For benchmarks: GB/s of one upload of `bytes` from pageable host memory through a HostUploader
+// (4 buffers of buffer_bytes, `threads` host threads; 0: its default), from the first copy
+// enqueued to the last one done (GPU events), after one untimed upload.
+double staged_upload_gbps(size_t bytes, size_t buffer_bytes, unsigned threads);
+
 // Allocates and frees `bytes` of device memory, labelled `what`: DeviceOutOfMemory when it does
 // not fit (for the error tests).
 void try_device_alloc(size_t bytes, const char* what);

@@ -289,7 +289,14 @@ void Msm<P>::accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned wi
   const uint32_t per_window = 1u << (c - 1);
   const unsigned group = unsigned(std::max<size_t>(1, std::min<size_t>(windows, kMaxPairs / n)));
   const uint32_t chunk = chunk_;
-  if (sl.scalars_ready) CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, sl.scalars_ready, 0));
+  // The uploading thread stopped early (its error reaches the caller through the upload).
+  auto recorded = [&](size_t at) {
+    if (sl.recorded && !sl.recorded->wait(at)) throw CudaError("GPU MSM: the upload of its input stopped");
+  };
+  if (sl.scalars_ready) {
+    recorded(sl.scalars_at);
+    CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, sl.scalars_ready, 0));
+  }
   bool waited = sl.bases_ready == nullptr;
   const fr_t* d_scalars = sl.scalars;
   const Affine* d_bases = sl.bases;
@@ -361,6 +368,7 @@ void Msm<P>::accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned wi
     uint32_t tasks = chunk_offsets(runs_len, runs, cnt, toff);
     Xyzz* cur = grow_as<Xyzz>(ws.part[0], tasks, "MSM bucket partial sums");
     if (!waited) {  // everything so far needed only the scalars
+      recorded(sl.bases_at);
       CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, sl.bases_ready, 0));
       waited = true;
     }

@@ -31,6 +31,7 @@
 
 #include "cuda/check.cuh"
 #include "cuda/msm_points.hpp"
+#include "cuda/progress.hpp"
 #include "prover/ff/fr.hpp"
 
 namespace cuzk::cuda {
@@ -46,13 +47,18 @@ unsigned gpu_msm_window_bits(size_t n);
 // Part of an MSM's input on the device: the points and scalars [i, i + n) of the whole. The
 // events, when set, are recorded by the uploads of the scalars and of the points; the MSM waits
 // for each only when it first needs it, so a slice's digits and sort overlap the upload of its
-// points, and its bucket sums the upload of the next slice.
+// points, and its bucket sums the upload of the next slice. When another host thread records
+// the events (a staged upload, cuda/host_upload.cuh), `recorded` is its count of recorded events
+// and the MSM waits for it to reach scalars_at (bases_at) before it makes the stream wait for
+// scalars_ready (bases_ready): a stream waits only for an event's record made before the wait.
 template <class P>
 struct MsmSliceOf {
   const typename P::affine* bases;
   const fr_t* scalars;
   size_t n;
   cudaEvent_t scalars_ready = nullptr, bases_ready = nullptr;
+  const Progress* recorded = nullptr;
+  size_t scalars_at = 0, bases_at = 0;
 };
 using MsmSlice = MsmSliceOf<G1Points>;
 

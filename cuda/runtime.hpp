@@ -47,10 +47,19 @@ void require_device();
 // Makes the CUDA backend known to groth16::make_backend("cuda"). Call once from main().
 void register_backend();
 
-// The CUDA backend with an explicit pinning choice (groth16::make_backend("cuda") takes the
-// build's CUZK_PINNED_HOST); the tests use it to compare the two variants in one binary.
-// Throws groth16::BackendUnavailable without a usable GPU.
-std::unique_ptr<groth16::Backend> make_cuda_backend(bool pin_abc);
+// How the CUDA backend's proving stage moves data and orders its phases (cuda/backend.cu).
+// Builds fix both through variant flags; tests and benchmarks set them per backend, to compare
+// the variants in one binary.
+struct StageOptions {
+  bool pin_abc = false;  // CUZK_PINNED_HOST: page-lock a, b, c (pin_abc) before copying them
+  bool overlap = false;  // CUZK_GPU_OVERLAP: uploads on a copy stream beside the kernels
+};
+// The options of this build's variant flags.
+StageOptions build_stage_options();
+
+// The CUDA backend with explicit options (groth16::make_backend("cuda") takes
+// build_stage_options()). Throws groth16::BackendUnavailable without a usable GPU.
+std::unique_ptr<groth16::Backend> make_cuda_backend(StageOptions options);
 
 // Where this build's CUDA backend runs msm_b_g2: on the device (CUZK_GPU_G2=ON, a GPU phase
 // after msm_b_g1) or on CPU threads beside the GPU work (the default).

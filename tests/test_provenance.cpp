@@ -39,7 +39,7 @@ TEST_CASE("the embedded source hash is the hash of the tree this binary was buil
 TEST_CASE("provenance records every variant flag") {
   auto flags = cuzk::provenance_flags(cuzk::build_provenance());
   for (const char* f : {"CUZK_PINNED_HOST", "CUZK_SMALLVEC", "CUZK_PRESIZE", "CUZK_GPU_SPARE_CORE", "CUZK_GPU_G2",
-                        "CUZK_CUDA", "CUZK_PAPI", "CUZK_NVTX"}) {
+                        "CUZK_GPU_OVERLAP", "CUZK_CUDA", "CUZK_PAPI", "CUZK_NVTX"}) {
     INFO(f);
     REQUIRE(flags.count(f) == 1);
   }

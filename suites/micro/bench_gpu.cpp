@@ -3,10 +3,11 @@
 // proving stage of one synthetic partition with the CUDA backend (pinned and pageable) and, at a
 // size both can do, the CPU backend in the same run.
 //
-// The synthetic partition: a key of random points (not from a setup: proofs are not checked
-// here, tests/gpu/ checks them) and a witness whose a, b, c are random and whose assignment has
-// the value mix of the PoRep-shaped circuit with one labeling layer (measured at start-up:
-// the shares of 0, 1 and other values), since the MSMs' cost depends on it.
+// The synthetic partition (prover/circuits/synthetic_partition.hpp, shared with the suites'
+// "stage" kind): a key of random points (not from a setup: proofs are not checked here,
+// tests/gpu/ checks them) and a witness whose a, b, c are random and whose assignment has the
+// value mix of the PoRep-shaped circuit with one labeling layer (measured on first use: the
+// shares of 0, 1 and other values), since the MSMs' cost depends on it.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -14,16 +15,16 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/gpu_ops.hpp"
 #include "cuda/runtime.hpp"
-#include "prover/circuits/porep.hpp"
+#include "prover/circuits/synthetic_partition.hpp"
 #include "prover/groth16/backend.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/msm/msm.hpp"
-#include "prover/synth/synth.hpp"
-#include "prover/util/thread_pool.hpp"
 
 using namespace cuzk;
 
@@ -31,32 +32,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Multiples of a random point, generated in parallel chunks (each chunk starts from k * step).
-template <class Affine, class Jac>
-std::vector<Affine> random_points(size_t n, const Affine& gen, uint64_t seed) {
-  std::mt19937_64 g(seed);
-  const Jac step = gen.to_jacobian().mul(fr_t::random(g));
-  std::vector<Affine> out(n);
-  ThreadPool::global().parallel_for(n, [&](size_t b, size_t e) {
-    std::vector<Jac> jac(e - b);
-    Jac p = step.mul(fr_t::from_u64(b + 1));
-    for (size_t i = b; i < e; ++i) {
-      jac[i - b] = p;
-      p = p + step;
-    }
-    batch_to_affine(jac.data(), out.data() + b, e - b);
-  });
-  return out;
-}
-
-std::vector<fr_t> random_scalars(size_t n, uint64_t seed) {
-  std::vector<fr_t> s(n);
-  ThreadPool::global().parallel_for(n, [&](size_t b, size_t e) {
-    std::mt19937_64 g(seed + b);
-    for (size_t i = b; i < e; ++i) s[i] = fr_t::random(g);
-  });
-  return s;
-}
+using circuits::random_scalars;
 
 // The witness's value mix on MSM scalars: 51.6% zero, 47.0% one, the rest as they were (one
 // huge bucket, as msm_b_g1 and msm_b_g2 see it).
@@ -69,21 +45,17 @@ void to_witness_mix(std::vector<fr_t>& sc) {
   }
 }
 
-// One point set per group and size, never reallocated: the synthetic keys below hold views into
-// them (growing one shared vector for a larger size left the smaller key's views dangling).
-template <class Affine, class Jac>
-const std::vector<Affine>& cached_points(size_t n, const Affine& gen, uint64_t seed) {
+// One point set per group and size for the MSM benchmarks, made once (the library's generator,
+// prover/circuits/synthetic_partition.hpp: the same points as before it moved there).
+template <class Affine>
+const std::vector<Affine>& cached_points(size_t n, std::vector<Affine> (*make)(size_t, uint64_t), uint64_t seed) {
   static std::map<size_t, std::vector<Affine>> cache;
   auto& pts = cache[n];
-  if (pts.empty()) pts = random_points<Affine, Jac>(n, gen, seed);
+  if (pts.empty()) pts = make(n, seed);
   return pts;
 }
-const std::vector<g1_affine_t>& g1_points(size_t n) {
-  return cached_points<g1_affine_t, g1_jacobian_t>(n, g1_generator(), 1);
-}
-const std::vector<g2_affine_t>& g2_points(size_t n) {
-  return cached_points<g2_affine_t, g2_jacobian_t>(n, g2_generator(), 4);
-}
+const std::vector<g1_affine_t>& g1_points(size_t n) { return cached_points(n, &circuits::random_g1_points, 1); }
+const std::vector<g2_affine_t>& g2_points(size_t n) { return cached_points(n, &circuits::random_g2_points, 4); }
 
 // Field products per second (a chain of 256 products in each of 2^20 threads).
 void BM_gpu_field_mul(benchmark::State& st) {
@@ -133,12 +105,14 @@ BENCHMARK(BM_gpu_msm_g1)->ArgsProduct({{20, 22, 24}, {1, 0}})->ArgNames({"log_n"
 // threefold (cuda/gpu_ops.cu). Every MSM benchmark runs once untimed first: the first MSM in a
 // process also loads the kernels (CUDA loads modules lazily), and a new DeviceMsmG1 grows its
 // buffers.
-void BM_gpu_msm_g1_overlap(benchmark::State& st) {
-  const size_t n = size_t(1) << st.range(0);
-  const unsigned slices = unsigned(st.range(1));
+void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned) {
   std::span<const g1_affine_t> pts(g1_points(n).data(), n);
   std::vector<fr_t> sc = random_scalars(n, 2);
-  cuda::HostPin pin_p(pts.data(), pts.size_bytes()), pin_s(sc.data(), sc.size() * sizeof(fr_t));
+  std::unique_ptr<cuda::HostPin> pin_p, pin_s;
+  if (pinned) {
+    pin_p = std::make_unique<cuda::HostPin>(pts.data(), pts.size_bytes());
+    pin_s = std::make_unique<cuda::HostPin>(sc.data(), sc.size() * sizeof(fr_t));
+  }
   cuda::DeviceMsmG1 msm;
   benchmark::DoNotOptimize(msm.upload_and_run(pts, sc, 0, slices));
   double run = 0;
@@ -150,9 +124,33 @@ void BM_gpu_msm_g1_overlap(benchmark::State& st) {
   }
   st.counters["total_gpu_ms"] = run / double(st.iterations());
 }
+void BM_gpu_msm_g1_overlap(benchmark::State& st) { msm_g1_overlap(st, size_t(1) << st.range(0), unsigned(st.range(1)), true); }
 BENCHMARK(BM_gpu_msm_g1_overlap)->ArgsProduct({{20, 22, 24}, {0, 1, 2, 3}})->ArgsProduct({{24}, {4, 5}})
     ->ArgNames({"log_n", "slices"})->UseManualTime()
     ->Unit(benchmark::kMillisecond)->Iterations(5);
+
+// The same from pageable host memory (BM_gpu_msm_g1's pinned:0 input): the slices go up through
+// the uploader's pinned staging buffers (cuda/host_upload.cuh), filled by host threads while the
+// GPU sums the slices already there, instead of the driver's pageable copies before the MSM.
+void BM_gpu_msm_g1_staged(benchmark::State& st) { msm_g1_overlap(st, size_t(1) << st.range(0), unsigned(st.range(1)), false); }
+BENCHMARK(BM_gpu_msm_g1_staged)->ArgsProduct({{20, 22, 24}, {0}})->ArgsProduct({{24}, {1, 3}})
+    ->ArgNames({"log_n", "slices"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
+
+// The staging of pageable memory (cuda/host_upload.cuh) alone: 1 GiB through 4 pinned buffers
+// of buffer_mib, filled by `threads` host threads (0: HostUploader::default_threads()), GB/s.
+void BM_staged_upload(benchmark::State& st) {
+  const unsigned threads = unsigned(st.range(0));
+  const size_t buffer = size_t(st.range(1)) << 20;
+  double gbps = 0;
+  for (auto _ : st) {
+    const double g = cuda::staged_upload_gbps(size_t(1) << 30, buffer, threads);
+    st.SetIterationTime(double(size_t(1) << 30) / (g * 1e9));
+    gbps += g;
+  }
+  st.counters["GBps"] = gbps / double(st.iterations());
+}
+BENCHMARK(BM_staged_upload)->ArgsProduct({{0, 2, 4, 8, 12}, {16}})->ArgsProduct({{8}, {4, 64}})
+    ->ArgNames({"threads", "buffer_mib"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // Points per thread in the bucket sums (MsmG1::set_chunk), on random scalars (mix 0) and on the
 // witness mix (mix 1: most scalars 0 or 1, one huge bucket).
@@ -272,78 +270,19 @@ class PhaseTotals : public instr::PhaseSink {
   std::mutex mu_;
 };
 
-// Shares of 0, 1 and other values in the assignment of a real PoRep-shaped partition.
-struct ValueMix {
-  double zero = 0, one = 0;
-};
-ValueMix porep_value_mix() {
-  static ValueMix mix = [] {
-    circuits::PorepParams P{2, 1, 2, 6};
-    auto c = circuits::PorepCircuit::generate(P, 1);
-    auto pa = synth::prove_assignment(c);
-    size_t z = 0, o = 0, all = 0;
-    for (auto& v : pa.aux_assignment()) {
-      z += v.is_zero();
-      o += v.is_one();
-      ++all;
-    }
-    ValueMix m{double(z) / double(all), double(o) / double(all)};
-    std::fprintf(stderr, "assignment value mix of PoRep %s: %.3f zero, %.3f one, %.3f other\n", P.to_string().c_str(),
-                 m.zero, m.one, 1 - m.zero - m.one);
-    return m;
-  }();
-  return mix;
-}
-
-struct Synthetic {
-  groth16::ProvingKey pk;
-  std::vector<fr_t> a, b, c, input, aux;
-  groth16::Witness witness() const { return {a, b, c, input, aux}; }
-};
-
-// A partition of n = 2^log_n constraints and n variables.
-const Synthetic& synthetic(unsigned log_n) {
-  static std::map<unsigned, std::unique_ptr<Synthetic>> cache;
-  auto& slot = cache[log_n];
+// The synthetic partition of 2^log_n constraints (prover/circuits/synthetic_partition.hpp; table_log
+// 0: distinct points), made on first use and kept for the benchmarks that follow. The value mix
+// it applies is printed on stderr once.
+const circuits::SyntheticPartition& synthetic(unsigned log_n, unsigned table_log = 0) {
+  static std::map<std::pair<unsigned, unsigned>, std::unique_ptr<circuits::SyntheticPartition>> cache;
+  auto& slot = cache[{log_n, table_log}];
   if (slot) return *slot;
-  const size_t n = size_t(1) << log_n, m = n;
-  auto s = std::make_unique<Synthetic>();
-  auto& pk = s->pk;
-  pk.convention = groth16::HConvention::kBellman;
-  pk.num_inputs = 2;
-  pk.num_aux = m - 2;
-  pk.num_constraints = n;
-  pk.domain_size = n;
-  std::mt19937_64 g(7);
-  auto g1 = [&](const char*) { return g1_generator().to_jacobian().mul(fr_t::random(g)).to_affine(); };
-  auto g2 = [&] { return g2_generator().to_jacobian().mul(fr_t::random(g)).to_affine(); };
-  pk.vk.alpha_g1 = g1("alpha");
-  pk.vk.beta_g1 = g1("beta");
-  pk.vk.delta_g1 = g1("delta");
-  pk.vk.beta_g2 = g2();
-  pk.vk.gamma_g2 = g2();
-  pk.vk.delta_g2 = g2();
-  const auto& pts = g1_points(n);
-  // One random point set shared by the four G1 queries (the MSM cost does not depend on which).
-  pk.h_query = groth16::PointArray<g1_affine_t>::view(nullptr, pts.data(), n - 1);
-  pk.a_query = groth16::PointArray<g1_affine_t>::view(nullptr, pts.data(), m);
-  pk.b_g1_query = groth16::PointArray<g1_affine_t>::view(nullptr, pts.data(), m);
-  pk.l_query = groth16::PointArray<g1_affine_t>::view(nullptr, pts.data(), m - 2);
-  pk.b_g2_query = random_points<g2_affine_t, g2_jacobian_t>(m, g2_generator(), 9);
-  s->a = random_scalars(n, 11);
-  s->b = random_scalars(n, 12);
-  s->c = random_scalars(n, 13);
-  s->input = {fr_t::one(), fr_t::from_u64(5)};
-  const ValueMix mix = porep_value_mix();
-  s->aux = random_scalars(m - 2, 14);
-  std::mt19937_64 gm(15);
-  std::uniform_real_distribution<double> u(0, 1);
-  for (auto& v : s->aux) {
-    double x = u(gm);
-    if (x < mix.zero) v = fr_t::zero();
-    else if (x < mix.zero + mix.one) v = fr_t::one();
-  }
-  slot = std::move(s);
+  static const bool mix_printed = [] {
+    std::fprintf(stderr, "%s\n", circuits::describe_porep_value_mix().c_str());
+    return true;
+  }();
+  (void)mix_printed;
+  slot = circuits::make_synthetic_partition(log_n, table_log);
   return *slot;
 }
 
@@ -353,11 +292,9 @@ void report_phases(benchmark::State& st, const PhaseTotals& t) {
   for (auto& [k, v] : t.gpu_) st.counters[k + "_gpu_ms"] = v / it;
 }
 
-void BM_prove_stage_cuda(benchmark::State& st) {
-  const unsigned log_n = unsigned(st.range(0));
-  const bool pinned = st.range(1) != 0;
-  const Synthetic& s = synthetic(log_n);
-  auto backend = cuda::make_cuda_backend(pinned);
+void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap) {
+  const circuits::SyntheticPartition& s = synthetic(log_n, table_log);
+  auto backend = cuda::make_cuda_backend({.pin_abc = pinned, .overlap = overlap});
   auto w = s.witness();
   auto rs = groth16::Randomness::from_seed(1);
   backend->prove(s.pk, w, rs);  // uploads the key's points (resident afterwards), warms up
@@ -370,14 +307,40 @@ void BM_prove_stage_cuda(benchmark::State& st) {
   instr::set_sink(nullptr);
   report_phases(st, totals);
 }
+// BM_prove_stage_cuda: the serial schedule; BM_prove_stage_cuda_overlap: the overlapped one
+// (CUZK_GPU_OVERLAP, cuda/backend.cu), set per backend here so that both run in one binary.
+void BM_prove_stage_cuda(benchmark::State& st) { prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, false); }
 BENCHMARK(BM_prove_stage_cuda)->ArgsProduct({{20, 24}, {1, 0}})->ArgNames({"log_n", "pinned"})
     ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+void BM_prove_stage_cuda_overlap(benchmark::State& st) {
+  prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true);
+}
+BENCHMARK(BM_prove_stage_cuda_overlap)->ArgsProduct({{20, 24}, {1, 0}})->ArgNames({"log_n", "pinned"})
+    ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+// One real-size PoRep partition (2^27 constraints) with a bench-only key whose points repeat a
+// table of 2^20 (the name says table:20): host memory holds 14.0 GB of G1 and 26.8 GB of G2
+// points either way (104 and 200 bytes a point), but 2^27 distinct points take minutes of core
+// time to generate (about 40 s more on 16 cores), and the MSMs' work does not depend on which
+// points repeat (the scalars are random). Registered apart so that the 2^20 and 2^24 cases keep
+// their names (distinct points, no table argument).
+[[maybe_unused]] const bool kStage27Registered = [] {
+  for (int overlap : {0, 1})
+    for (int pinned : {1, 0})
+      benchmark::RegisterBenchmark((std::string(overlap ? "BM_prove_stage_cuda_overlap" : "BM_prove_stage_cuda") +
+                                    "/log_n:27/pinned:" + std::to_string(pinned) + "/table:20")
+                                       .c_str(),
+                                   [pinned, overlap](benchmark::State& st) {
+                                     prove_stage_cuda(st, 27, pinned != 0, 20, overlap != 0);
+                                   })
+          ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+  return true;
+}();
 
 // The same proof on both backends in one run: ratio = CPU time / GPU time.
 void BM_prove_stage_cpu_vs_cuda(benchmark::State& st) {
   const unsigned log_n = unsigned(st.range(0));
-  const Synthetic& s = synthetic(log_n);
-  auto gpu = cuda::make_cuda_backend(false);
+  const circuits::SyntheticPartition& s = synthetic(log_n);
+  auto gpu = cuda::make_cuda_backend({});
   auto cpu = groth16::make_cpu_backend();
   auto w = s.witness();
   auto rs = groth16::Randomness::from_seed(1);

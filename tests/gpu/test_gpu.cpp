@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <type_traits>
@@ -24,6 +25,7 @@
 #include "prover/circom/circom.hpp"
 #include "prover/engine/fault.hpp"
 #include "prover/circuits/porep.hpp"
+#include "prover/circuits/synthetic_partition.hpp"
 #include "prover/groth16/backend.hpp"
 #include "prover/groth16/prover.hpp"
 #include "prover/groth16/setup.hpp"
@@ -292,6 +294,12 @@ void check_gpu_msm_against_cpu(std::mt19937_64& g) {
   CHECK(gpu_msm(pts, bits) == want);
   CHECK(gpu_msm(pts, bits, 0, 5) == want);
   CHECK(gpu_msm(pts, bits, 0, 32) == want);
+  {
+    // Page-locked input is copied directly, where pageable input (every call above) goes through
+    // the staging buffers on a thread of its own (cuda/host_upload.cuh).
+    cuda::HostPin pin_p(pts.data(), pts.size() * sizeof(Affine)), pin_s(bits.data(), bits.size() * sizeof(fr_t));
+    CHECK(gpu_msm(pts, bits, 0, 5) == want);
+  }
   // All zero: the point at infinity.
   std::vector<fr_t> zeros(1000, fr_t::zero());
   CHECK(gpu_msm(std::span(pts).first(1000), zeros).is_infinity());
@@ -333,19 +341,28 @@ struct PorepFixture {
   }
 };
 
+// 3 partitions with a labeling layer (SHA-256 bits: 0/1 scalars, and Poseidon field elements),
+// r and s from a fresh seed, and the CPU backend's proofs to compare with.
+struct PorepBatch {
+  PorepFixture f{{2, 1, 1, 4}, 3};
+  uint64_t seed = fresh_seed();
+  std::vector<groth16::Witness> ws = f.witnesses();
+  std::vector<groth16::Randomness> rs;
+  std::vector<groth16::Proof> cpu;
+  PorepBatch() {
+    for (size_t i = 0; i < ws.size(); ++i) rs.push_back(groth16::Randomness::from_seed(seed + i));
+    cpu = groth16::make_cpu_backend()->prove_batch(f.pk, ws, rs);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and pinning changes nothing") {
-  // 3 partitions with a labeling layer: SHA-256 bits (0/1 scalars) and Poseidon field elements.
-  PorepFixture f({2, 1, 1, 4}, 3);
-  const uint64_t seed = fresh_seed();
-  INFO("r, s seed " << seed);
-  auto ws = f.witnesses();
-  std::vector<groth16::Randomness> rs;
-  for (size_t i = 0; i < ws.size(); ++i) rs.push_back(groth16::Randomness::from_seed(seed + i));
-  auto cpu = groth16::make_cpu_backend()->prove_batch(f.pk, ws, rs);
-  auto pageable = cuda::make_cuda_backend(false)->prove_batch(f.pk, ws, rs);
-  auto pinned = cuda::make_cuda_backend(true)->prove_batch(f.pk, ws, rs);
+  PorepBatch batch;
+  INFO("r, s seed " << batch.seed);
+  const auto& [f, seed, ws, rs, cpu] = batch;
+  auto pageable = cuda::make_cuda_backend({})->prove_batch(f.pk, ws, rs);
+  auto pinned = cuda::make_cuda_backend({.pin_abc = true})->prove_batch(f.pk, ws, rs);
   REQUIRE(cpu.size() == ws.size());
   for (size_t i = 0; i < ws.size(); ++i) {
     INFO("partition " << i);
@@ -369,6 +386,129 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
   CHECK(log.gpu["msm_b_g2"] == (g2_on_gpu ? ws.size() : 0));  // GPU time only from the device
 }
 
+TEST_CASE("staged uploads copy every byte: empty, one byte, buffer edges, many turns of the ring, page-locked") {
+  std::mt19937_64 g(fresh_seed());
+  constexpr size_t kBuf = 4096;
+  for (size_t len : {size_t(0), size_t(1), kBuf - 1, kBuf, kBuf + 1, 10 * kBuf + 3, size_t(3) << 20}) {
+    INFO("bytes " << len);
+    std::vector<uint8_t> src(len);
+    for (auto& b : src) b = uint8_t(g());
+    CHECK(cuda::staged_round_trip(src, kBuf, 2) == src);
+    CHECK(cuda::staged_round_trip(src, kBuf, 3) == src);
+  }
+  std::vector<uint8_t> src(10 * kBuf + 3);
+  for (auto& b : src) b = uint8_t(g());
+  cuda::HostPin pin(src.data(), src.size());
+  CHECK(cuda::staged_round_trip(src, kBuf, 2) == src);
+}
+
+// The overlapped schedule (CUZK_GPU_OVERLAP; here set per backend): an upload thread on a copy
+// stream, the assignment first, a, b, c while its MSMs run, the next circuit's assignment into a
+// second buffer. Same r and s: the same proofs as the CPU backend's, pinned or not, for a
+// batch (the two z buffers in turn, a, b, c reused) and for one circuit.
+TEST_CASE("the overlapped proving stage's proofs equal the CPU's; its phases and errors") {
+  PorepBatch batch;
+  INFO("r, s seed " << batch.seed);
+  const auto& [f, seed, ws, rs, cpu] = batch;
+  for (bool pin : {false, true}) {
+    INFO("pin_abc " << pin);
+    auto be = cuda::make_cuda_backend({.pin_abc = pin, .overlap = true});
+    PhaseLog log;
+    instr::set_sink(&log);
+    auto got = be->prove_batch(f.pk, ws, rs);
+    instr::set_sink(nullptr);
+    CHECK(got == cpu);
+    // h2d: the assignment (with the key, the first time) and a, b, c, each timed on the copy
+    // stream and reported once per circuit; pin_abc opened for each array and the unpinning.
+    CHECK(log.gpu["h2d"] == ws.size());
+    CHECK(log.opened["h2d"] == 4 * ws.size());
+    CHECK(log.opened["srs"] == 1);
+    CHECK(log.opened["pin_abc"] == (pin ? 4 * ws.size() : 0));
+    for (const char* ph : {"ntt_h", "msm_h", "msm_l", "msm_a", "msm_b_g1"}) {
+      INFO(ph);
+      CHECK(log.gpu[ph] == ws.size());
+    }
+    // The key stays resident; one circuit alone proves the same.
+    for (size_t i = 0; i < ws.size(); ++i)
+      CHECK(be->prove_batch(f.pk, std::span(ws).subspan(i, 1), std::span(rs).subspan(i, 1))[0] == cpu[i]);
+  }
+  // Errors on either thread: in h2d (the upload thread) and in msm_l (the compute thread, while
+  // the upload thread still copies a, b, c or the next assignment). The error reaches the
+  // caller as it was thrown, and the next job proves.
+  struct Reset {
+    ~Reset() { fault::set_for_testing(""); }
+  } reset;
+  auto be = cuda::make_cuda_backend({.overlap = true});
+  fault::set_for_testing("cuda_error_at:h2d");
+  try {
+    be->prove_batch(f.pk, ws, rs);
+    FAIL("the injected CUDA error in h2d did not fail the job");
+  } catch (const cuda::CudaError& e) {
+    CHECK(std::string(e.what()).find("CUDA error in h2d") != std::string::npos);
+  }
+  fault::set_for_testing("cuda_oom_at:msm_l");
+  CHECK_THROWS_AS(be->prove_batch(f.pk, ws, rs), cuda::DeviceOutOfMemory);
+  fault::set_for_testing("");
+  CHECK(be->prove_batch(f.pk, ws, rs) == cpu);
+}
+
+// The proving stage at the size of a real PoRep partition (2^27 constraints, about 130M). A
+// proof at that size cannot be checked against a setup: the setup of a 2^27 domain (2^27 fixed-
+// base multiplications per query) takes far longer than a test, and the small real circuits
+// have keys of their own small domain. So the key is the bench-only one of the stage benchmark
+// (random points repeated from a table of 2^20; prover/circuits/synthetic_partition.hpp), and
+// what is checked instead:
+//  - A and B exactly: with point i = T[i mod 2^20], sum_i z_i P_i = sum_j T[j] (sum_{i = j mod
+//    2^20} z_i), a 2^20-point MSM on the CPU over the folded assignment; so A = alpha + that sum
+//    (A query) + r delta, and B likewise in G2 (msm_a and msm_b_g2 at full size, on the device
+//    or, without CUZK_GPU_G2, on CPU threads);
+//  - C: the serial and the overlapped schedules give the same proof (msm_h, msm_l and msm_b_g1
+//    enter only C; H at 2^27 rests on the NTT test above, the MSM on the tests of every size).
+TEST_CASE("the proving stage at 2^27: A and B equal sums over the repeated table; both schedules agree", "[large]") {
+  constexpr unsigned kLog = 27, kTable = 20;
+  std::unique_ptr<circuits::SyntheticPartition> part;
+  try {
+    part = circuits::make_synthetic_partition(kLog, kTable);
+  } catch (const std::bad_alloc&) {
+    WARN("not run: the 2^27 partition does not fit this host's memory");
+    return;
+  }
+  const groth16::ProvingKey& pk = part->pk;
+  const groth16::Witness w = part->witness();
+  const size_t n = size_t(1) << kLog, t = size_t(1) << kTable;
+  REQUIRE(pk.num_inputs + pk.num_aux == n);
+  // The assignment folded onto the table.
+  std::vector<fr_t> folded(t);
+  ThreadPool::global().parallel_for(t, [&](size_t b, size_t e) {
+    for (size_t j = b; j < e; ++j) {
+      fr_t acc = fr_t::zero();
+      for (size_t i = j; i < n; i += t) acc += i < w.input.size() ? w.input[i] : w.aux[i - w.input.size()];
+      folded[j] = acc;
+    }
+  });
+  const auto rs = groth16::Randomness::from_seed(fresh_seed());
+  const auto& vk = pk.vk;
+  const g1_affine_t want_a =
+      (msm_g1(std::span(pk.a_query.data(), t), folded) + vk.alpha_g1 + vk.delta_g1.to_jacobian().mul(rs.r)).to_affine();
+  const g2_affine_t want_b =
+      (msm_g2(std::span(pk.b_g2_query.data(), t), folded) + vk.beta_g2 + vk.delta_g2.to_jacobian().mul(rs.s)).to_affine();
+  std::optional<groth16::Proof> serial;
+  for (bool overlap : {false, true}) {
+    INFO("overlapped " << overlap);
+    groth16::Proof p;
+    try {
+      p = cuda::make_cuda_backend({.overlap = overlap})->prove(pk, w, rs);  // one resident key at a time
+    } catch (const cuda::DeviceOutOfMemory& e) {
+      WARN("not run: the 2^27 proving stage does not fit this device: " << e.what());
+      return;
+    }
+    CHECK(p.a == want_a);
+    CHECK(p.b == want_b);
+    if (serial) CHECK(p == *serial);
+    serial = p;
+  }
+}
+
 TEST_CASE("a GPU proof of the circom fixture verifies and equals the CPU's") {
   const std::string dir = std::string(CUZK_SOURCE_DIR) + "/tests/fixtures/";
   auto z = interop::read_zkey(dir + "snarkjs/small.zkey");
@@ -376,7 +516,7 @@ TEST_CASE("a GPU proof of the circom fixture verifies and equals the CPU's") {
   auto abc = interop::compute_abc(z, wires, "small.wtns");
   auto w = interop::make_witness(z, wires, abc);
   const auto rs = groth16::Randomness::from_seed(fresh_seed());
-  auto gpu = cuda::make_cuda_backend(false)->prove(z.pk, w, rs);
+  auto gpu = cuda::make_cuda_backend({})->prove(z.pk, w, rs);
   auto cpu = groth16::prove_cpu(z.pk, w, rs);
   std::vector<fr_t> publics(wires.begin() + 1, wires.begin() + 1 + z.n_public);
   CHECK(groth16::verify(z.pk.vk, gpu, publics));
@@ -509,7 +649,7 @@ TEST_CASE("a device fault mid-proof fails the job, frees device memory, and the 
     ~Reset() { fault::set_for_testing(""); }
   } reset;
 
-  auto be = cuda::make_cuda_backend(false);
+  auto be = cuda::make_cuda_backend(cuda::build_stage_options());
   const size_t free0 = cuda::probe_device().free_bytes;
 
   // A CUDA error in ntt_h: the key and a/b/c are on the device by then.

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The proving stage's measurements on the GPU machine (issue 20, docs/cuda-backend.md), in steps
+# that each fit one device call:
+#
+#   scripts/gpu-stage.sh OUT_DIR build        configure and build the presets all (every flag,
+#                                             CUZK_GPU_G2 and CUZK_GPU_OVERLAP among them) and
+#                                             baseline (none): test_gpu, bench_gpu, cuzk-bench
+#   scripts/gpu-stage.sh OUT_DIR tests        ctest -L gpu in both builds
+#   scripts/gpu-stage.sh OUT_DIR bench REGEX  bench_gpu of build/all, --benchmark_filter=REGEX,
+#                                             JSON into OUT_DIR/bench.json
+#   scripts/gpu-stage.sh OUT_DIR nsys         the stage suite's gpu-2e24 case (build/all) under
+#                                             Nsight Systems (scripts/nsys-capture.sh)
+#
+# Logs land in OUT_DIR. Needs the Debian packages of docs/gpu-machine.md in .device/. Exit
+# status: that of the failed step.
+set -uo pipefail
+out=${1:?usage: scripts/gpu-stage.sh OUT_DIR build|tests|bench REGEX|nsys}
+step=${2:-}
+mkdir -p "$out"
+source scripts/device-deps.sh
+export CMAKE_PREFIX_PATH=$DEPS_PREFIX
+
+case $step in
+  build)
+    # The G2 kernels (build/all's msm.cu) take one core for most of the build; baseline builds
+    # beside them.
+    pids=()
+    for p in all baseline; do
+      (cmake --preset "$p" && cmake --build "build/$p" -j8 --target test_gpu bench_gpu cuzk-bench) >"$out/build-$p.log" 2>&1 &
+      pids+=($!)
+    done
+    rc=0
+    for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+    grep -n 'warning:' "$out"/build-*.log | head -20
+    [[ $rc == 0 ]] || { tail -30 "$out"/build-*.log; exit 1; } ;;
+  tests)
+    rc=0
+    for p in all baseline; do
+      (cd "build/$p" && ctest -L gpu --output-on-failure) >"$out/tests-$p.txt" 2>&1 || { rc=1; tail -40 "$out/tests-$p.txt"; }
+      grep -h "test cases\|Passed\|Failed" "$out/tests-$p.txt" | tail -3
+    done
+    exit $rc ;;
+  bench)
+    filter=${3:?bench: the --benchmark_filter regex}
+    build/all/suites/bench_gpu --benchmark_filter="$filter" --benchmark_out="$out/bench.json" \
+      --benchmark_out_format=json >"$out/bench.txt" 2>"$out/bench.err" || { tail -20 "$out/bench.err"; exit 1; } ;;
+  nsys)
+    CUZK_PRESET=all scripts/nsys-capture.sh --suite stage --case gpu-2e24 --backend cuda --out "$out/nsys" \
+      >"$out/nsys.txt" 2>&1 || { tail -30 "$out/nsys.txt"; exit 1; } ;;
+  *) echo "unknown step '$step'"; exit 2 ;;
+esac
+echo "== done $(date -u +%T)"
