@@ -118,6 +118,8 @@ t_cuzk=""; t_snark=""
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 for ((i = 1; i <= reps; i++)); do
   log "cuzk-bench prove, repetition $i"
+  # cuzk-bench refuses to replace an output file (no --force: a stale proof must not pass as new)
+  rm -f "$work/proof_cuzk.json" "$work/public_cuzk.json"
   t0=$(now)
   "$bench" prove --zkey "$work/$name.zkey" --wtns "$work/$name.wtns" \
     --proof "$work/proof_cuzk.json" --public "$work/public_cuzk.json" > "$work/cuzk-prove.log" 2>&1 ||
