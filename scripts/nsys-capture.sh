@@ -4,7 +4,11 @@
 # docs/nsys.md has the recipe and what to look at.
 #
 #   scripts/nsys-capture.sh --suite NAME --case CASE [--backend cpu|cuda] [--out DIR]
-#                           [-- extra cuzk-bench run arguments]
+#                           [--warmup N] [--reps N] [-- extra cuzk-bench run arguments]
+#
+# One proof by default (--reps 1 --warmup 0). That proof is a cold one: for the GPU backend it
+# also uploads the key (h2d/srs) and loads the kernels. --warmup 1 puts a warm proof in the
+# trace after it (the trace holds every proof; the results file marks the warm-ups).
 #
 # nsys: $NSYS, else the PATH, else the usual install folders. cuzk-bench: $CUZK_BENCH, else
 # build/${CUZK_PRESET:-default}/harness/cuzk-bench. Exit codes: 0 done, 1 the capture or an
@@ -19,14 +23,14 @@ die() { # code, message...
 }
 usage() {
   printf '%s\n' "usage: scripts/nsys-capture.sh --suite NAME --case CASE [--backend cpu|cuda] [--out DIR]" \
-    "                              [-- extra cuzk-bench run arguments]" >&2
+    "                              [--warmup N] [--reps N] [-- extra cuzk-bench run arguments]" >&2
   exit 2
 }
 
 # Builtins only up to the nsys check, so it works (and is testable) with an empty PATH.
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 repo=$(cd "$here/.." && pwd)
-suite="" case_name="" backend="cpu" out="$repo/results/local/nsys"
+suite="" case_name="" backend="cpu" out="$repo/results/local/nsys" warmup=0 reps=1
 extra=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -34,6 +38,8 @@ while [[ $# -gt 0 ]]; do
     --case) [[ $# -ge 2 ]] || usage; case_name=$2; shift 2 ;;
     --backend) [[ $# -ge 2 ]] || usage; backend=$2; shift 2 ;;
     --out) [[ $# -ge 2 ]] || usage; out=$2; shift 2 ;;
+    --warmup) [[ $# -ge 2 ]] || usage; warmup=$2; shift 2 ;;
+    --reps) [[ $# -ge 2 ]] || usage; reps=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage ;;
     *) die 2 "unknown argument '$1'" ;;
@@ -41,6 +47,8 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -n $suite ]] || die 2 "--suite NAME is required"
 [[ -n $case_name ]] || die 2 "--case CASE is required (one case: a trace of a whole suite is hard to read)"
+[[ $warmup =~ ^[0-9]{1,3}$ ]] || die 2 "--warmup '$warmup': expected a count of warm-up proofs, 0 to 999"
+[[ $reps =~ ^[0-9]{1,3}$ && $reps -ge 1 ]] || die 2 "--reps '$reps': expected a count of measured proofs, 1 to 999"
 
 # ---- find nsys. An explicit $NSYS that is wrong is an error, not a reason to look elsewhere:
 # the user asked for that one.
@@ -88,7 +96,7 @@ base="$out/${stem//[^A-Za-z0-9_.-]/_}"
 
 echo "nsys-capture: $nsys profile ($suite / $case_name, backend $backend) -> $base.nsys-rep" >&2
 "$nsys" profile --trace=cuda,nvtx --force-overwrite=true -o "$base" \
-  "$bench" run --suite "$suite" --case "$case_name" --backend "$backend" --reps 1 --warmup 0 \
+  "$bench" run --suite "$suite" --case "$case_name" --backend "$backend" --reps "$reps" --warmup "$warmup" \
   --out "$base.jsonl" --force "${extra[@]}"
 rc=$?
 

@@ -51,6 +51,12 @@ TEST_CASE("nsys-capture: bad arguments are one error and exit 2", "[nsys]") {
   r = run_command("/bin/bash '" + kScript + "' --suite quick --case c --bogus");
   CHECK(r.status == 2);
   CHECK(r.output.find("unknown argument '--bogus'") != std::string::npos);
+  r = run_command("/bin/bash '" + kScript + "' --suite quick --case c --warmup x");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("--warmup 'x': expected a count of warm-up proofs") != std::string::npos);
+  r = run_command("/bin/bash '" + kScript + "' --suite quick --case c --reps 0");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("--reps '0': expected a count of measured proofs") != std::string::npos);
 }
 
 namespace {
@@ -123,6 +129,11 @@ TEST_CASE("nsys-capture: one case under nsys leaves trace, sqlite, NVTX summary 
   CHECK(log.find("export --type sqlite --force-overwrite=true -o " + base + ".sqlite " + base + ".nsys-rep") !=
         std::string::npos);
   CHECK(log.find("stats --report nvtx_sum " + base + ".sqlite") != std::string::npos);
+  // A warm proof after a cold one (the GPU backend's first proof also uploads the key).
+  r = f.capture("--suite ./m.toml --case fr-add --out out2 --warmup 1 --reps 2");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(cuzk::test::slurp(f.d.file("log")).find("--case fr-add --backend cpu --reps 2 --warmup 1") != std::string::npos);
 }
 
 TEST_CASE("nsys-capture: an importer that leaves only a .qdstrm is named, with the libdw recipe", "[nsys]") {
