@@ -207,20 +207,20 @@ TEST_CASE("mostly-one MSMs on repeated and opposite points equal the plain sum")
   CHECK(msm_g2(pts, s, &pool) == ref);
 }
 
-// The G2 batched additions run eight lanes at a time with AVX-512 IFMA where the CPU has it
-// (prover/msm/affine_batch_ifma.cpp): both paths must give the naive sum, on the buckets (c = 11,
-// full-width scalars, also points meeting themselves and their negations inside a batch) and on the
-// ones' running sums (mostly-one scalars on repeated and opposite points).
-TEST_CASE("G2 MSMs with and without AVX-512 IFMA equal the naive sum", "[ifma]") {
+// The batched additions of both groups run eight lanes at a time with AVX-512 IFMA where the CPU
+// has it (prover/msm/affine_batch_ifma.cpp): both paths must give the naive sum, on the buckets
+// (c = 11, full-width scalars, also points meeting themselves and their negations inside a batch)
+// and, in G2, on the ones' running sums (mostly-one scalars on repeated and opposite points).
+template <class Affine, class Jac, class Msm>
+void check_ifma_against_naive(const Jac& gen, Msm msm) {
   const uint64_t seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937_64 g(seed);
   ThreadPool pool(2);
-  const g2_jacobian_t gen = g2_generator().to_jacobian();
   const size_t n = 2500;
   auto pts = random_points(n, gen, g);
   auto few = random_points(5, gen, g);
-  std::vector<g2_affine_t> rep(n);
+  std::vector<Affine> rep(n);
   std::vector<fr_t> full(n), small(n), bits(n);
   for (size_t i = 0; i < n; ++i) {
     full[i] = fr_t::random(g);
@@ -228,14 +228,14 @@ TEST_CASE("G2 MSMs with and without AVX-512 IFMA equal the naive sum", "[ifma]")
     small[i] = fr_t::from_u64(1 + g() % 63);
     bits[i] = g() % 3 ? fr_t::one() : g() % 2 ? fr_t::zero() : fr_t::from_u64(2 + g() % 1000);
   }
-  rep[17] = g2_affine_t::infinity();
-  const auto ref_full = naive<g2_affine_t, g2_jacobian_t>(pts, full);
-  const auto ref_small = naive<g2_affine_t, g2_jacobian_t>(rep, small);
-  const auto ref_bits = naive<g2_affine_t, g2_jacobian_t>(rep, bits);
+  rep[17] = Affine::infinity();
+  const auto ref_full = naive<Affine, Jac>(pts, full);
+  const auto ref_small = naive<Affine, Jac>(rep, small);
+  const auto ref_bits = naive<Affine, Jac>(rep, bits);
   // 9000 mostly-one scalars: above the split threshold, over 512 ones per chunk
-  std::vector<g2_affine_t> rep9(9000);
+  std::vector<Affine> rep9(9000);
   std::vector<fr_t> bits9(9000);
-  g2_jacobian_t ref9 = g2_jacobian_t::infinity();
+  Jac ref9 = Jac::infinity();
   for (size_t i = 0; i < rep9.size(); ++i) {
     rep9[i] = rep[i % n];
     bits9[i] = bits[i % n];
@@ -244,10 +244,18 @@ TEST_CASE("G2 MSMs with and without AVX-512 IFMA equal the naive sum", "[ifma]")
   for (bool on : {true, false}) {
     INFO("IFMA " << (on ? "allowed" : "off") << ", present: " << cpu_has_ifma());
     set_ifma_enabled(on);
-    CHECK(msm_g2(pts, full, &pool, 11) == ref_full);
-    CHECK(msm_g2(rep, small, &pool, 11) == ref_small);
-    CHECK(msm_g2(rep, bits, &pool) == ref_bits);
-    CHECK(msm_g2(rep9, bits9, &pool) == ref9);
+    CHECK(msm(pts, full, &pool, 11) == ref_full);
+    CHECK(msm(rep, small, &pool, 11) == ref_small);
+    CHECK(msm(rep, bits, &pool, 0) == ref_bits);
+    CHECK(msm(rep9, bits9, &pool, 0) == ref9);
   }
   set_ifma_enabled(true);
+}
+
+TEST_CASE("G1 MSMs with and without AVX-512 IFMA equal the naive sum", "[ifma]") {
+  check_ifma_against_naive<g1_affine_t>(g1_generator().to_jacobian(), [](auto&&... a) { return msm_g1(a...); });
+}
+
+TEST_CASE("G2 MSMs with and without AVX-512 IFMA equal the naive sum", "[ifma]") {
+  check_ifma_against_naive<g2_affine_t>(g2_generator().to_jacobian(), [](auto&&... a) { return msm_g2(a...); });
 }

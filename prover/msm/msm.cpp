@@ -49,8 +49,7 @@ struct AffineBatch {
   }
   template <class Exceptional>
   void flush(Affine* acc, Exceptional&& exceptional) {
-    if constexpr (std::is_same_v<Affine, g2_affine_t>)
-      if (cpu_has_ifma()) return flush_ifma(acc, exceptional);
+    if (cpu_has_ifma()) return flush_ifma(acc, exceptional);
     for (size_t k = 0; k < m; ++k) {
       const Affine& p = acc[slot[k]];
       d[k] = p.inf ? F::zero() : q[k].x - p.x;  // 0: no inversion (empty slot or equal x)
@@ -77,7 +76,8 @@ struct AffineBatch {
   template <class Exceptional>
   void flush_ifma(Affine* acc, Exceptional& exceptional) {
     special.clear();
-    g2_affine_batch_ifma(acc, q.data(), slot.data(), m, special);
+    if constexpr (std::is_same_v<Affine, g2_affine_t>) g2_affine_batch_ifma(acc, q.data(), slot.data(), m, special);
+    else g1_affine_batch_ifma(acc, q.data(), slot.data(), m, special);
     for (uint32_t k : special) finish_special(acc, k, exceptional);
     m = 0;
   }
