@@ -292,11 +292,12 @@ class CudaBackend final : public groth16::Backend {
     }
   }
 
-  // a, b, c of w into a_, b_, c_ (zero past the constraints) and its assignment into z, on s.
-  void copy_abc(const Witness& w, uint64_t n, cudaStream_t s, HostUploader* up) {
+  // a, b, c of w into a_, b_, c_ (zero past the constraints) by plain copies, on s: the serial
+  // schedule's way (the overlapped one stages them, copy_one with its uploader).
+  void copy_abc(const Witness& w, uint64_t n, cudaStream_t s) {
     const fr_t* src[3] = {w.a.data(), w.b.data(), w.c.data()};
     fr_t* dst[3] = {a_.get(), b_.get(), c_.get()};
-    for (int k = 0; k < 3; ++k) copy_one(dst[k], src[k], w.a.size(), n, s, up);
+    for (int k = 0; k < 3; ++k) copy_one(dst[k], src[k], w.a.size(), n, s, nullptr);
   }
   static void copy_one(fr_t* dst, const fr_t* src, size_t rows, uint64_t n, cudaStream_t s, HostUploader* up) {
     if (up) up->copy(dst, src, rows * sizeof(fr_t), s);
@@ -369,7 +370,7 @@ class CudaBackend final : public groth16::Backend {
       fault_point("h2d");
       GpuPhase p("h2d", stream_);
       ensure_key(pk, stream_);
-      copy_abc(w, n, stream_, nullptr);
+      copy_abc(w, n, stream_);
       copy_z(w, z_[0].get(), stream_, nullptr);
     }
     if (!pinned.empty()) {

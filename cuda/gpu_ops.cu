@@ -165,10 +165,11 @@ void download(std::span<T> out, const T* d, cudaStream_t s) {
 
 enum class Op { kForward, kInverse, kCosetForward, kCosetInverse };
 
-void ntt_op(std::span<fr_t> a, Op op, const fr_t& g) {
+void ntt_op(std::span<fr_t> a, Op op, const fr_t& g, NttPlan plan) {
   const unsigned log_n = log2_exact(a.size(), "GPU NTT");
   Stream st;
   NttContext ctx;
+  ctx.set_plan(plan);
   auto d = upload_array<fr_t>(a, "NTT data", st.s);
   switch (op) {
     case Op::kForward: ctx.forward(d.get(), log_n, st.s); break;
@@ -256,10 +257,10 @@ std::vector<T> mul_on_device(std::span<const T> a, std::span<const T> b) {
 
 }  // namespace
 
-void ntt_forward(std::span<fr_t> a) { ntt_op(a, Op::kForward, fr_t::one()); }
-void ntt_inverse(std::span<fr_t> a) { ntt_op(a, Op::kInverse, fr_t::one()); }
-void ntt_coset_forward(std::span<fr_t> a, const fr_t& g) { ntt_op(a, Op::kCosetForward, g); }
-void ntt_coset_inverse(std::span<fr_t> a, const fr_t& g) { ntt_op(a, Op::kCosetInverse, g); }
+void ntt_forward(std::span<fr_t> a, NttPlan plan) { ntt_op(a, Op::kForward, fr_t::one(), plan); }
+void ntt_inverse(std::span<fr_t> a, NttPlan plan) { ntt_op(a, Op::kInverse, fr_t::one(), plan); }
+void ntt_coset_forward(std::span<fr_t> a, const fr_t& g, NttPlan plan) { ntt_op(a, Op::kCosetForward, g, plan); }
+void ntt_coset_inverse(std::span<fr_t> a, const fr_t& g, NttPlan plan) { ntt_op(a, Op::kCosetInverse, g, plan); }
 
 std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w, uint64_t n) {
   const unsigned log_n = log2_exact(n, "GPU H");
@@ -393,9 +394,10 @@ struct DeviceNtt::Impl {
   NttContext ctx;
   double ms = 0;
 };
-DeviceNtt::DeviceNtt(unsigned log_n) : impl_(std::make_unique<Impl>()) {
+DeviceNtt::DeviceNtt(unsigned log_n, NttPlan plan) : impl_(std::make_unique<Impl>()) {
   auto& m = *impl_;
   m.log_n = log_n;
+  m.ctx.set_plan(plan);
   m.data = DeviceArray<fr_t>(size_t(1) << log_n, "NTT data");
   m.ctx.tables(log_n, m.st.s);
   CUZK_CUDA_CHECK(cudaStreamSynchronize(m.st.s));
@@ -407,12 +409,18 @@ void DeviceNtt::upload(std::span<const fr_t> a) {
   CUZK_CUDA_CHECK(cudaMemcpyAsync(m.data.get(), a.data(), a.size_bytes(), cudaMemcpyHostToDevice, m.st.s));
   CUZK_CUDA_CHECK(cudaStreamSynchronize(m.st.s));
 }
-void DeviceNtt::forward(bool bit_reversed_out) {
+void DeviceNtt::forward(Order order) {
   auto& m = *impl_;
   GpuTimer t;
   t.start(m.st.s);
-  if (bit_reversed_out) m.ctx.dif_forward(m.data.get(), m.log_n, m.st.s);
-  else m.ctx.forward(m.data.get(), m.log_n, m.st.s);
+  switch (order) {
+    case Order::kNatural: m.ctx.forward(m.data.get(), m.log_n, m.st.s); break;
+    case Order::kReversedOut: m.ctx.dif_forward(m.data.get(), m.log_n, m.st.s); break;
+    case Order::kSeparateReversal:
+      m.ctx.dif_forward(m.data.get(), m.log_n, m.st.s);
+      bit_reverse(m.data.get(), m.data.get(), m.log_n, m.st.s);
+      break;
+  }
   t.stop(m.st.s);
   m.ms = double(t.elapsed_ns()) / 1e6;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda/msm_points.hpp"
+#include "cuda/ntt_plan.hpp"
 #include "prover/ec/g1.hpp"
 #include "prover/ec/g2.hpp"
 #include "prover/ff/bls12_381.hpp"
@@ -15,10 +16,11 @@
 namespace cuzk::cuda {
 
 // The same conventions as cuzk::Domain (prover/ntt/ntt.hpp); a.size() must be a power of two.
-void ntt_forward(std::span<fr_t> a);
-void ntt_inverse(std::span<fr_t> a);
-void ntt_coset_forward(std::span<fr_t> a, const fr_t& g);
-void ntt_coset_inverse(std::span<fr_t> a, const fr_t& g);
+// plan: the pass split (cuda/ntt_plan.hpp; {} is the default rule).
+void ntt_forward(std::span<fr_t> a, NttPlan plan = {});
+void ntt_inverse(std::span<fr_t> a, NttPlan plan = {});
+void ntt_coset_forward(std::span<fr_t> a, const fr_t& g, NttPlan plan = {});
+void ntt_coset_inverse(std::span<fr_t> a, const fr_t& g, NttPlan plan = {});
 
 // groth16::compute_h on the device.
 std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w, uint64_t domain_size);
@@ -77,12 +79,17 @@ extern template class DeviceMsm<G2Points>;
 
 class DeviceNtt {
  public:
-  explicit DeviceNtt(unsigned log_n);
+  // plan: the pass split of every transform (cuda/ntt_plan.hpp; {} is the default rule).
+  explicit DeviceNtt(unsigned log_n, NttPlan plan = {});
   ~DeviceNtt();
   void upload(std::span<const fr_t> a);
-  // On the device, GPU time in last_gpu_ms(): natural order in and out, or (bit_reversed_out)
-  // the DIF passes alone, natural in and bit-reversed out, the form the H computation uses.
-  void forward(bool bit_reversed_out = false);
+  enum class Order {
+    kNatural,          // natural in and out: the last DIF pass stores bit-reversed
+    kReversedOut,      // the DIF passes alone, natural in, bit-reversed out (as H uses them)
+    kSeparateReversal  // the DIF passes, then a bit-reversal pass of its own (the way before)
+  };
+  // On the device, GPU time in last_gpu_ms().
+  void forward(Order order = Order::kNatural);
   void download(std::span<fr_t> a);
   double last_gpu_ms() const;
 

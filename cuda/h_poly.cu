@@ -21,9 +21,8 @@ fr_t* compute_h_device(NttContext& ntt, groth16::HConvention conv, fr_t* a, fr_t
   }
   const fr_t zinv = (shift.pow(uint64_t(n)) - fr_t::one()).inv();  // 1 / Z on the coset
   h_pointwise(a, b, c, zinv, n, s);
-  ntt.dif_inverse(a, log_n, s);
-  ntt.scale(a, log_n, shift.inv(), t.n_inv, /*reversed=*/true, s);
-  bit_reverse(b, a, log_n, s);
+  ntt.dif_inverse_natural(a, b, log_n, s);                          // H's coefficients (times n), in b
+  ntt.scale(b, log_n, shift.inv(), t.n_inv, /*reversed=*/false, s);
   *count = n - 1;  // deg H <= n - 2
   return b;
 }

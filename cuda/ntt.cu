@@ -8,9 +8,7 @@
 namespace cuzk::cuda {
 namespace {
 
-constexpr unsigned kPassStages = 8;     // butterfly stages per shared-memory pass
-constexpr unsigned kTileLog = 11;       // 2^11 elements per block in shared memory (64 KiB)
-constexpr unsigned kTileElems = 1u << kTileLog;
+constexpr unsigned kMaxTileLog = 11;  // 2^11 elements per block in shared memory (64 KiB)
 constexpr unsigned kPassThreads = 256;
 
 __device__ __forceinline__ fr_t pow_by_table(const PowTable& t, uint32_t e) {
@@ -89,40 +87,67 @@ struct SharedPlanes {
 
 // The butterflies. DIF: (x, y) -> (x + y, (x - y) w);
 // DIT: (x, y) -> (x + w y, x - w y); the unit stage's w = 1 needs no product.
-__device__ __forceinline__ void butterfly_dif(fr_t& x, fr_t& y, const fr_t& w) {
-  const fr_t s = x + y;
-  y = (x - y) * w;
-  x = s;
+// kLazy: every value in [0, 2p) instead of [0, p) (mont.hpp's lazy forms: the product skips its
+// final subtraction; the twiddle w < p is the operand the bound needs below p).
+template <bool kLazy>
+__device__ __forceinline__ fr_t f_add(const fr_t& a, const fr_t& b) {
+  if constexpr (kLazy) return fr_t::add_words_2p(a, b);
+  else return a + b;
 }
-__device__ __forceinline__ void butterfly_dit(fr_t& x, fr_t& y, const fr_t& w) {
-  const fr_t wy = y * w;
-  y = x - wy;
-  x = x + wy;
+template <bool kLazy>
+__device__ __forceinline__ fr_t f_sub(const fr_t& a, const fr_t& b) {
+  if constexpr (kLazy) return fr_t::sub_words_2p(a, b);
+  else return a - b;
 }
+template <bool kLazy>
+__device__ __forceinline__ fr_t f_mul_tw(const fr_t& x, const fr_t& w) {
+  if constexpr (kLazy) return fr_t::mul_words_2p(w, x);
+  else return x * w;
+}
+template <bool kLazy>
 __device__ __forceinline__ void butterfly_unit(fr_t& x, fr_t& y) {
-  const fr_t s = x + y;
-  y = x - y;
+  const fr_t s = f_add<kLazy>(x, y);
+  y = f_sub<kLazy>(x, y);
   x = s;
 }
-template <bool kDit>
+template <bool kDit, bool kLazy>
 __device__ __forceinline__ void butterfly(fr_t& x, fr_t& y, const fr_t& w) {
-  if constexpr (kDit) butterfly_dit(x, y, w);
-  else butterfly_dif(x, y, w);
+  if constexpr (kDit) {
+    const fr_t wy = f_mul_tw<kLazy>(y, w);
+    y = f_sub<kLazy>(x, wy);
+    x = f_add<kLazy>(x, wy);
+  } else {
+    const fr_t s = f_add<kLazy>(x, y);
+    y = f_mul_tw<kLazy>(f_sub<kLazy>(x, y), w);
+    x = s;
+  }
 }
 
 // Three blocks per SM: the two-stage round trips need 108-112 registers, which allows only two
 // blocks of 256 threads; capped at 80 (48 bytes of spills) the 2^24 transform takes 4.80 ms
 // instead of 5.00 (natural in, reversed out, H200, 2026-11-30).
-template <bool kDit>
-__global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(fr_t* d, unsigned log_n, unsigned s0, unsigned k,
-                                                               unsigned lg, const fr_t* tw) {
+//
+// The pass reads `in` and writes `out` (the same array, or not: in place the block stores only
+// the elements it loaded). With rev_out (only the last stages of a DIF, hmin = 1, where a group is
+// a contiguous run) each element goes to the bit reversal of its position, so that a natural-order
+// transform needs no reversal pass of its own; out must then be another array unless one block
+// holds the whole transform. The block's groups are then 2^(log_n-k-lg) apart instead of adjacent:
+// the reversals of their positions at each t are adjacent, so the block writes runs of G
+// elements, which the L2 cache merges into whole lines before they reach memory.
+template <bool kDit, bool kLazy>
+__global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(const fr_t* in, fr_t* out, unsigned log_n, unsigned s0,
+                                                               unsigned k, unsigned lg, const fr_t* tw, bool rev_out,
+                                                               bool last) {
   extern __shared__ uint64_t sh_words[];
   const unsigned lh = log_n - s0 - k;  // log2(hmin)
   const uint32_t hmask = (1u << lh) - 1;
   const uint32_t elems = 1u << (lg + k);
-  const uint32_t g0 = blockIdx.x << lg;  // first group of this block
   const bool group_fastest = lh >= lg;
   const SharedPlanes sh{sh_words, elems};
+  // Group gl of this block -> its index among all 2^(log_n-k) groups.
+  auto group = [&](uint32_t gl) -> uint32_t {
+    return rev_out ? blockIdx.x + (gl << (log_n - k - lg)) : (blockIdx.x << lg) + gl;
+  };
   auto slot = [&](uint32_t gl, uint32_t t) { return group_fastest ? (t << lg) + gl : (gl << k) + t; };
   // Element e of the block -> (group gl, position t), chosen so that consecutive threads read
   // consecutive addresses: groups side by side when hmin >= G, whole contiguous runs otherwise.
@@ -135,13 +160,13 @@ __global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(fr_t* d, unsi
       t = rem >> lh;
       gl = (blk << lh) | (rem & hmask);
     }
-    const uint32_t g = g0 + gl;
+    const uint32_t g = group(gl);
     return ((g >> lh) << (lh + k)) + (g & hmask) + (t << lh);
   };
   for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
     uint32_t gl, t;
     const uint32_t a = locate(e, gl, t);
-    sh.put(slot(gl, t), load_el(d + a));
+    sh.put(slot(gl, t), load_el(in + a));
   }
   __syncthreads();
   // Two stages per shared-memory round trip: a thread loads the 4 elements t, t+d2, t+d1,
@@ -174,20 +199,20 @@ __global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(fr_t* d, unsi
       fr_t x0 = sh.get(p0), x1 = sh.get(p1), x2 = sh.get(p2), x3 = sh.get(p3);
       // Indices mod h of the lower elements: stage q pairs (x0, x2) at j and (x1, x3) at
       // j + (d2 << lh); stage q+1 pairs (x0, x1) and (x2, x3), both at j. DIT does stage q+1 first.
-      const uint32_t j = ((g0 + gl) & hmask) + (low << lh);
+      const uint32_t j = (group(gl) & hmask) + (low << lh);
       const uint32_t tw1 = (1u << (log_n - 1 - s0 - q)) - 1 + j;
       const auto stage_q = [&] {
-        butterfly<kDit>(x0, x2, load_tw(tw + tw1));
-        butterfly<kDit>(x1, x3, load_tw(tw + tw1 + (d2 << lh)));
+        butterfly<kDit, kLazy>(x0, x2, load_tw(tw + tw1));
+        butterfly<kDit, kLazy>(x1, x3, load_tw(tw + tw1 + (d2 << lh)));
       };
       const auto stage_q1 = [&] {  // one twiddle for both pairs
         if (unit) {
-          butterfly_unit(x0, x1);
-          butterfly_unit(x2, x3);
+          butterfly_unit<kLazy>(x0, x1);
+          butterfly_unit<kLazy>(x2, x3);
         } else {
           const fr_t w2 = load_tw(tw + (1u << (log_n - 2 - s0 - q)) - 1 + j);
-          butterfly<kDit>(x0, x1, w2);
-          butterfly<kDit>(x2, x3, w2);
+          butterfly<kDit, kLazy>(x0, x1, w2);
+          butterfly<kDit, kLazy>(x2, x3, w2);
         }
       };
       if constexpr (kDit) {
@@ -216,10 +241,10 @@ __global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(fr_t* d, unsi
       const uint32_t sx = slot(gl, t), sy = slot(gl, t + (1u << lhs));
       fr_t x0 = sh.get(sx), y0 = sh.get(sy);
       if (unit) {  // the last stage pairs neighbours: every twiddle is omega^0 = 1
-        butterfly_unit(x0, y0);
+        butterfly_unit<kLazy>(x0, y0);
       } else {
-        const uint32_t j = ((g0 + gl) & hmask) + (low << lh);  // index mod h of the lower element
-        butterfly<kDit>(x0, y0, load_tw(tw + (1u << (log_n - 1 - s0 - q)) - 1 + j));
+        const uint32_t j = (group(gl) & hmask) + (low << lh);  // index mod h of the lower element
+        butterfly<kDit, kLazy>(x0, y0, load_tw(tw + (1u << (log_n - 1 - s0 - q)) - 1 + j));
       }
       sh.put(sx, x0);
       sh.put(sy, y0);
@@ -229,7 +254,9 @@ __global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(fr_t* d, unsi
   for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
     uint32_t gl, t;
     const uint32_t a = locate(e, gl, t);
-    store_el(d + a, sh.get(slot(gl, t)));
+    fr_t v = sh.get(slot(gl, t));
+    if (kLazy && last) v = v.canonical();  // the transform's output is reduced
+    store_el(out + (rev_out ? rev_bits(a, log_n) : a), v);
   }
 }
 
@@ -312,6 +339,11 @@ __global__ void zero_kernel(fr_t* d, size_t n) {
   if (i < n) d[i] = fr_t::zero();
 }
 
+NttPlan default_plan(unsigned log_n) {
+  (void)log_n;
+  return NttPlan{kMaxTileLog, 8, 1};
+}
+
 void check_log(unsigned log_n) {
   if (log_n > 31)
     throw std::invalid_argument("GPU NTT: domain 2^" + std::to_string(log_n) + " exceeds 2^31 (32-bit indices)");
@@ -347,49 +379,108 @@ const NttContext::Tables& NttContext::tables(unsigned log_n, cudaStream_t s) {
   return *slot;
 }
 
-void NttContext::passes(fr_t* d, unsigned log_n, const fr_t* tw, bool dit, cudaStream_t s) {
-  if (log_n == 0) return;
+void NttContext::set_plan(NttPlan plan) {
+  if (plan.arith > 2) throw std::invalid_argument("GPU NTT plan: arithmetic " + std::to_string(plan.arith) + " is not 0, 1 or 2");
+  if (plan.tile_log == 0 && plan.max_stages == 0) {
+    plan_ = plan;
+    return;
+  }
+  if (plan.tile_log < 2 || plan.tile_log > kMaxTileLog || plan.max_stages < 1 || plan.max_stages > plan.tile_log)
+    throw std::invalid_argument("GPU NTT plan: tile 2^" + std::to_string(plan.tile_log) + " with up to " +
+                                std::to_string(plan.max_stages) + " stages per pass; the tile must be 2^2..2^" +
+                                std::to_string(kMaxTileLog) + " and hold the pass's stages");
+  plan_ = plan;
+}
+
+NttPlan NttContext::plan_for(unsigned log_n) const {
+  NttPlan p = plan_.tile_log ? plan_ : default_plan(log_n);
+  if (plan_.arith) p.arith = plan_.arith;
+  return p;
+}
+
+fr_t* NttContext::scratch(size_t n) {
+  if (scratch_.size() < n) {
+    scratch_ = DeviceArray<fr_t>();
+    scratch_ = DeviceArray<fr_t>(n, "NTT scratch (natural-order output)");
+  }
+  return scratch_.get();
+}
+
+void NttContext::passes(const fr_t* src, fr_t* mid, fr_t* dst, unsigned log_n, const fr_t* tw, bool dit, bool rev_out,
+                        cudaStream_t s) {
+  if (log_n == 0) {
+    if (dst != src) CUZK_CUDA_CHECK(cudaMemcpyAsync(dst, src, sizeof(fr_t), cudaMemcpyDeviceToDevice, s));
+    return;
+  }
   static bool attr_set = [] {
-    CUZK_CUDA_CHECK(cudaFuncSetAttribute(ntt_pass_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(kTileElems * sizeof(fr_t))));
-    CUZK_CUDA_CHECK(cudaFuncSetAttribute(ntt_pass_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(kTileElems * sizeof(fr_t))));
+    const int bytes = int((size_t(1) << kMaxTileLog) * sizeof(fr_t));
+    for (auto* f : {ntt_pass_kernel<false, false>, ntt_pass_kernel<true, false>, ntt_pass_kernel<false, true>,
+                    ntt_pass_kernel<true, true>})
+      CUZK_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     return true;
   }();
   (void)attr_set;
-  // Stage ranges [s0, s0+k): DIF runs them first to last, DIT last to first.
+  const NttPlan plan = plan_for(log_n);
+  // Stage ranges [s0, s0+k), as even as they go: DIF runs them first to last, DIT last to first.
+  const unsigned count = (log_n + plan.max_stages - 1) / plan.max_stages;
   std::vector<std::pair<unsigned, unsigned>> ranges;
-  for (unsigned s0 = 0; s0 < log_n; s0 += kPassStages) ranges.push_back({s0, std::min(kPassStages, log_n - s0)});
+  for (unsigned i = 0, s0 = 0; i < count; ++i) {
+    const unsigned k = log_n / count + (i < log_n % count ? 1 : 0);
+    ranges.push_back({s0, k});
+    s0 += k;
+  }
   if (dit) std::reverse(ranges.begin(), ranges.end());
-  for (auto [s0, k] : ranges) {
-    const unsigned lg = std::min(kTileLog - k, log_n - k);  // log2(groups per block)
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const auto [s0, k] = ranges[i];
+    const unsigned lg = std::min(plan.tile_log - k, log_n - k);  // log2(groups per block)
     const unsigned blocks = 1u << (log_n - k - lg);
     const size_t smem = size_t(1) << (lg + k);
     const unsigned threads = unsigned(std::min<size_t>(kPassThreads, std::max<size_t>(smem / 2, 1)));
-    if (dit)
-      ntt_pass_kernel<true><<<blocks, threads, smem * sizeof(fr_t), s>>>(d, log_n, s0, k, lg, tw);
-    else
-      ntt_pass_kernel<false><<<blocks, threads, smem * sizeof(fr_t), s>>>(d, log_n, s0, k, lg, tw);
+    const fr_t* in = i == 0 ? src : mid;
+    fr_t* out = i + 1 == ranges.size() ? dst : mid;
+    const bool rev = rev_out && i + 1 == ranges.size() && !dit;
+    const bool last = i + 1 == ranges.size();
+    auto* kernel = plan.arith == 2 ? (dit ? ntt_pass_kernel<true, true> : ntt_pass_kernel<false, true>)
+                                   : (dit ? ntt_pass_kernel<true, false> : ntt_pass_kernel<false, false>);
+    kernel<<<blocks, threads, smem * sizeof(fr_t), s>>>(in, out, log_n, s0, k, lg, tw, rev, last);
     CUZK_CUDA_CHECK_LAUNCH("ntt_pass_kernel");
   }
 }
 
-void NttContext::dif_inverse(fr_t* d, unsigned log_n, cudaStream_t s) { passes(d, log_n, tables(log_n, s).inv.get(), false, s); }
-void NttContext::dit_forward(fr_t* d, unsigned log_n, cudaStream_t s) { passes(d, log_n, tables(log_n, s).fwd.get(), true, s); }
-void NttContext::dif_forward(fr_t* d, unsigned log_n, cudaStream_t s) { passes(d, log_n, tables(log_n, s).fwd.get(), false, s); }
+void NttContext::dif_inverse(fr_t* d, unsigned log_n, cudaStream_t s) {
+  passes(d, d, d, log_n, tables(log_n, s).inv.get(), false, false, s);
+}
+void NttContext::dit_forward(fr_t* d, unsigned log_n, cudaStream_t s) {
+  passes(d, d, d, log_n, tables(log_n, s).fwd.get(), true, false, s);
+}
+void NttContext::dif_forward(fr_t* d, unsigned log_n, cudaStream_t s) {
+  passes(d, d, d, log_n, tables(log_n, s).fwd.get(), false, false, s);
+}
+
+void NttContext::dif_natural(fr_t* in, fr_t* out, unsigned log_n, const fr_t* tw, cudaStream_t s) {
+  check_log(log_n);
+  // One pass is one block, which loads the whole transform before it stores: in place is safe.
+  // Otherwise the last pass must not write where other blocks have yet to read, so the passes
+  // before it run in `in` itself (out of place) or in a scratch array (in place).
+  const bool one_pass = log_n <= plan_for(log_n).max_stages;
+  fr_t* mid = in != out ? in : one_pass ? out : scratch(size_t(1) << log_n);
+  passes(in, mid, out, log_n, tw, false, true, s);
+}
+
+void NttContext::dif_inverse_natural(fr_t* in, fr_t* out, unsigned log_n, cudaStream_t s) {
+  dif_natural(in, out, log_n, tables(log_n, s).inv.get(), s);
+}
 
 void NttContext::forward(fr_t* d, unsigned log_n, cudaStream_t s) {
-  dif_forward(d, log_n, s);  // natural in, reversed out
-  bit_reverse(d, d, log_n, s);
+  dif_natural(d, d, log_n, tables(log_n, s).fwd.get(), s);
 }
 
 void NttContext::inverse(fr_t* d, unsigned log_n, cudaStream_t s) {
   const Tables& t = tables(log_n, s);
-  passes(d, log_n, t.inv.get(), false, s);
+  dif_natural(d, d, log_n, t.inv.get(), s);
   const size_t n = size_t(1) << log_n;
   mul_const_kernel<<<grid_for(n, 256), 256, 0, s>>>(d, n, t.n_inv);
   CUZK_CUDA_CHECK_LAUNCH("mul_const_kernel");
-  bit_reverse(d, d, log_n, s);
 }
 
 void NttContext::coset_forward(fr_t* d, unsigned log_n, const fr_t& g, cudaStream_t s) {

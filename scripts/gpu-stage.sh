@@ -10,11 +10,14 @@
 #                                             JSON into OUT_DIR/bench.json
 #   scripts/gpu-stage.sh OUT_DIR nsys         the stage suite's gpu-2e24 case (build/all) under
 #                                             Nsight Systems (scripts/nsys-capture.sh)
+#   scripts/gpu-stage.sh OUT_DIR ntt PRESET   the NTT and H tests of build/PRESET and its NTT
+#                                             benchmarks (orders and pass plans), JSON into
+#                                             OUT_DIR/ntt-PRESET.json
 #
 # Logs land in OUT_DIR. Needs the Debian packages of docs/gpu-machine.md in .device/. Exit
 # status: that of the failed step.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-stage.sh OUT_DIR build|tests|bench REGEX|nsys}
+out=${1:?usage: scripts/gpu-stage.sh OUT_DIR build|tests|bench REGEX|nsys|ntt PRESET}
 step=${2:-}
 mkdir -p "$out"
 source scripts/device-deps.sh
@@ -47,6 +50,15 @@ case $step in
   nsys)
     CUZK_PRESET=all scripts/nsys-capture.sh --suite stage --case gpu-2e24 --backend cuda --out "$out/nsys" \
       >"$out/nsys.txt" 2>&1 || { tail -30 "$out/nsys.txt"; exit 1; } ;;
+  ntt)
+    preset=${3:?ntt: the preset whose build to use}
+    build/$preset/tests/test_gpu "GPU NTT*,GPU H*" >"$out/ntt-tests-$preset.txt" 2>&1 \
+      || { tail -40 "$out/ntt-tests-$preset.txt"; exit 1; }
+    tail -2 "$out/ntt-tests-$preset.txt"
+    build/$preset/suites/bench_gpu --benchmark_filter='BM_gpu_ntt' --benchmark_out="$out/ntt-$preset.json" \
+      --benchmark_out_format=json >"$out/ntt-$preset.txt" 2>"$out/ntt-$preset.err" \
+      || { tail -20 "$out/ntt-$preset.err"; exit 1; }
+    grep '^BM_' "$out/ntt-$preset.txt" | awk '{print $1, $2}' ;;
   *) echo "unknown step '$step'"; exit 2 ;;
 esac
 echo "== done $(date -u +%T)"

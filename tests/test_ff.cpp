@@ -379,6 +379,37 @@ void check_words_vs_portable(std::mt19937_64& g, int iters) {
     check(a, b);
     check(a, a);
   }
+  // The lazy forms on [0, 2p): each value also as its second representative x + p (2p - 1 the
+  // largest), results in [0, 2p) and equal to the reduced ones once made canonical; the product
+  // takes its first operand below p.
+  auto plus_p = [](const F& x) {
+    F r;
+    constexpr auto M = F::modulus();
+    uint64_t c = 0;
+    for (int i = 0; i < F::N; i++) r.l[i] = detail::addc(x.l[i], M.v[i], c);
+    return r;
+  };
+  auto below_2p = [](const F& x) {  // x - 2p borrows
+    constexpr auto M = F::modulus();
+    uint64_t br = 0;
+    for (int i = 0; i < F::N; i++) (void)detail::subb(x.l[i], (M.v[i] << 1) | (i ? M.v[i - 1] >> 63 : 0), br);
+    return br == 1;
+  };
+  auto check_lazy = [&](const F& a, const F& b) {
+    for (const F& a2 : {a, plus_p(a)})
+      for (const F& b2 : {b, plus_p(b)}) {
+        const F s = F::add_words_2p(a2, b2), d = F::sub_words_2p(a2, b2), m = F::mul_words_2p(a, b2);
+        REQUIRE(below_2p(s));
+        REQUIRE(below_2p(d));
+        REQUIRE(below_2p(m));
+        REQUIRE(s.canonical() == a + b);
+        REQUIRE(d.canonical() == a - b);
+        REQUIRE(m.canonical() == a * b);
+      }
+  };
+  for (const F& a : edge)
+    for (const F& b : edge) check_lazy(a, b);
+  for (int i = 0; i < iters; i++) check_lazy(F::random(g), F::random(g));
 }
 
 // Reduced values whose raw limbs sit at the edges of the Fp2 product's bounds: 0, 1, p-1

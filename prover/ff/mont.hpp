@@ -304,19 +304,23 @@ CUZK_FF_UNROLL
     s[W - 1] = addc(x[W - 1], y[W - 1]);  // < 2p < 2^(32W): no carry out (spare bit)
     return reduce_words(s);
   }
-  CUZK_HD static mont_t sub_words(const mont_t& a, const mont_t& b) {
+  CUZK_HD static mont_t sub_words(const mont_t& a, const mont_t& b) { return sub_words_mod<1>(a, b); }
+  // a - b, plus K p when it borrows (K = 1: reduced values; 2: the lazy forms below).
+  template <int K>
+  CUZK_HD static mont_t sub_words_mod(const mont_t& a, const mont_t& b) {
     using namespace detail::cc;
+    constexpr auto m = [](int j) { return K == 1 ? modulus_word(j) : twice_modulus_word(j); };
     uint32_t x[W], y[W], d[W];
     words_of(a, x);
     words_of(b, y);
     d[0] = sub_cc(x[0], y[0]);
 CUZK_FF_UNROLL
     for (int j = 1; j < W; j++) d[j] = subc_cc(x[j], y[j]);
-    const uint32_t borrow = subc(0, 0);  // all ones when a < b: add p back
-    d[0] = add_cc(d[0], modulus_word(0) & borrow);
+    const uint32_t borrow = subc(0, 0);  // all ones when a < b: add K p back
+    d[0] = add_cc(d[0], m(0) & borrow);
 CUZK_FF_UNROLL
-    for (int j = 1; j < W - 1; j++) d[j] = addc_cc(d[j], modulus_word(j) & borrow);
-    d[W - 1] = addc(d[W - 1], modulus_word(W - 1) & borrow);
+    for (int j = 1; j < W - 1; j++) d[j] = addc_cc(d[j], m(j) & borrow);
+    d[W - 1] = addc(d[W - 1], m(W - 1) & borrow);
     return from_words(d);
   }
   // The host's sum and difference (named, so the tests can hold the device's against them).
@@ -434,6 +438,12 @@ CUZK_FF_UNROLL
   // bit every T < 2^(32W) and every row sum < 2^(32(W+1)), so X needs W+1 words, Y needs W, and
   // the chains marked "no carry out" cannot carry.
   CUZK_HD static mont_t mul_words(const mont_t& a, const mont_t& b) {
+    uint32_t t[W];
+    mul_words_unreduced(a, b, t);
+    return reduce_words(t);
+  }
+  // The product's T = a b / R mod p before its final subtraction, in [0, 2p) (below).
+  CUZK_HD static void mul_words_unreduced(const mont_t& a, const mont_t& b, uint32_t* t) {
     using namespace detail::cc;
     constexpr uint32_t INV32 = uint32_t(P::INV);  // -p^{-1} mod 2^32 is the low half of mod 2^64
     uint32_t aw[W], bw[W], x[W + 1], y[W];
@@ -490,12 +500,51 @@ CUZK_FF_UNROLL
       for (int k = 0; k < W; k++) y[k] = B[k];
     }
     // T = (X >> 32) + Y < 2p
-    uint32_t t[W];
     t[0] = add_cc(y[0], x[1]);
 CUZK_FF_UNROLL
     for (int k = 1; k < W - 1; k++) t[k] = addc_cc(y[k], x[k + 1]);
     t[W - 1] = addc(y[W - 1], x[W]);
-    return reduce_words(t);
+  }
+
+  // ---- lazy forms: values in [0, 2p), reduced once at the end (the device NTT's butterflies) ----
+  // With 2p < 2^(32W) (the spare bit) a value may stay in [0, 2p) between operations: the sum
+  // and difference fold back by 2p instead of p, and the product skips its final subtraction.
+  // The product's bound needs a < p (the operand whose every word meets each word of b) and
+  // b < 2p: each row keeps T < T / 2^32 + a + p < 2p + 2^(32(W-1)) < 2^(32W), so the carry-free
+  // steps of mul_words stay carry-free, and the result is T < a b / R + p < 2p (as 2p < R).
+  // canonical() maps [0, 2p) to [0, p).
+  static_assert(P::modulus().v[N - 1] < (uint64_t(1) << 63) - (uint64_t(1) << 32),
+                "the lazy forms need 2p + 2^(32(W-1)) < 2^(32W)");
+  CUZK_HD static constexpr uint32_t twice_modulus_word(int j) {
+    return (modulus_word(j) << 1) | (j ? modulus_word(j - 1) >> 31 : 0u);
+  }
+  CUZK_HD static mont_t mul_words_2p(const mont_t& a, const mont_t& b) {
+    uint32_t t[W];
+    mul_words_unreduced(a, b, t);
+    return from_words(t);
+  }
+  CUZK_HD static mont_t add_words_2p(const mont_t& a, const mont_t& b) {
+    using namespace detail::cc;
+    uint32_t x[W], y[W], s[W], d[W], r[W];
+    words_of(a, x);
+    words_of(b, y);
+    s[0] = add_cc(x[0], y[0]);
+CUZK_FF_UNROLL
+    for (int j = 1; j < W; j++) s[j] = addc_cc(x[j], y[j]);
+    const uint32_t carry = addc(0, 0);  // the sum reaches up to 4p, past 2^(32W)
+    d[0] = sub_cc(s[0], twice_modulus_word(0));
+CUZK_FF_UNROLL
+    for (int j = 1; j < W; j++) d[j] = subc_cc(s[j], twice_modulus_word(j));
+    const uint32_t keep = subc(0, 0) & (carry - 1);  // all ones when no carry and s < 2p: keep s
+CUZK_FF_UNROLL
+    for (int j = 0; j < W; j++) r[j] = (s[j] & keep) | (d[j] & ~keep);
+    return from_words(r);
+  }
+  CUZK_HD static mont_t sub_words_2p(const mont_t& a, const mont_t& b) { return sub_words_mod<2>(a, b); }
+  CUZK_HD mont_t canonical() const {
+    uint32_t w[W];
+    words_of(*this, w);
+    return reduce_words(w);
   }
   CUZK_HD mont_t operator*(const mont_t& b) const {
 #if defined(__CUDA_ARCH__)

@@ -227,20 +227,44 @@ void BM_cpu_msm_g2(benchmark::State& st) {
 BENCHMARK(BM_cpu_msm_g2)->ArgsProduct({{20, 22, 24}, {0, 1}})->ArgNames({"log_n", "mix"})
     ->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
 
-// Forward NTT on resident data: natural order in and out (reversed 0), or natural in and
-// bit-reversed out (reversed 1: the DIF passes alone, as the H computation uses them).
+// Forward NTT on resident data, GPU time of one transform after one untimed; order 0: natural
+// in and out (the last pass stores bit-reversed), 1: natural in and bit-reversed out (the DIF
+// passes alone, as the H computation uses them), 2: the DIF passes and then a bit-reversal pass
+// of its own (natural order the way it was done before).
 void BM_gpu_ntt_forward(benchmark::State& st) {
   const unsigned log_n = unsigned(st.range(0));
-  const bool reversed = st.range(1) != 0;
+  const auto order = cuda::DeviceNtt::Order(st.range(1));
   cuda::DeviceNtt ntt(log_n);
   ntt.upload(random_scalars(size_t(1) << log_n, 3));
+  ntt.forward(order);
   for (auto _ : st) {
-    ntt.forward(reversed);
+    ntt.forward(order);
     st.SetIterationTime(ntt.last_gpu_ms() / 1e3);
   }
 }
-BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 22, 24, 26, 27}, {0, 1}})->ArgNames({"log_n", "reversed"})
+BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 22, 24, 26, 27}, {0, 1, 2}})->ArgNames({"log_n", "order"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
+
+// The pass plans (cuda/ntt_plan.hpp): tiles of 2^10 or 2^11 elements, up to 8..11 stages per
+// pass, values reduced (arith 1) or lazy in [0, 2p) (2), natural order (the default rule is in
+// cuda/ntt.cu).
+void BM_gpu_ntt_plan(benchmark::State& st) {
+  const unsigned log_n = unsigned(st.range(0));
+  const cuda::NttPlan plan{unsigned(st.range(1)), unsigned(st.range(2)), unsigned(st.range(3))};
+  if (plan.max_stages > plan.tile_log) {
+    st.SkipWithError("the tile cannot hold that many stages");
+    return;
+  }
+  cuda::DeviceNtt ntt(log_n, plan);
+  ntt.upload(random_scalars(size_t(1) << log_n, 3));
+  ntt.forward();
+  for (auto _ : st) {
+    ntt.forward();
+    st.SetIterationTime(ntt.last_gpu_ms() / 1e3);
+  }
+}
+BENCHMARK(BM_gpu_ntt_plan)->ArgsProduct({{20, 22, 24, 26}, {10, 11}, {8, 9, 10, 11}, {1, 2}})
+    ->ArgNames({"log_n", "tile_log", "max_stages", "arith"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
 
 // ---- the proving stage ----
 

@@ -82,6 +82,11 @@ g2_jacobian_t gpu_msm(std::span<const g2_affine_t> p, std::span<const fr_t> s, u
 }
 #endif
 
+// Clears an injected fault (prover/engine/fault.hpp) when a test leaves, by a failed check too.
+struct FaultReset {
+  ~FaultReset() { fault::set_for_testing(""); }
+};
+
 // Which phases a run opened and which reported GPU time, by leaf name (the CPU G2 thread opens
 // its phase on another thread, hence the lock).
 class PhaseLog : public instr::PhaseSink {
@@ -173,6 +178,46 @@ TEST_CASE("GPU NTTs equal the CPU's at several sizes") {
     dom.coset_inverse(cpu, shift);
     cuda::ntt_coset_inverse(gpu, shift);
     CHECK(cpu == gpu);
+  }
+}
+
+// Every pass split the kernels take (cuda/ntt_plan.hpp): one pass or several, odd and even stage
+// counts per pass, tiles of several groups or one, and the last pass storing natural order
+// through the context's scratch array.
+TEST_CASE("GPU NTTs under every pass plan equal the CPU's; plans the kernels cannot run are refused") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  const cuda::NttPlan plans[] = {{2, 1, 1}, {4, 3, 1}, {10, 8, 1}, {10, 10, 1}, {11, 9, 1}, {11, 11, 1},
+                                 {2, 1, 2}, {4, 3, 2}, {10, 8, 2}, {11, 9, 2}, {11, 11, 2}};
+  for (const cuda::NttPlan plan : plans) {
+    for (unsigned log_n : {1u, 5u, 10u, 11u, 12u, 21u}) {
+      if (log_n > 12 && plan.max_stages < 8) continue;  // 21 passes of one stage: slow, nothing new
+      INFO("log_n " << log_n << " tile 2^" << plan.tile_log << " up to " << plan.max_stages << " stages per pass, arith "
+                    << plan.arith);
+      Domain dom(log_n);
+      const fr_t shift = fr_t::random(g);
+      auto x = random_elems<fr_t>(size_t(1) << log_n, g);
+      auto cpu = x, gpu = x;
+      dom.forward(cpu);
+      cuda::ntt_forward(gpu, plan);
+      CHECK(cpu == gpu);
+      dom.inverse(cpu);
+      cuda::ntt_inverse(gpu, plan);
+      CHECK(cpu == gpu);
+      dom.coset_forward(cpu, shift);
+      cuda::ntt_coset_forward(gpu, shift, plan);
+      CHECK(cpu == gpu);
+      dom.coset_inverse(cpu, shift);
+      cuda::ntt_coset_inverse(gpu, shift, plan);
+      CHECK(cpu == gpu);
+    }
+  }
+  std::vector<fr_t> v(16, fr_t::one());
+  for (const cuda::NttPlan bad : {cuda::NttPlan{12, 8}, cuda::NttPlan{10, 11}, cuda::NttPlan{10, 0}, cuda::NttPlan{1, 1},
+                                  cuda::NttPlan{11, 8, 3}}) {
+    INFO("tile 2^" << bad.tile_log << " up to " << bad.max_stages);
+    CHECK_THROWS_AS(cuda::ntt_forward(v, bad), std::invalid_argument);
   }
 }
 
@@ -435,9 +480,7 @@ TEST_CASE("the overlapped proving stage's proofs equal the CPU's; its phases and
   // Errors on either thread: in h2d (the upload thread) and in msm_l (the compute thread, while
   // the upload thread still copies a, b, c or the next assignment). The error reaches the
   // caller as it was thrown, and the next job proves.
-  struct Reset {
-    ~Reset() { fault::set_for_testing(""); }
-  } reset;
+  const FaultReset reset;
   auto be = cuda::make_cuda_backend({.overlap = true});
   fault::set_for_testing("cuda_error_at:h2d");
   try {
@@ -645,9 +688,7 @@ TEST_CASE("a device fault mid-proof fails the job, frees device memory, and the 
   auto ws = f.witnesses();
   const std::vector<groth16::Randomness> rs{groth16::Randomness::from_seed(fresh_seed())};
   constexpr size_t kSlack = size_t(4) << 20;
-  struct Reset {
-    ~Reset() { fault::set_for_testing(""); }
-  } reset;
+  const FaultReset reset;
 
   auto be = cuda::make_cuda_backend(cuda::build_stage_options());
   const size_t free0 = cuda::probe_device().free_bytes;
