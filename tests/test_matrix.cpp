@@ -6,14 +6,39 @@
 //
 // The issue asked for 10%, 5% and 8%: on the 2-core development VM one process's phase times
 // vary by 5% (proof) to 10% and more (synth, 8 ms), so 6 rounds find main effects of 10-12% on
-// proof and interactions of 25% with 90% power (measured: docs/matrix.md), and those sizes would
-// make a test that fails by chance. The planted sizes are scaled to what the design finds here; the same check at
+// proof and interactions of 25% with 90% power (measured: docs/matrix.md; 12 rounds at 99.9%, as
+// below, about 20% less), and those sizes would make a test that fails by chance. The planted sizes are scaled to what the design finds here; the same check at
 // the issue's sizes is the power study of docs/matrix.md.
 //
 // The test runs alone (RUN_SERIAL, tests/cmake/matrix.cmake): other tests running beside it on a
-// 2-core machine would add noise of their own to the planted run's timings. Its intervals are 99%
-// (--level 0.99) so that the checks of coverage and of "nothing found" fail by chance rarely.
+// 2-core machine would add noise of their own to the planted run's timings.
+//
+// How often it fails by chance (docs/matrix.md, "Why the test failed with the G1 IFMA MSM",
+// 2026-12-02). Its checks are statistical: 2 planted effects must be found, 4 planted values must
+// lie in their intervals, 5 effects must not be found where nothing was planted. With 6 rounds and
+// 99% intervals (simultaneous over a phase's 3 effects), as the test was first written, the
+// design's own failure rate at this VM's noise is about 5-7% a run (simulated from the noise of 18
+// quiet runs: missed plants about 3%, effects found where none was planted about 1.6%), and that is
+// what was seen: 2 of 6 and 2 of 20 ctest runs failed, one way or the other, while the planted
+// busy-wait was measured not to slow msm_h at all (-0.15% [-1.3%, +1.0%] over 19 runs). 12 rounds
+// with 99.9% intervals take it to about 0.4-0.8% a run, and their intervals are about 20% narrower
+// (33 residual degrees of freedom instead of 15): an unannounced +10% on msm_a is caught in about 76%
+// of runs instead of 55%, +15% in 98% instead of 86%. The cost is time: 13 rounds of 4 processes,
+// about 75 s instead of 40.
+//
+// Other work on the machine (another session's compiles share this VM) is what ctest cannot keep
+// away, and beside it the planted effects are missed: 5 of 14 runs of this command beside one busy
+// core, bursts of busy cores, two busy cores from mid-run, or a second matrix run missed one (none
+// found an effect where nothing was planted). So the test reads the harness's own reading of
+// other work (each measured sample's host.others_busy_cores, net of its resolution) and runs the
+// matrix again, up to kAttempts times in all, while some sample saw other processes keep more than
+// kQuietCores busy (quiet runs: at most 0.22; the loaded ones: 0.81 to 1.09). The decision depends
+// on those readings only, never on the checks' outcome, so it cannot hide a failing check: every
+// check applies, unchanged, to the first quiet run (or, when none was quiet, to the least
+// disturbed one, with a warning).
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
@@ -64,6 +89,31 @@ const json* effect_of(const json& p, const std::string& name) {
   return nullptr;
 }
 
+// Other processes' CPU use beyond which a run counts as disturbed (see the top of this file).
+constexpr double kQuietCores = 0.3;
+constexpr int kAttempts = 3;
+
+// The most cores other processes kept busy during any measured sample of the matrix run in `dir`
+// (host.others_busy_cores - host.others_busy_resolution, as judge_env reads it; warm-up rounds
+// are not analysed and not counted).
+double others_busy_max(const std::string& dir) {
+  const json m = json::parse(cuzk::test::slurp(dir + "/manifest.json"));
+  double worst = 0;
+  for (const auto& v : m.at("variants"))
+    for (const auto& round : v.at("rounds")) {
+      if (!round.is_string()) continue;
+      for (const auto& line : cuzk::test::lines_of(cuzk::test::slurp(dir + "/" + round.get<std::string>()))) {
+        const json s = json::parse(line, nullptr, false);
+        if (s.is_discarded() || s.value("type", "") != "sample") continue;
+        const json values = s.value("env", json::object()).value("values", json::object());
+        const json others = values.value("host.others_busy_cores", json());
+        const json res = values.value("host.others_busy_resolution", json());
+        if (others.is_number()) worst = std::max(worst, others.get<double>() - (res.is_number() ? res.get<double>() : 0.0));
+      }
+    }
+  return worst;
+}
+
 }  // namespace
 
 TEST_CASE("matrix refuses bad requests with one line, exit 2 and nothing written") {
@@ -106,24 +156,43 @@ TEST_CASE("matrix refuses a dirty tree and a stale binary") {
 TEST_CASE("matrix --factorial attributes planted slowdowns to their flag, phase and interaction") {
   TempDir d;
   REQUIRE(cuzk::test::share_params_cache(d));
-  auto r = cuzk::test::run_bench(
-      "matrix --factorial pinned,smallvec --bin '" + bin() +
-          "' --allow-dirty --suite quick --case porep-tiny --quick --rounds 6 --warmup 1 --reps 2 --seed 7 --level 0.99"
-          " --inject pinned:proof/synth=40% --inject smallvec:proof/prove/msm_h=20%"
-          " --inject pinned+smallvec:proof/synth=30% --out-dir m",
-      d.path());
-  INFO(r.out << r.err);
-  REQUIRE(r.code == 0);
-  CHECK(r.out.find("planted slowdowns") != std::string::npos);  // never mistaken for real effects
+  // Up to kAttempts runs, each in its own folder (m, m2, m3), until one is quiet; the checks below
+  // read `m_dir`, the first quiet run or the least disturbed one.
+  std::string m_dir, m_log;
+  double m_load = std::numeric_limits<double>::infinity();
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+    const std::string out = attempt == 1 ? "m" : "m" + std::to_string(attempt);
+    auto r = cuzk::test::run_bench(
+        "matrix --factorial pinned,smallvec --bin '" + bin() +
+            "' --allow-dirty --suite quick --case porep-tiny --quick --rounds 12 --warmup 1 --reps 2 --seed 7 --level 0.999"
+            " --inject pinned:proof/synth=40% --inject smallvec:proof/prove/msm_h=20%"
+            " --inject pinned+smallvec:proof/synth=30% --out-dir " +
+            out,
+        d.path());
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("planted slowdowns") != std::string::npos);  // never mistaken for real effects
+    const double load = others_busy_max(d.file(out));
+    if (load < m_load) {
+      m_dir = out;
+      m_log = r.out + r.err;
+      m_load = load;
+    }
+    if (load <= kQuietCores) break;
+    WARN("matrix run " << attempt << " of at most " << kAttempts << ": other processes kept " << load
+                       << " cores busy during a measured sample (quiet: at most " << kQuietCores << "); "
+                       << (attempt < kAttempts ? "running it again" : "checking the least disturbed run"));
+  }
+  INFO("checked run: " << m_dir << " (others busy at most " << m_load << " cores)\n" << m_log);
 
-  const json m = json::parse(cuzk::test::slurp(d.file("m/manifest.json")));
+  const json m = json::parse(cuzk::test::slurp(d.file(m_dir + "/manifest.json")));
   CHECK(m.at("status") == "complete");
   CHECK(m.at("seed") == 7);
-  CHECK(m.at("order").size() == 7);  // 1 warm-up + 6 rounds, each a permutation of the 4 variants
+  CHECK(m.at("order").size() == 13);  // 1 warm-up + 12 rounds, each a permutation of the 4 variants
   for (const auto& round : m.at("order")) CHECK(round.size() == 4);
   CHECK(m.at("order")[1] != m.at("order")[2]);  // fresh orders (seed 7 gives different permutations)
 
-  const json a = json::parse(cuzk::test::slurp(d.file("m/attribution.json")));
+  const json a = json::parse(cuzk::test::slurp(d.file(m_dir + "/attribution.json")));
   REQUIRE(a.at("cases").size() == 1);
   const json& c = a.at("cases")[0];
   const json* synth = phase_of(c, "proof/synth");
@@ -141,7 +210,7 @@ TEST_CASE("matrix --factorial attributes planted slowdowns to their flag, phase 
   // Main effects average over the other flag: pinned on synth is 1.40 x sqrt(1.30) (half the
   // interaction), smallvec on synth sqrt(1.30) (the other half), smallvec on msm_h 1.20; the
   // interaction's ratio is the planted 1.30. The main effects are found; every planted value lies
-  // in its interval (the interaction on an 8 ms phase is below what 6 rounds find here, so only
+  // in its interval (the interaction on an 8 ms phase is not found reliably in 12 rounds here, so only
   // its interval is checked).
   const json* p_synth = effect_of(*synth, "pinned");
   const json* s_synth = effect_of(*synth, "smallvec");
@@ -165,11 +234,11 @@ TEST_CASE("matrix --factorial attributes planted slowdowns to their flag, phase 
   INFO(summary);
   CHECK(summary.find("By flag, on proof: pinned ") != std::string::npos);
   CHECK(summary.find("synth +") != std::string::npos);
-  CHECK(cuzk::test::exists(d.file("m/attribution.md")));
-  CHECK(cuzk::test::exists(d.file("m/variants/fx-pinned+smallvec.jsonl")));
+  CHECK(cuzk::test::exists(d.file(m_dir + "/attribution.md")));
+  CHECK(cuzk::test::exists(d.file(m_dir + "/variants/fx-pinned+smallvec.jsonl")));
 
   // Re-analysing the folder gives the same attribution.
-  auto again = cuzk::test::run_bench("matrix --from m --level 0.99 --json", d.path());
+  auto again = cuzk::test::run_bench("matrix --from " + m_dir + " --level 0.999 --json", d.path());
   INFO(again.err);
   REQUIRE(again.code == 0);
   const json b = json::parse(again.out);
