@@ -338,22 +338,22 @@ class CudaBackend final : public groth16::Backend {
     {
       fault_point("msm_l");
       GpuPhase p("msm_l", stream_);
-      out.l = msm_.run(key_.l_q.get(), z + pk.num_inputs, pk.num_aux, stream_);
+      out.l = msm_.run(key_.l_q.get(), z + pk.num_inputs, pk.num_aux, stream_, opt_.assignment_window_bits);
     }
     {
       fault_point("msm_a");
       GpuPhase p("msm_a", stream_);
-      out.a = msm_.run(key_.a_q.get(), z, m, stream_);
+      out.a = msm_.run(key_.a_q.get(), z, m, stream_, opt_.assignment_window_bits);
     }
     {
       fault_point("msm_b_g1");
       GpuPhase p("msm_b_g1", stream_);
-      out.b_g1 = msm_.run(key_.b_q.get(), z, m, stream_);
+      out.b_g1 = msm_.run(key_.b_q.get(), z, m, stream_, opt_.assignment_window_bits);
     }
 #if CUZK_GPU_G2
     fault_point("msm_b_g2");
     GpuPhase p("msm_b_g2", stream_);
-    out.b_g2 = msm_g2_.run(key_.b_g2_q.get(), z, m, stream_);
+    out.b_g2 = msm_g2_.run(key_.b_g2_q.get(), z, m, stream_, opt_.assignment_window_bits);
 #endif
   }
 
@@ -518,9 +518,18 @@ class CudaBackend final : public groth16::Backend {
 
 }  // namespace
 
-StageOptions build_stage_options() { return {CUZK_PINNED_HOST != 0, CUZK_GPU_OVERLAP != 0}; }
+StageOptions build_stage_options() {
+  StageOptions o;
+  o.pin_abc = CUZK_PINNED_HOST != 0;
+  o.overlap = CUZK_GPU_OVERLAP != 0;
+  return o;
+}
 
 std::unique_ptr<groth16::Backend> make_cuda_backend(StageOptions options) {
+  const unsigned c = options.assignment_window_bits;
+  if (c != 0 && (c < 2 || c > 20))  // the MSM's own bounds (Msm::run), refused before any work
+    throw std::invalid_argument("CUDA proving stage: assignment window bits " + std::to_string(c) +
+                                " (0 for the rule, else 2..20)");
   require_device();
   return std::make_unique<CudaBackend>(options);
 }

@@ -262,12 +262,13 @@ void ntt_inverse(std::span<fr_t> a, NttPlan plan) { ntt_op(a, Op::kInverse, fr_t
 void ntt_coset_forward(std::span<fr_t> a, const fr_t& g, NttPlan plan) { ntt_op(a, Op::kCosetForward, g, plan); }
 void ntt_coset_inverse(std::span<fr_t> a, const fr_t& g, NttPlan plan) { ntt_op(a, Op::kCosetInverse, g, plan); }
 
-std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w, uint64_t n) {
+std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w, uint64_t n, NttPlan plan) {
   const unsigned log_n = log2_exact(n, "GPU H");
   if (w.a.size() > n || w.b.size() != w.a.size() || w.c.size() != w.a.size())
     throw std::invalid_argument("GPU H: a, b, c must have equal lengths of at most the domain size");
   Stream st;
   NttContext ctx;
+  ctx.set_plan(plan);
   auto a = upload_array<fr_t>(w.a, "H: a", st.s, n), b = upload_array<fr_t>(w.b, "H: b", st.s, n),
        c = upload_array<fr_t>(w.c, "H: c", st.s, n);
   for (auto* v : {&a, &b, &c}) fill_zero(v->get(), w.a.size(), n, st.s);
@@ -416,10 +417,6 @@ void DeviceNtt::forward(Order order) {
   switch (order) {
     case Order::kNatural: m.ctx.forward(m.data.get(), m.log_n, m.st.s); break;
     case Order::kReversedOut: m.ctx.dif_forward(m.data.get(), m.log_n, m.st.s); break;
-    case Order::kSeparateReversal:
-      m.ctx.dif_forward(m.data.get(), m.log_n, m.st.s);
-      bit_reverse(m.data.get(), m.data.get(), m.log_n, m.st.s);
-      break;
   }
   t.stop(m.st.s);
   m.ms = double(t.elapsed_ns()) / 1e6;

@@ -22,8 +22,9 @@ void ntt_inverse(std::span<fr_t> a, NttPlan plan = {});
 void ntt_coset_forward(std::span<fr_t> a, const fr_t& g, NttPlan plan = {});
 void ntt_coset_inverse(std::span<fr_t> a, const fr_t& g, NttPlan plan = {});
 
-// groth16::compute_h on the device.
-std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w, uint64_t domain_size);
+// groth16::compute_h on the device, its NTTs under `plan`.
+std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w, uint64_t domain_size,
+                            NttPlan plan = {});
 
 // sum scalars[i] * points[i]; window_bits 0 picks the GPU default. slices > 1 uploads the input
 // in that many parts, each summed into the buckets as it arrives (MsmSlice). One implementation
@@ -84,9 +85,8 @@ class DeviceNtt {
   ~DeviceNtt();
   void upload(std::span<const fr_t> a);
   enum class Order {
-    kNatural,          // natural in and out: the last DIF pass stores bit-reversed
-    kReversedOut,      // the DIF passes alone, natural in, bit-reversed out (as H uses them)
-    kSeparateReversal  // the DIF passes, then a bit-reversal pass of its own (the way before)
+    kNatural,     // natural in and out: the last DIF pass stores bit-reversed
+    kReversedOut  // the DIF passes alone, natural in, bit-reversed out (as H uses them)
   };
   // On the device, GPU time in last_gpu_ms().
   void forward(Order order = Order::kNatural);

@@ -85,40 +85,26 @@ struct SharedPlanes {
   }
 };
 
-// The butterflies. DIF: (x, y) -> (x + y, (x - y) w);
-// DIT: (x, y) -> (x + w y, x - w y); the unit stage's w = 1 needs no product.
-// kLazy: every value in [0, 2p) instead of [0, p) (mont.hpp's lazy forms: the product skips its
-// final subtraction; the twiddle w < p is the operand the bound needs below p).
-template <bool kLazy>
-__device__ __forceinline__ fr_t f_add(const fr_t& a, const fr_t& b) {
-  if constexpr (kLazy) return fr_t::add_words_2p(a, b);
-  else return a + b;
-}
-template <bool kLazy>
-__device__ __forceinline__ fr_t f_sub(const fr_t& a, const fr_t& b) {
-  if constexpr (kLazy) return fr_t::sub_words_2p(a, b);
-  else return a - b;
-}
-template <bool kLazy>
-__device__ __forceinline__ fr_t f_mul_tw(const fr_t& x, const fr_t& w) {
-  if constexpr (kLazy) return fr_t::mul_words_2p(w, x);
-  else return x * w;
-}
-template <bool kLazy>
+// The butterflies, every value lazy in [0, 2p) instead of [0, p) (mont.hpp's lazy forms: sums
+// and differences fold back by 2p, the product skips its final subtraction, with the twiddle
+// w < p as the operand that bound needs below p); the last pass of a transform reduces its output.
+// DIF: (x, y) -> (x + y, (x - y) w); DIT: (x, y) -> (x + w y, x - w y); the unit stage's w = 1
+// needs no product. Against values reduced after every operation (2026-12-02, H200, best plan
+// of each): 2^20 0.285 ms instead of 0.289, 2^22 1.12 / 1.14, 2^24 4.61 / 4.71, 2^26 19.5 / 20.0.
 __device__ __forceinline__ void butterfly_unit(fr_t& x, fr_t& y) {
-  const fr_t s = f_add<kLazy>(x, y);
-  y = f_sub<kLazy>(x, y);
+  const fr_t s = fr_t::add_words_2p(x, y);
+  y = fr_t::sub_words_2p(x, y);
   x = s;
 }
-template <bool kDit, bool kLazy>
+template <bool kDit>
 __device__ __forceinline__ void butterfly(fr_t& x, fr_t& y, const fr_t& w) {
   if constexpr (kDit) {
-    const fr_t wy = f_mul_tw<kLazy>(y, w);
-    y = f_sub<kLazy>(x, wy);
-    x = f_add<kLazy>(x, wy);
+    const fr_t wy = fr_t::mul_words_2p(w, y);
+    y = fr_t::sub_words_2p(x, wy);
+    x = fr_t::add_words_2p(x, wy);
   } else {
-    const fr_t s = f_add<kLazy>(x, y);
-    y = f_mul_tw<kLazy>(f_sub<kLazy>(x, y), w);
+    const fr_t s = fr_t::add_words_2p(x, y);
+    y = fr_t::mul_words_2p(w, fr_t::sub_words_2p(x, y));
     x = s;
   }
 }
@@ -134,7 +120,7 @@ __device__ __forceinline__ void butterfly(fr_t& x, fr_t& y, const fr_t& w) {
 // holds the whole transform. The block's groups are then 2^(log_n-k-lg) apart instead of adjacent:
 // the reversals of their positions at each t are adjacent, so the block writes runs of G
 // elements, which the L2 cache merges into whole lines before they reach memory.
-template <bool kDit, bool kLazy>
+template <bool kDit>
 __global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(const fr_t* in, fr_t* out, unsigned log_n, unsigned s0,
                                                                unsigned k, unsigned lg, const fr_t* tw, bool rev_out,
                                                                bool last) {
@@ -202,17 +188,17 @@ __global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(const fr_t* i
       const uint32_t j = (group(gl) & hmask) + (low << lh);
       const uint32_t tw1 = (1u << (log_n - 1 - s0 - q)) - 1 + j;
       const auto stage_q = [&] {
-        butterfly<kDit, kLazy>(x0, x2, load_tw(tw + tw1));
-        butterfly<kDit, kLazy>(x1, x3, load_tw(tw + tw1 + (d2 << lh)));
+        butterfly<kDit>(x0, x2, load_tw(tw + tw1));
+        butterfly<kDit>(x1, x3, load_tw(tw + tw1 + (d2 << lh)));
       };
       const auto stage_q1 = [&] {  // one twiddle for both pairs
         if (unit) {
-          butterfly_unit<kLazy>(x0, x1);
-          butterfly_unit<kLazy>(x2, x3);
+          butterfly_unit(x0, x1);
+          butterfly_unit(x2, x3);
         } else {
           const fr_t w2 = load_tw(tw + (1u << (log_n - 2 - s0 - q)) - 1 + j);
-          butterfly<kDit, kLazy>(x0, x1, w2);
-          butterfly<kDit, kLazy>(x2, x3, w2);
+          butterfly<kDit>(x0, x1, w2);
+          butterfly<kDit>(x2, x3, w2);
         }
       };
       if constexpr (kDit) {
@@ -241,10 +227,10 @@ __global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(const fr_t* i
       const uint32_t sx = slot(gl, t), sy = slot(gl, t + (1u << lhs));
       fr_t x0 = sh.get(sx), y0 = sh.get(sy);
       if (unit) {  // the last stage pairs neighbours: every twiddle is omega^0 = 1
-        butterfly_unit<kLazy>(x0, y0);
+        butterfly_unit(x0, y0);
       } else {
         const uint32_t j = (group(gl) & hmask) + (low << lh);  // index mod h of the lower element
-        butterfly<kDit, kLazy>(x0, y0, load_tw(tw + (1u << (log_n - 1 - s0 - q)) - 1 + j));
+        butterfly<kDit>(x0, y0, load_tw(tw + (1u << (log_n - 1 - s0 - q)) - 1 + j));
       }
       sh.put(sx, x0);
       sh.put(sy, y0);
@@ -255,7 +241,7 @@ __global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(const fr_t* i
     uint32_t gl, t;
     const uint32_t a = locate(e, gl, t);
     fr_t v = sh.get(slot(gl, t));
-    if (kLazy && last) v = v.canonical();  // the transform's output is reduced
+    if (last) v = v.canonical();  // the transform's output is reduced
     store_el(out + (rev_out ? rev_bits(a, log_n) : a), v);
   }
 }
@@ -282,53 +268,6 @@ __global__ void mul_const_kernel(fr_t* d, size_t n, fr_t c) {
   if (i < n) d[i] = d[i] * c;
 }
 
-// Bit reversal in tiles of 32 x 32, so that reads and writes are both runs of 32 consecutive
-// elements (a plain out[rev(i)] = in[i] scatters every write: 0.65 TB/s at 2^24). Index
-// i = (h, m, l) with 5-bit h and l; rev(i) = (rev(l), rev(m), rev(h)). The block of m loads
-// tile m and, in place, the tile of rev(m) too (which no other block touches), then writes each
-// transposed into the other's place. Rows are padded by one element against bank conflicts.
-constexpr unsigned kRevTile = 5;
-constexpr unsigned kRevSide = 1u << kRevTile;
-constexpr unsigned kRevThreads = 256;
-constexpr size_t kRevSmem = 2 * kRevSide * (kRevSide + 1) * sizeof(fr_t);
-
-__global__ void __launch_bounds__(kRevThreads) bitrev_tiles_kernel(fr_t* out, const fr_t* in, unsigned log_n) {
-  extern __shared__ fr_t tiles[];
-  const unsigned mid = log_n - 2 * kRevTile;
-  const uint32_t m = blockIdx.x, mr = rev_bits(m, mid);
-  const bool in_place = out == in;
-  if (in_place && mr < m) return;  // the block of mr swaps this pair
-  const bool two = in_place && mr != m;
-  auto at = [&](uint32_t h, uint32_t mm, uint32_t l) { return (size_t(h) << (mid + kRevTile)) | (size_t(mm) << kRevTile) | l; };
-  fr_t* a = tiles;
-  fr_t* b = tiles + kRevSide * (kRevSide + 1);
-  for (unsigned e = threadIdx.x; e < kRevSide * kRevSide; e += blockDim.x) {
-    const uint32_t h = e >> kRevTile, l = e & (kRevSide - 1);
-    a[h * (kRevSide + 1) + l] = load_el(in + at(h, m, l));
-    if (two) b[h * (kRevSide + 1) + l] = load_el(in + at(h, mr, l));
-  }
-  __syncthreads();
-  // out(h2, mr, l2) = in(rev(l2), m, rev(h2)), and the other way round for the pair.
-  for (unsigned e = threadIdx.x; e < kRevSide * kRevSide; e += blockDim.x) {
-    const uint32_t h2 = e >> kRevTile, l2 = e & (kRevSide - 1);
-    const uint32_t src = rev_bits(l2, kRevTile) * (kRevSide + 1) + rev_bits(h2, kRevTile);
-    store_el(out + at(h2, mr, l2), a[src]);
-    if (two) store_el(out + at(h2, m, l2), b[src]);
-  }
-}
-
-__global__ void bitrev_kernel(fr_t* out, const fr_t* in, size_t n, unsigned log_n) {
-  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  const size_t r = rev_bits(uint32_t(i), log_n);
-  if (out != in) out[r] = in[i];
-  else if (i < r) {
-    const fr_t t = in[i];
-    out[i] = in[r];
-    out[r] = t;
-  }
-}
-
 __global__ void h_pointwise_kernel(fr_t* a, const fr_t* b, const fr_t* c, fr_t z, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i < n) a[i] = (a[i] * b[i] - c[i]) * z;
@@ -339,9 +278,12 @@ __global__ void zero_kernel(fr_t* d, size_t n) {
   if (i < n) d[i] = fr_t::zero();
 }
 
+// The plan sweep of 2026-12-02 (H200, BM_gpu_ntt_plan, lazy values; docs/cuda-backend.md):
+// tiles of 2^10 win only at 2^20, where 2^11 leaves the last wave of blocks short (0.285 ms
+// against 0.290-0.298); above it tiles of 2^11 with up to 10 stages a pass were best or within
+// 0.5% of it (2^22 1.130 ms, 2^24 4.606, 2^26 19.53: 2^26 in 3 passes instead of 4 at 8 stages).
 NttPlan default_plan(unsigned log_n) {
-  (void)log_n;
-  return NttPlan{kMaxTileLog, 8, 1};
+  return log_n <= 20 ? NttPlan{10, 9} : NttPlan{kMaxTileLog, 10};
 }
 
 void check_log(unsigned log_n) {
@@ -380,23 +322,16 @@ const NttContext::Tables& NttContext::tables(unsigned log_n, cudaStream_t s) {
 }
 
 void NttContext::set_plan(NttPlan plan) {
-  if (plan.arith > 2) throw std::invalid_argument("GPU NTT plan: arithmetic " + std::to_string(plan.arith) + " is not 0, 1 or 2");
-  if (plan.tile_log == 0 && plan.max_stages == 0) {
-    plan_ = plan;
-    return;
-  }
-  if (plan.tile_log < 2 || plan.tile_log > kMaxTileLog || plan.max_stages < 1 || plan.max_stages > plan.tile_log)
+  const bool default_rule = plan.tile_log == 0 && plan.max_stages == 0;
+  if (!default_rule && (plan.tile_log < 2 || plan.tile_log > kMaxTileLog || plan.max_stages < 1 ||
+                        plan.max_stages > plan.tile_log))
     throw std::invalid_argument("GPU NTT plan: tile 2^" + std::to_string(plan.tile_log) + " with up to " +
                                 std::to_string(plan.max_stages) + " stages per pass; the tile must be 2^2..2^" +
                                 std::to_string(kMaxTileLog) + " and hold the pass's stages");
   plan_ = plan;
 }
 
-NttPlan NttContext::plan_for(unsigned log_n) const {
-  NttPlan p = plan_.tile_log ? plan_ : default_plan(log_n);
-  if (plan_.arith) p.arith = plan_.arith;
-  return p;
-}
+NttPlan NttContext::plan_for(unsigned log_n) const { return plan_.tile_log ? plan_ : default_plan(log_n); }
 
 fr_t* NttContext::scratch(size_t n) {
   if (scratch_.size() < n) {
@@ -414,8 +349,7 @@ void NttContext::passes(const fr_t* src, fr_t* mid, fr_t* dst, unsigned log_n, c
   }
   static bool attr_set = [] {
     const int bytes = int((size_t(1) << kMaxTileLog) * sizeof(fr_t));
-    for (auto* f : {ntt_pass_kernel<false, false>, ntt_pass_kernel<true, false>, ntt_pass_kernel<false, true>,
-                    ntt_pass_kernel<true, true>})
+    for (auto* f : {ntt_pass_kernel<false>, ntt_pass_kernel<true>})
       CUZK_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     return true;
   }();
@@ -440,8 +374,7 @@ void NttContext::passes(const fr_t* src, fr_t* mid, fr_t* dst, unsigned log_n, c
     fr_t* out = i + 1 == ranges.size() ? dst : mid;
     const bool rev = rev_out && i + 1 == ranges.size() && !dit;
     const bool last = i + 1 == ranges.size();
-    auto* kernel = plan.arith == 2 ? (dit ? ntt_pass_kernel<true, true> : ntt_pass_kernel<false, true>)
-                                   : (dit ? ntt_pass_kernel<true, false> : ntt_pass_kernel<false, false>);
+    auto* kernel = dit ? ntt_pass_kernel<true> : ntt_pass_kernel<false>;
     kernel<<<blocks, threads, smem * sizeof(fr_t), s>>>(in, out, log_n, s0, k, lg, tw, rev, last);
     CUZK_CUDA_CHECK_LAUNCH("ntt_pass_kernel");
   }
@@ -510,22 +443,6 @@ void NttContext::scale(fr_t* d, unsigned log_n, const fr_t& x, const fr_t& c, bo
   powers_kernel<<<grid_for(hi_n, 256), 256, 0, s>>>(hi, hi_n, PowTable::of(x_step), fr_t::one());
   scale_kernel<<<grid_for(n, 256), 256, 0, s>>>(d, n, log_n, lo, hi, lo_bits, reversed_index);
   CUZK_CUDA_CHECK_LAUNCH("scale_kernel");
-}
-
-void bit_reverse(fr_t* out, const fr_t* in, unsigned log_n, cudaStream_t s) {
-  check_log(log_n);
-  if (log_n >= 2 * kRevTile) {
-    static bool attr_set = [] {
-      CUZK_CUDA_CHECK(cudaFuncSetAttribute(bitrev_tiles_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kRevSmem)));
-      return true;
-    }();
-    (void)attr_set;
-    bitrev_tiles_kernel<<<1u << (log_n - 2 * kRevTile), kRevThreads, kRevSmem, s>>>(out, in, log_n);
-  } else {
-    const size_t n = size_t(1) << log_n;
-    bitrev_kernel<<<grid_for(n, 256), 256, 0, s>>>(out, in, n, log_n);
-  }
-  CUZK_CUDA_CHECK_LAUNCH("bit reversal");
 }
 
 void h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, const fr_t& z, size_t n, cudaStream_t s) {

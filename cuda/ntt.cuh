@@ -37,7 +37,7 @@ class NttContext {
   };
   const Tables& tables(unsigned log_n, cudaStream_t stream);
 
-  // The pass plan of every later transform (benchmarks sweep it); {0, 0} is the default rule.
+  // The pass plan of every later transform (benchmarks sweep it); {} is the default rule.
   // Throws std::invalid_argument for a plan the kernels cannot run.
   void set_plan(NttPlan plan);
   NttPlan plan_for(unsigned log_n) const;
@@ -74,8 +74,6 @@ class NttContext {
   DeviceArray<fr_t> scale_tables_;  // scale()'s two power tables, rebuilt per call
 };
 
-// out[rev(i)] = in[i]; out == in reverses in place.
-void bit_reverse(fr_t* out, const fr_t* in, unsigned log_n, cudaStream_t s);
 // a[i] = (a[i] * b[i] - c[i]) * z for i < n.
 void h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, const fr_t& z, size_t n, cudaStream_t s);
 // d[i] = 0 for i in [from, to).

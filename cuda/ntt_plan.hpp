@@ -7,11 +7,11 @@ namespace cuzk::cuda {
 // A pass loads a tile of 2^tile_log elements (groups of 2^k, the k <= max_stages consecutive
 // butterfly stages the pass runs, side by side) into shared memory, runs its stages there and
 // stores the tile back; a transform of 2^log_n runs ceil(log_n / max_stages) passes with the
-// stages spread as evenly as they go. Zeros pick the default rule (ntt.cu, default_plan).
+// stages spread as evenly as they go. {} (both zero) picks the default rule (ntt.cu,
+// default_plan).
 struct NttPlan {
-  unsigned tile_log = 0;    // 10 or 11 (2^11 elements fill 64 KiB of shared memory)
+  unsigned tile_log = 0;    // 2 .. 11 (2^11 elements fill 64 KiB of shared memory)
   unsigned max_stages = 0;  // 1 .. tile_log
-  unsigned arith = 0;       // 0: the default; 1: values reduced to [0, p); 2: lazy, in [0, 2p)
 };
 
 }  // namespace cuzk::cuda

@@ -53,6 +53,11 @@ void register_backend();
 struct StageOptions {
   bool pin_abc = false;  // CUZK_PINNED_HOST: page-lock a, b, c (pin_abc) before copying them
   bool overlap = false;  // CUZK_GPU_OVERLAP: uploads on a copy stream beside the kernels
+  // Window bits of the MSMs over the assignment (msm_l, msm_a, msm_b_g1 and, on the device,
+  // msm_b_g2); 0: the rule for the length (gpu_msm_window_bits), as msm_h. The assignment is
+  // mostly 0 and 1, which moves the best width (BM_gpu_msm_g2's witness mix: 14 bits 16% faster
+  // than the rule's 16 at 2^24); benchmarks sweep it here before a rule of its own lands.
+  unsigned assignment_window_bits = 0;
 };
 // The options of this build's variant flags.
 StageOptions build_stage_options();

@@ -13,11 +13,16 @@
 #   scripts/gpu-stage.sh OUT_DIR ntt PRESET   the NTT and H tests of build/PRESET and its NTT
 #                                             benchmarks (orders and pass plans), JSON into
 #                                             OUT_DIR/ntt-PRESET.json
+#   scripts/gpu-stage.sh OUT_DIR trace REGEX NAME
+#                                             bench_gpu of build/all, --benchmark_filter=REGEX,
+#                                             under Nsight Systems (CUDA and NVTX): OUT_DIR/NAME
+#                                             .nsys-rep, .sqlite, and .stats.txt (the NVTX
+#                                             ranges and kernels, summed)
 #
 # Logs land in OUT_DIR. Needs the Debian packages of docs/gpu-machine.md in .device/. Exit
 # status: that of the failed step.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-stage.sh OUT_DIR build|tests|bench REGEX|nsys|ntt PRESET}
+out=${1:?usage: scripts/gpu-stage.sh OUT_DIR build|tests|bench REGEX|nsys|ntt PRESET|trace REGEX NAME}
 step=${2:-}
 mkdir -p "$out"
 source scripts/device-deps.sh
@@ -59,6 +64,17 @@ case $step in
       --benchmark_out_format=json >"$out/ntt-$preset.txt" 2>"$out/ntt-$preset.err" \
       || { tail -20 "$out/ntt-$preset.err"; exit 1; }
     grep '^BM_' "$out/ntt-$preset.txt" | awk '{print $1, $2}' ;;
+  trace)
+    filter=${3:?trace: the --benchmark_filter regex}
+    name=${4:?trace: a name for its files}
+    nsys=$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)  # docs/gpu-machine.md
+    [[ -x $nsys ]] || { echo "trace: no nsys under /opt/nvidia/nsight-compute"; exit 2; }
+    "$nsys" profile --trace=cuda,nvtx --force-overwrite=true -o "$out/$name" \
+      build/all/suites/bench_gpu --benchmark_filter="$filter" >"$out/$name.txt" 2>&1 || { tail -20 "$out/$name.txt"; exit 1; }
+    "$nsys" export --type sqlite --force-overwrite=true -o "$out/$name.sqlite" "$out/$name.nsys-rep" >/dev/null &&
+      "$nsys" stats --report nvtx_sum --report cuda_gpu_kern_sum "$out/$name.sqlite" >"$out/$name.stats.txt" 2>&1 ||
+      { tail -20 "$out/$name.stats.txt"; exit 1; }
+    grep '^BM_' "$out/$name.txt" | cut -c1-160 ;;
   *) echo "unknown step '$step'"; exit 2 ;;
 esac
 echo "== done $(date -u +%T)"

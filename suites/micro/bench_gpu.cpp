@@ -171,11 +171,13 @@ void BM_gpu_msm_chunk(benchmark::State& st) {
 BENCHMARK(BM_gpu_msm_chunk)->ArgsProduct({{24}, {16, 32, 64, 128, 256}, {0, 1}})->ArgNames({"log_n", "chunk", "mix"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
-// Window width sweep (GPU time of the MSM on resident data).
+// Window width sweep (GPU time of the MSM on resident data); mix 1: the witness mix of msm_l,
+// msm_a and msm_b_g1 (most scalars 0 or 1).
 void BM_gpu_msm_window(benchmark::State& st) {
   const size_t n = size_t(1) << st.range(0);
   std::span<const g1_affine_t> pts(g1_points(n).data(), n);
   std::vector<fr_t> sc = random_scalars(n, 2);
+  if (st.range(2)) to_witness_mix(sc);
   cuda::DeviceMsmG1 msm;
   msm.upload(pts, sc);
   benchmark::DoNotOptimize(msm.run(unsigned(st.range(1))));  // warm-up
@@ -184,8 +186,9 @@ void BM_gpu_msm_window(benchmark::State& st) {
     st.SetIterationTime(msm.last_run_gpu_ms() / 1e3);
   }
 }
-BENCHMARK(BM_gpu_msm_window)->ArgsProduct({{20}, {10, 11, 12, 13, 14, 16}})->ArgsProduct({{24}, {14, 15, 16, 17, 18, 19, 20}})
-    ->ArgNames({"log_n", "c"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_gpu_msm_window)->ArgsProduct({{20}, {10, 11, 12, 13, 14, 16}, {0}})
+    ->ArgsProduct({{24}, {14, 15, 16, 17, 18, 19, 20}, {0}})->ArgsProduct({{24}, {10, 11, 12, 13, 14, 15, 16}, {1}})
+    ->ArgNames({"log_n", "c", "mix"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // The G2 MSM on the device (msm_b_g2 of the CUZK_GPU_G2 variant) on resident data: the upload
 // is outside the timed part (upload_ms beside it), the time is the GPU's (CUDA events), as
@@ -213,6 +216,7 @@ void BM_gpu_msm_g2(benchmark::State& st) {
   st.counters["upload_ms"] = msm.last_upload_ms();
 }
 BENCHMARK(BM_gpu_msm_g2)->ArgsProduct({{20, 22, 24}, {0, 1}, {0}})->ArgsProduct({{24}, {0, 1}, {13, 14, 15, 16, 17}})
+    ->ArgsProduct({{24}, {1}, {10, 11, 12}})
     ->ArgNames({"log_n", "mix", "c"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 #endif
 
@@ -229,8 +233,7 @@ BENCHMARK(BM_cpu_msm_g2)->ArgsProduct({{20, 22, 24}, {0, 1}})->ArgNames({"log_n"
 
 // Forward NTT on resident data, GPU time of one transform after one untimed; order 0: natural
 // in and out (the last pass stores bit-reversed), 1: natural in and bit-reversed out (the DIF
-// passes alone, as the H computation uses them), 2: the DIF passes and then a bit-reversal pass
-// of its own (natural order the way it was done before).
+// passes alone, as the H computation uses them).
 void BM_gpu_ntt_forward(benchmark::State& st) {
   const unsigned log_n = unsigned(st.range(0));
   const auto order = cuda::DeviceNtt::Order(st.range(1));
@@ -242,15 +245,14 @@ void BM_gpu_ntt_forward(benchmark::State& st) {
     st.SetIterationTime(ntt.last_gpu_ms() / 1e3);
   }
 }
-BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 22, 24, 26, 27}, {0, 1, 2}})->ArgNames({"log_n", "order"})
+BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 22, 24, 26, 27}, {0, 1}})->ArgNames({"log_n", "order"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
 
 // The pass plans (cuda/ntt_plan.hpp): tiles of 2^10 or 2^11 elements, up to 8..11 stages per
-// pass, values reduced (arith 1) or lazy in [0, 2p) (2), natural order (the default rule is in
-// cuda/ntt.cu).
+// pass, natural order (the default rule is in cuda/ntt.cu).
 void BM_gpu_ntt_plan(benchmark::State& st) {
   const unsigned log_n = unsigned(st.range(0));
-  const cuda::NttPlan plan{unsigned(st.range(1)), unsigned(st.range(2)), unsigned(st.range(3))};
+  const cuda::NttPlan plan{unsigned(st.range(1)), unsigned(st.range(2))};
   if (plan.max_stages > plan.tile_log) {
     st.SkipWithError("the tile cannot hold that many stages");
     return;
@@ -263,8 +265,8 @@ void BM_gpu_ntt_plan(benchmark::State& st) {
     st.SetIterationTime(ntt.last_gpu_ms() / 1e3);
   }
 }
-BENCHMARK(BM_gpu_ntt_plan)->ArgsProduct({{20, 22, 24, 26}, {10, 11}, {8, 9, 10, 11}, {1, 2}})
-    ->ArgNames({"log_n", "tile_log", "max_stages", "arith"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
+BENCHMARK(BM_gpu_ntt_plan)->ArgsProduct({{20, 22, 24, 26}, {10, 11}, {8, 9, 10, 11}})
+    ->ArgNames({"log_n", "tile_log", "max_stages"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
 
 // ---- the proving stage ----
 
@@ -316,9 +318,11 @@ void report_phases(benchmark::State& st, const PhaseTotals& t) {
   for (auto& [k, v] : t.gpu_) st.counters[k + "_gpu_ms"] = v / it;
 }
 
-void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap) {
+// zc: the window bits of the assignment's MSMs (StageOptions::assignment_window_bits; 0: the rule).
+void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap,
+                      unsigned zc = 0) {
   const circuits::SyntheticPartition& s = synthetic(log_n, table_log);
-  auto backend = cuda::make_cuda_backend({.pin_abc = pinned, .overlap = overlap});
+  auto backend = cuda::make_cuda_backend({.pin_abc = pinned, .overlap = overlap, .assignment_window_bits = zc});
   auto w = s.witness();
   auto rs = groth16::Randomness::from_seed(1);
   backend->prove(s.pk, w, rs);  // uploads the key's points (resident afterwards), warms up
@@ -337,26 +341,32 @@ void BM_prove_stage_cuda(benchmark::State& st) { prove_stage_cuda(st, unsigned(s
 BENCHMARK(BM_prove_stage_cuda)->ArgsProduct({{20, 24}, {1, 0}})->ArgNames({"log_n", "pinned"})
     ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 void BM_prove_stage_cuda_overlap(benchmark::State& st) {
-  prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true);
+  prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, unsigned(st.range(2)));
 }
-BENCHMARK(BM_prove_stage_cuda_overlap)->ArgsProduct({{20, 24}, {1, 0}})->ArgNames({"log_n", "pinned"})
-    ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(BM_prove_stage_cuda_overlap)->ArgsProduct({{20, 24}, {1, 0}, {0}})->ArgsProduct({{24}, {0}, {12, 13, 14}})
+    ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 // One real-size PoRep partition (2^27 constraints) with a bench-only key whose points repeat a
 // table of 2^20 (the name says table:20): host memory holds 14.0 GB of G1 and 26.8 GB of G2
 // points either way (104 and 200 bytes a point), but 2^27 distinct points take minutes of core
 // time to generate (about 40 s more on 16 cores), and the MSMs' work does not depend on which
 // points repeat (the scalars are random). Registered apart so that the 2^20 and 2^24 cases keep
 // their names (distinct points, no table argument).
+// The overlapped pageable case, the fastest at 2^24, also with the assignment's MSMs at 13 and 14
+// window bits (zc, as at 2^24).
 [[maybe_unused]] const bool kStage27Registered = [] {
+  auto add = [](int overlap, int pinned, unsigned zc) {
+    benchmark::RegisterBenchmark((std::string(overlap ? "BM_prove_stage_cuda_overlap" : "BM_prove_stage_cuda") +
+                                  "/log_n:27/pinned:" + std::to_string(pinned) + "/table:20" +
+                                  (zc ? "/zc:" + std::to_string(zc) : std::string()))
+                                     .c_str(),
+                                 [pinned, overlap, zc](benchmark::State& st) {
+                                   prove_stage_cuda(st, 27, pinned != 0, 20, overlap != 0, zc);
+                                 })
+        ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+  };
   for (int overlap : {0, 1})
-    for (int pinned : {1, 0})
-      benchmark::RegisterBenchmark((std::string(overlap ? "BM_prove_stage_cuda_overlap" : "BM_prove_stage_cuda") +
-                                    "/log_n:27/pinned:" + std::to_string(pinned) + "/table:20")
-                                       .c_str(),
-                                   [pinned, overlap](benchmark::State& st) {
-                                     prove_stage_cuda(st, 27, pinned != 0, 20, overlap != 0);
-                                   })
-          ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+    for (int pinned : {1, 0}) add(overlap, pinned, 0);
+  for (unsigned zc : {13u, 14u}) add(1, 0, zc);
   return true;
 }();
 
