@@ -71,6 +71,8 @@ case $step in
     [[ -x $nsys ]] || { echo "trace: no nsys under /opt/nvidia/nsight-compute"; exit 2; }
     "$nsys" profile --trace=cuda,nvtx --force-overwrite=true -o "$out/$name" \
       build/all/suites/bench_gpu --benchmark_filter="$filter" >"$out/$name.txt" 2>&1 || { tail -20 "$out/$name.txt"; exit 1; }
+    # Google Benchmark exits 0 when the filter matches nothing; an empty trace is a failed step.
+    grep -q '^BM_' "$out/$name.txt" || { echo "trace: no benchmark matches '$filter'"; tail -5 "$out/$name.txt"; exit 1; }
     "$nsys" export --type sqlite --force-overwrite=true -o "$out/$name.sqlite" "$out/$name.nsys-rep" >/dev/null &&
       "$nsys" stats --report nvtx_sum --report cuda_gpu_kern_sum "$out/$name.sqlite" >"$out/$name.stats.txt" 2>&1 ||
       { tail -20 "$out/$name.stats.txt"; exit 1; }
