@@ -18,6 +18,7 @@ Bench benchmarks do not open the harness's NVTX phase ranges, so this reads kern
 only; scripts/nsys-gpu-time.py joins a cuzk-bench capture's ranges to its GPU work.
 """
 import argparse
+import bisect
 import collections
 import os
 import sqlite3
@@ -51,21 +52,21 @@ def repetitions(events, marker):
     marks = [s for s, _, _, name in events if name == marker]
     if not marks:
         fail(f"no kernel named '{marker}' in the trace (--marker)")
+    starts_at = [ev[0] for ev in events]
     cuts = []
     for a, b in zip(marks, marks[1:]):
-        best_gap, best_at, end = -1, None, a
-        for s, e, _, _ in events:
-            if s <= a:
-                continue
-            if s >= b:
-                break
+        # The events strictly between two markers; with none (markers back to back) the cut is
+        # at the second marker.
+        lo, hi = bisect.bisect_right(starts_at, a), bisect.bisect_left(starts_at, b)
+        best_gap, best_at, end = -1, b, a
+        for s, e, _, _ in events[lo:hi]:
             if s - end > best_gap:
                 best_gap, best_at = s - end, s
             end = max(end, e)
         cuts.append(best_at)
-    starts = [events[0][0]] + cuts
-    ends = cuts + [events[-1][1] + 1]
-    return [[ev for ev in events if lo <= ev[0] < hi] for lo, hi in zip(starts, ends)]
+    bounds = [events[0][0]] + cuts + [events[-1][1] + 1]
+    return [events[bisect.bisect_left(starts_at, lo):bisect.bisect_left(starts_at, hi)]
+            for lo, hi in zip(bounds, bounds[1:])]
 
 
 def blocks(stream_events):

@@ -57,6 +57,17 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, _ = run("--sqlite", trace, "--min-ms", "10")
     check("memcpy" not in out.split("stream 7")[1].split("stream 9")[0], "--min-ms leaves out short blocks")
 
+    # Two markers with nothing between them: the second starts the next repetition.
+    back = os.path.join(d, "back.sqlite")
+    make_trace(back)
+    db = sqlite3.connect(back)
+    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 9, 1)", (160 * MS, 170 * MS))
+    db.commit()
+    db.close()
+    rc, out, err = run("--sqlite", back)
+    check(rc == 0 and "repetition 2: 10.0 ms, 1 kernels and copies" in out,
+          f"markers back to back cut at the second (got {rc}: {out[:200]} {err})")
+
     bad = os.path.join(d, "not.sqlite")
     with open(bad, "w") as f:
         f.write("not a database\n")
