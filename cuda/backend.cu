@@ -5,7 +5,8 @@
 //             the key's G1 points, and with CUZK_GPU_G2 its B query's G2 points: sub-phase
 //             h2d/srs; they stay resident for later proofs)
 //   ntt_h     H on the device (cuda/h_poly.cuh)
-//   msm_h, msm_l, msm_a, msm_b_g1   G1 MSMs on the device (cuda/msm.cuh)
+//   msm_h, msm_l, msm_a, msm_b_g1   G1 MSMs on the device (cuda/msm.cuh); the assignment's
+//             digits are sorted once for all of its MSMs, in msm_l's sub-phase msm_l/digits
 //   msm_b_g2  CUZK_GPU_G2=ON only: the G2 MSM on the device, after msm_b_g1, over the same
 //             resident assignment (sharing the G1 MSM's scratch buffers, MsmWorkspace)
 // while, with CUZK_GPU_G2=OFF (the default), msm_b_g2 runs on CPU threads for every circuit of
@@ -332,28 +333,39 @@ class CudaBackend final : public groth16::Backend {
   }
 
   // The MSMs over the assignment z (on the device, on stream_): msm_l, msm_a, msm_b_g1, and
-  // with CUZK_GPU_G2 msm_b_g2.
+  // with CUZK_GPU_G2 msm_b_g2. They read the same scalars, so z's digits are sorted once
+  // (DigitPlan, cuda/msm.cuh) inside msm_l, the first of them, in its sub-phase msm_l/digits, and
+  // each MSM then only sums its points: msm_l skips the public inputs, which have no L point.
+  // Where the windows do not fit one sort (at 16-bit windows, more than 2^26 variables), or with
+  // StageOptions::share_digits off, each MSM sorts its own.
   void assignment_msms(const ProvingKey& pk, const fr_t* z, groth16::MsmResults& out) {
     const size_t m = pk.num_inputs + pk.num_aux;
+    const unsigned bits = opt_.assignment_window_bits;
+    std::optional<DigitPlan> plan;
     {
       fault_point("msm_l");
       GpuPhase p("msm_l", stream_);
-      out.l = msm_.run(key_.l_q.get(), z + pk.num_inputs, pk.num_aux, stream_, opt_.assignment_window_bits);
+      if (opt_.share_digits && msm_.plannable(m, bits)) {
+        GpuPhase d("digits", stream_);
+        plan = msm_.plan(z, m, stream_, bits);
+      }
+      out.l = plan ? msm_.run(*plan, key_.l_q.get(), stream_, pk.num_inputs)
+                   : msm_.run(key_.l_q.get(), z + pk.num_inputs, pk.num_aux, stream_, bits);
     }
     {
       fault_point("msm_a");
       GpuPhase p("msm_a", stream_);
-      out.a = msm_.run(key_.a_q.get(), z, m, stream_, opt_.assignment_window_bits);
+      out.a = plan ? msm_.run(*plan, key_.a_q.get(), stream_) : msm_.run(key_.a_q.get(), z, m, stream_, bits);
     }
     {
       fault_point("msm_b_g1");
       GpuPhase p("msm_b_g1", stream_);
-      out.b_g1 = msm_.run(key_.b_q.get(), z, m, stream_, opt_.assignment_window_bits);
+      out.b_g1 = plan ? msm_.run(*plan, key_.b_q.get(), stream_) : msm_.run(key_.b_q.get(), z, m, stream_, bits);
     }
 #if CUZK_GPU_G2
     fault_point("msm_b_g2");
     GpuPhase p("msm_b_g2", stream_);
-    out.b_g2 = msm_g2_.run(key_.b_g2_q.get(), z, m, stream_, opt_.assignment_window_bits);
+    out.b_g2 = plan ? msm_g2_.run(*plan, key_.b_g2_q.get(), stream_) : msm_g2_.run(key_.b_g2_q.get(), z, m, stream_, bits);
 #endif
   }
 

@@ -290,6 +290,28 @@ g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> 
 }
 #endif
 
+std::vector<g1_jacobian_t> msm_g1_planned(std::span<const std::vector<g1_affine_t>> points,
+                                          std::span<const size_t> skips, std::span<const fr_t> scalars,
+                                          unsigned window_bits, bool stale) {
+  if (points.size() != skips.size()) throw std::invalid_argument("msm_g1_planned: one skip per set of points");
+  for (size_t k = 0; k < points.size(); ++k)
+    if (skips[k] > scalars.size() || points[k].size() != scalars.size() - skips[k])
+      throw std::invalid_argument("msm_g1_planned: set " + std::to_string(k) + " has " +
+                                  std::to_string(points[k].size()) + " points for " + std::to_string(scalars.size()) +
+                                  " scalars after skipping " + std::to_string(skips[k]));
+  Stream st;
+  auto d_scalars = upload_array<fr_t>(scalars, "MSM scalars", st.s, 1);
+  std::vector<DeviceArray<g1_affine_t>> d_points;
+  for (const auto& p : points) d_points.push_back(upload_array<g1_affine_t>(p, "MSM points", st.s, 1));
+  MsmG1 msm;
+  const auto plan = msm.plan(d_scalars.get(), scalars.size(), st.s, window_bits);
+  if (!plan) return {};
+  if (stale) (void)msm.run(d_points[0].get(), d_scalars.get(), points[0].size(), st.s, window_bits);
+  std::vector<g1_jacobian_t> out;
+  for (size_t k = 0; k < points.size(); ++k) out.push_back(msm.run(*plan, d_points[k].get(), st.s, skips[k]));
+  return out;
+}
+
 std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b) { return mul_on_device(a, b); }
 std::vector<fp_t> fp_mul(std::span<const fp_t> a, std::span<const fp_t> b) { return mul_on_device(a, b); }
 

@@ -36,6 +36,16 @@ g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> 
                      unsigned slices = 1);
 #endif
 
+// MSMs over one set of scalars and several sets of points, the scalars sorted once (DigitPlan,
+// cuda/msm.cuh) as the proving stage sorts its assignment: result k is
+// sum_{i >= skips[k]} scalars[i] * points[k][i - skips[k]] (points[k] holds scalars.size() -
+// skips[k] points). With `stale`, another MSM sorts scalars of its own on the same workspace
+// between the plan and its first use, which must throw std::logic_error. Empty where the
+// windows do not fit one sort (Msm::plan).
+std::vector<g1_jacobian_t> msm_g1_planned(std::span<const std::vector<g1_affine_t>> points,
+                                          std::span<const size_t> skips, std::span<const fr_t> scalars,
+                                          unsigned window_bits = 0, bool stale = false);
+
 // Element-wise products on the device (to check the device arithmetic against the host).
 std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b);
 std::vector<fp_t> fp_mul(std::span<const fp_t> a, std::span<const fp_t> b);

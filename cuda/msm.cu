@@ -84,19 +84,21 @@ __device__ __forceinline__ ChunkRange chunk_range(const uint32_t* task_off, cons
 // (CUDA 13.0, sm_90): each G2 adding kernel uses 255 registers and spills (sum_points 968 bytes
 // stored, sum_partials 1.4 KB, window_segments 9 KB); of G1's only window_segments (184 bytes).
 
-// Round 0: chunk t of a bucket's run sums its points.
+// Round 0: chunk t of a bucket's run sums its points: scalar i's is bases[i - skip], and the
+// first `skip` scalars have none (Msm::run with a shared plan).
 template <class Affine, class Xyzz>
 __global__ void __launch_bounds__(128) sum_points_kernel(const Affine* bases, const uint32_t* vals,
                                                          const uint32_t* run_off, const uint32_t* run_len,
                                                          const uint32_t* task_off, uint32_t runs, uint32_t tasks,
-                                                         uint32_t chunk, Xyzz* out) {
+                                                         uint32_t chunk, uint32_t skip, Xyzz* out) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= tasks) return;
   const auto [begin, end] = chunk_range(task_off, run_off, run_len, runs, t, chunk);
   Xyzz acc = Xyzz::infinity();
   for (uint32_t k = begin; k < end; ++k) {
-    const uint32_t v = vals[k];
-    Affine p = bases[v & 0x7fffffffu];
+    const uint32_t v = vals[k], i = v & 0x7fffffffu;
+    if (i < skip) continue;
+    Affine p = bases[i - skip];
     if (v >> 31) p.y = -p.y;
     acc = acc.add(p);
   }
@@ -213,12 +215,49 @@ T* as(DeviceArray<uint8_t>& a) {
   return reinterpret_cast<T*>(a.get());
 }
 
+// out[0..count) = the exclusive prefix sums of in[0..count), on s.
+void exclusive_sum(MsmWorkspace& ws, const uint32_t* in, uint32_t* out, uint32_t count, cudaStream_t s) {
+  size_t need = cub_temp([&](void* p, size_t& b) { return cub::DeviceScan::ExclusiveSum(p, b, in, out, int(count), s); });
+  void* tmp = grow(ws.temp, need, "MSM CUB temporary storage");
+  CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, need, in, out, int(count), s));
+}
+
+// Segments of len[0..segs) entries cut into chunks of `chunk`: cnt[r] = the chunks of segment r,
+// off[r] = the number of its first (off[segs] = the total, returned).
+uint32_t chunk_offsets(MsmWorkspace& ws, const uint32_t* len, uint32_t segs, uint32_t chunk, uint32_t* cnt,
+                       uint32_t* off, cudaStream_t s) {
+  chunk_count_kernel<<<grid_for(segs, 256), 256, 0, s>>>(len, cnt, segs, chunk);
+  CUZK_CUDA_CHECK_LAUNCH("chunk_count_kernel");
+  // cnt[segs] must be 0 so that off[segs] is the total
+  CUZK_CUDA_CHECK(cudaMemsetAsync(cnt + segs, 0, sizeof(uint32_t), s));
+  exclusive_sum(ws, cnt, off, segs + 1, s);
+  uint32_t total = 0;
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(&total, off + segs, sizeof total, cudaMemcpyDeviceToHost, s));
+  CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+  return total;
+}
+
+void check_length(size_t n) {
+  if (n >= (size_t(1) << 31))
+    throw std::invalid_argument("GPU MSM: " + std::to_string(n) + " points exceed 2^31 (31-bit point indices)");
+}
+unsigned windows_of(unsigned c) { return (256 + c - 1) / c; }  // Booth digits need windows * c >= 256
+
 }  // namespace
 
 unsigned gpu_msm_window_bits(size_t n) {
   const unsigned lg = bit_width(n);
   return std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);
 }
+
+namespace {
+// The window bits asked for (0: the rule for n points), checked.
+unsigned window_bits_for(size_t n, unsigned c) {
+  if (c == 0) c = gpu_msm_window_bits(n);
+  if (c < 2 || c > 20) throw std::invalid_argument("GPU MSM: window bits must be in [2, 20]");
+  return c;
+}
+}  // namespace
 
 template <class P>
 void Msm<P>::set_chunk(uint32_t points) {
@@ -235,26 +274,67 @@ typename P::jacobian Msm<P>::run(const Affine* d_bases, const fr_t* d_scalars, s
 
 template <class P>
 typename P::jacobian Msm<P>::run(std::span<const Slice> slices, cudaStream_t s, unsigned c) {
-  MsmWorkspace& ws = *ws_;
   size_t total = 0;
   for (const Slice& sl : slices) {
-    if (sl.n >= (size_t(1) << 31))
-      throw std::invalid_argument("GPU MSM: " + std::to_string(sl.n) + " points exceed 2^31 (31-bit point indices)");
+    check_length(sl.n);
     total += sl.n;
   }
   if (total == 0) return Jacobian::infinity();
-  if (c == 0) c = gpu_msm_window_bits(total);
-  if (c < 2 || c > 20) throw std::invalid_argument("GPU MSM: window bits must be in [2, 20]");
-  const unsigned windows = (256 + c - 1) / c;  // Booth digits need windows * c >= 256
-  const uint32_t per_window = 1u << (c - 1);
-  const uint32_t segs = std::max<uint32_t>(1, per_window / kSegLen);
-  const size_t all_buckets = size_t(windows) * per_window;
-  Xyzz* buckets = grow_as<Xyzz>(ws.buckets, all_buckets, "MSM buckets");
-  fill_infinity_kernel<<<grid_for(all_buckets, 256), 256, 0, s>>>(buckets, all_buckets);
-  CUZK_CUDA_CHECK_LAUNCH("fill_infinity_kernel");
+  c = window_bits_for(total, c);
+  const unsigned windows = windows_of(c);
+  Xyzz* buckets = clear_buckets(c, windows, s);
   for (const Slice& sl : slices)
     if (sl.n) accumulate(sl, s, c, windows, buckets);
+  return reduce_windows(buckets, c, windows, s);
+}
 
+template <class P>
+bool Msm<P>::plannable(size_t n, unsigned c) {
+  return n <= kMaxPairs / windows_of(window_bits_for(std::max<size_t>(n, 1), c));  // one sort of at most kMaxPairs
+}
+
+template <class P>
+std::optional<DigitPlan> Msm<P>::plan(const fr_t* d_scalars, size_t n, cudaStream_t s, unsigned c) {
+  check_length(n);
+  if (!plannable(n, c)) return std::nullopt;
+  c = window_bits_for(std::max<size_t>(n, 1), c);
+  const unsigned windows = windows_of(c);
+  if (n == 0) {  // nothing to sort; run() on it gives infinity
+    DigitPlan p;
+    p.c = c;
+    p.windows = windows;
+    p.ws = ws_.get();
+    p.id = ++ws_->plans;
+    return p;
+  }
+  return plan_windows(d_scalars, n, c, 0, windows, s);
+}
+
+template <class P>
+typename P::jacobian Msm<P>::run(const DigitPlan& p, const Affine* d_bases, cudaStream_t s, size_t skip) {
+  if (p.ws != ws_.get() || p.id != ws_->plans)
+    throw std::logic_error("GPU MSM: the digit plan is stale (another MSM planned on its workspace since)");
+  if (skip > p.n) throw std::invalid_argument("GPU MSM: skipping " + std::to_string(skip) + " of a plan's " + std::to_string(p.n) + " scalars");
+  if (p.runs == 0) return Jacobian::infinity();
+  Xyzz* buckets = clear_buckets(p.c, p.windows, s);
+  sum_runs(p, d_bases, skip, s, buckets);
+  return reduce_windows(buckets, p.c, p.windows, s);
+}
+
+template <class P>
+typename P::xyzz* Msm<P>::clear_buckets(unsigned c, unsigned windows, cudaStream_t s) {
+  const size_t all_buckets = size_t(windows) << (c - 1);
+  Xyzz* buckets = grow_as<Xyzz>(ws_->buckets, all_buckets, "MSM buckets");
+  fill_infinity_kernel<<<grid_for(all_buckets, 256), 256, 0, s>>>(buckets, all_buckets);
+  CUZK_CUDA_CHECK_LAUNCH("fill_infinity_kernel");
+  return buckets;
+}
+
+template <class P>
+typename P::jacobian Msm<P>::reduce_windows(const Xyzz* buckets, unsigned c, unsigned windows, cudaStream_t s) {
+  MsmWorkspace& ws = *ws_;
+  const uint32_t per_window = 1u << (c - 1);
+  const uint32_t segs = std::max<uint32_t>(1, per_window / kSegLen);
   Xyzz* segsums = grow_as<Xyzz>(ws.seg_sums[0], size_t(windows) * segs, "MSM window segments");
   window_segments_kernel<<<grid_for(size_t(windows) * segs, 128), 128, 0, s>>>(buckets, per_window, windows, segs,
                                                                               segsums);
@@ -284,11 +364,9 @@ typename P::jacobian Msm<P>::run(std::span<const Slice> slices, cudaStream_t s, 
 
 template <class P>
 void Msm<P>::accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned windows, Xyzz* all_buckets) {
-  MsmWorkspace& ws = *ws_;
   const size_t n = sl.n;
   const uint32_t per_window = 1u << (c - 1);
   const unsigned group = unsigned(std::max<size_t>(1, std::min<size_t>(windows, kMaxPairs / n)));
-  const uint32_t chunk = chunk_;
   // The uploading thread stopped early (its error reaches the caller through the upload).
   auto recorded = [&](size_t at) {
     if (sl.recorded && !sl.recorded->wait(at)) throw CudaError("GPU MSM: the upload of its input stopped");
@@ -298,107 +376,114 @@ void Msm<P>::accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned wi
     CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, sl.scalars_ready, 0));
   }
   bool waited = sl.bases_ready == nullptr;
-  const fr_t* d_scalars = sl.scalars;
-  const Affine* d_bases = sl.bases;
   for (unsigned w0 = 0; w0 < windows; w0 += group) {
-    const unsigned w1 = std::min(windows, w0 + group), wn = w1 - w0;
-    const size_t pairs = size_t(wn) * n;
-    const uint32_t sentinel = uint32_t(wn) * per_window;
-    const unsigned key_bits = bit_width(sentinel);
-    uint32_t* k0 = grow(ws.keys[0], pairs, "MSM bucket keys");
-    uint32_t* k1 = grow(ws.keys[1], pairs, "MSM bucket keys (sort buffer)");
-    uint32_t* v0 = grow(ws.vals[0], pairs, "MSM point indices");
-    uint32_t* v1 = grow(ws.vals[1], pairs, "MSM point indices (sort buffer)");
-    digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(d_scalars, n, c, w0, w1, sentinel, k0, v0);
-    CUZK_CUDA_CHECK_LAUNCH("digits_kernel");
-
-    cub::DoubleBuffer<uint32_t> kb(k0, k1), vb(v0, v1);
-    const int items = int(pairs);
-    size_t tb = cub_temp([&](void* p, size_t& b) {
-      return cub::DeviceRadixSort::SortPairs(p, b, kb, vb, items, 0, int(key_bits), s);
-    });
-    uint32_t* runs_key = grow(ws.run_key, sentinel + 1, "MSM bucket runs");
-    uint32_t* runs_len = grow(ws.run_len, sentinel + 2, "MSM bucket run lengths");
-    uint32_t* runs_off = grow(ws.run_off, sentinel + 2, "MSM bucket run offsets");
-    uint32_t* counts = grow(ws.run_count, 2, "MSM run count");
-    tb = std::max(tb, cub_temp([&](void* p, size_t& b) {
-      return cub::DeviceRunLengthEncode::Encode(p, b, kb.Current(), runs_key, runs_len, counts, items, s);
-    }));
-    tb = std::max(tb, cub_temp([&](void* p, size_t& b) {
-      return cub::DeviceScan::ExclusiveSum(p, b, runs_len, runs_off, int(sentinel + 2), s);
-    }));
-    void* temp = grow(ws.temp, tb, "MSM CUB temporary storage");
-    CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, tb, kb, vb, items, 0, int(key_bits), s));
-    CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(temp, tb, kb.Current(), runs_key, runs_len, counts, items, s));
-    uint32_t runs = 0;
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(&runs, counts, sizeof runs, cudaMemcpyDeviceToHost, s));
-    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
-    // The sentinel (zero digits) sorts last: drop its run, often the largest.
-    if (runs > 0) {
-      uint32_t last = 0;
-      CUZK_CUDA_CHECK(cudaMemcpyAsync(&last, runs_key + runs - 1, sizeof last, cudaMemcpyDeviceToHost, s));
-      CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
-      if (last == sentinel) --runs;
-    }
-    if (runs == 0) continue;
-
-    // Round 0: chunks of points. seg_len/seg_off describe each run's chunk sums afterwards.
-    auto chunk_offsets = [&](const uint32_t* len, uint32_t segs_n, uint32_t* cnt, uint32_t* off) -> uint32_t {
-      chunk_count_kernel<<<grid_for(segs_n, 256), 256, 0, s>>>(len, cnt, segs_n, chunk);
-      CUZK_CUDA_CHECK_LAUNCH("chunk_count_kernel");
-      size_t need = cub_temp([&](void* p, size_t& b) { return cub::DeviceScan::ExclusiveSum(p, b, cnt, off, int(segs_n + 1), s); });
-      void* tmp = grow(ws.temp, need, "MSM CUB temporary storage");
-      // cnt[segs_n] must be 0 so that off[segs_n] is the total
-      CUZK_CUDA_CHECK(cudaMemsetAsync(cnt + segs_n, 0, sizeof(uint32_t), s));
-      CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, need, cnt, off, int(segs_n + 1), s));
-      uint32_t total = 0;
-      CUZK_CUDA_CHECK(cudaMemcpyAsync(&total, off + segs_n, sizeof total, cudaMemcpyDeviceToHost, s));
-      CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
-      return total;
-    };
-    // run offsets (start of each run in the sorted arrays)
-    CUZK_CUDA_CHECK(cudaMemsetAsync(runs_len + runs, 0, sizeof(uint32_t), s));
-    {
-      size_t need = cub_temp([&](void* p, size_t& b) { return cub::DeviceScan::ExclusiveSum(p, b, runs_len, runs_off, int(runs + 1), s); });
-      void* tmp = grow(ws.temp, need, "MSM CUB temporary storage");
-      CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, need, runs_len, runs_off, int(runs + 1), s));
-    }
-    uint32_t* cnt = grow(ws.seg_len[0], runs + 1, "MSM chunk counts");
-    uint32_t* toff = grow(ws.task_off, runs + 1, "MSM chunk offsets");
-    uint32_t tasks = chunk_offsets(runs_len, runs, cnt, toff);
-    Xyzz* cur = grow_as<Xyzz>(ws.part[0], tasks, "MSM bucket partial sums");
+    const DigitPlan p = plan_windows(sl.scalars, n, c, w0, std::min(windows, w0 + group), s);
+    if (p.runs == 0) continue;
     if (!waited) {  // everything so far needed only the scalars
       recorded(sl.bases_at);
       CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, sl.bases_ready, 0));
       waited = true;
     }
-    sum_points_kernel<<<grid_for(tasks, 128), 128, 0, s>>>(d_bases, vb.Current(), runs_off, runs_len, toff, runs,
-                                                           tasks, chunk, cur);
-    CUZK_CUDA_CHECK_LAUNCH("sum_points_kernel");
-    // Each run now has cnt[r] partial sums at toff[r]; repeat until one each.
-    uint32_t* len = grow(ws.seg_len[1], runs + 1, "MSM segment lengths");
-    uint32_t* off = grow(ws.seg_off[0], runs + 1, "MSM segment offsets");
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(len, cnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(off, toff, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
-    int which = 0;
-    while (tasks > runs) {
-      uint32_t* ncnt = grow(ws.seg_len[0], runs + 1, "MSM chunk counts");
-      uint32_t* ntoff = grow(ws.task_off, runs + 1, "MSM chunk offsets");
-      uint32_t ntasks = chunk_offsets(len, runs, ncnt, ntoff);
-      Xyzz* nxt = grow_as<Xyzz>(ws.part[1 - which], ntasks, "MSM bucket partial sums");
-      cur = as<Xyzz>(ws.part[which]);
-      sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, chunk, nxt);
-      CUZK_CUDA_CHECK_LAUNCH("sum_partials_kernel");
-      CUZK_CUDA_CHECK(cudaMemcpyAsync(len, ncnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
-      CUZK_CUDA_CHECK(cudaMemcpyAsync(off, ntoff, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
-      which = 1 - which;
-      tasks = ntasks;
-    }
-    cur = as<Xyzz>(ws.part[which]);
-    add_to_buckets_kernel<<<grid_for(runs, 128), 128, 0, s>>>(cur, off, runs_key, runs, sentinel,
-                                                              all_buckets + size_t(w0) * per_window);
-    CUZK_CUDA_CHECK_LAUNCH("add_to_buckets_kernel");
+    sum_runs(p, sl.bases, 0, s, all_buckets + size_t(w0) * per_window);
   }
+}
+
+template <class P>
+DigitPlan Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsigned w0, unsigned w1,
+                               cudaStream_t s) {
+  MsmWorkspace& ws = *ws_;
+  const unsigned wn = w1 - w0;
+  const uint32_t per_window = 1u << (c - 1);
+  const size_t pairs = size_t(wn) * n;
+  DigitPlan p;
+  p.n = n;
+  p.c = c;
+  p.windows = wn;
+  p.sentinel = uint32_t(wn) * per_window;
+  p.chunk = chunk_;
+  p.ws = &ws;
+  p.id = ++ws.plans;  // from here on the buffers of any earlier plan are overwritten
+  const unsigned key_bits = bit_width(p.sentinel);
+  uint32_t* k0 = grow(ws.keys[0], pairs, "MSM bucket keys");
+  uint32_t* k1 = grow(ws.keys[1], pairs, "MSM bucket keys (sort buffer)");
+  uint32_t* v0 = grow(ws.vals[0], pairs, "MSM point indices");
+  uint32_t* v1 = grow(ws.vals[1], pairs, "MSM point indices (sort buffer)");
+  digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(d_scalars, n, c, w0, w1, p.sentinel, k0, v0);
+  CUZK_CUDA_CHECK_LAUNCH("digits_kernel");
+
+  cub::DoubleBuffer<uint32_t> kb(k0, k1), vb(v0, v1);
+  const int items = int(pairs);
+  size_t tb = cub_temp([&](void* t, size_t& b) {
+    return cub::DeviceRadixSort::SortPairs(t, b, kb, vb, items, 0, int(key_bits), s);
+  });
+  uint32_t* runs_key = grow(ws.run_key, p.sentinel + 1, "MSM bucket runs");
+  uint32_t* runs_len = grow(ws.run_len, p.sentinel + 2, "MSM bucket run lengths");
+  uint32_t* runs_off = grow(ws.run_off, p.sentinel + 2, "MSM bucket run offsets");
+  uint32_t* counts = grow(ws.run_count, 2, "MSM run count");
+  tb = std::max(tb, cub_temp([&](void* t, size_t& b) {
+    return cub::DeviceRunLengthEncode::Encode(t, b, kb.Current(), runs_key, runs_len, counts, items, s);
+  }));
+  void* temp = grow(ws.temp, tb, "MSM CUB temporary storage");
+  CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, tb, kb, vb, items, 0, int(key_bits), s));
+  CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(temp, tb, kb.Current(), runs_key, runs_len, counts, items, s));
+  uint32_t runs = 0;
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(&runs, counts, sizeof runs, cudaMemcpyDeviceToHost, s));
+  CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+  // The sentinel (zero digits) sorts last: drop its run, often the largest.
+  if (runs > 0) {
+    uint32_t last = 0;
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(&last, runs_key + runs - 1, sizeof last, cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+    if (last == p.sentinel) --runs;
+  }
+  p.runs = runs;
+  if (runs == 0) return p;
+  // Each run's first entry in the sorted arrays, then its chunks and their numbering.
+  CUZK_CUDA_CHECK(cudaMemsetAsync(runs_len + runs, 0, sizeof(uint32_t), s));
+  exclusive_sum(ws, runs_len, runs_off, runs + 1, s);
+  uint32_t* cnt = grow(ws.task_count, runs + 1, "MSM chunk counts");
+  uint32_t* toff = grow(ws.task_off, runs + 1, "MSM chunk offsets");
+  p.tasks = chunk_offsets(ws, runs_len, runs, p.chunk, cnt, toff, s);
+  p.vals = vb.Current();
+  p.run_key = runs_key;
+  p.run_off = runs_off;
+  p.run_len = runs_len;
+  p.task_count = cnt;
+  p.task_off = toff;
+  return p;
+}
+
+template <class P>
+void Msm<P>::sum_runs(const DigitPlan& p, const Affine* d_bases, size_t skip, cudaStream_t s, Xyzz* buckets) {
+  MsmWorkspace& ws = *ws_;
+  // Round 0: chunks of points; then each run has task_count[r] partial sums from task_off[r]:
+  // later rounds sum them in chunks (their counts and offsets in len/off, the plan's kept).
+  Xyzz* cur = grow_as<Xyzz>(ws.part[0], p.tasks, "MSM bucket partial sums");
+  sum_points_kernel<<<grid_for(p.tasks, 128), 128, 0, s>>>(d_bases, p.vals, p.run_off, p.run_len, p.task_off,
+                                                           p.runs, p.tasks, p.chunk, uint32_t(skip), cur);
+  CUZK_CUDA_CHECK_LAUNCH("sum_points_kernel");
+  const uint32_t runs = p.runs;
+  uint32_t* len = grow(ws.seg_len[1], runs + 1, "MSM segment lengths");
+  uint32_t* off = grow(ws.seg_off[0], runs + 1, "MSM segment offsets");
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(len, p.task_count, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(off, p.task_off, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+  int which = 0;
+  for (uint32_t tasks = p.tasks; tasks > runs;) {
+    uint32_t* ncnt = grow(ws.seg_len[0], runs + 1, "MSM chunk counts");
+    uint32_t* ntoff = grow(ws.seg_off[1], runs + 1, "MSM chunk offsets");
+    const uint32_t ntasks = chunk_offsets(ws, len, runs, chunk_, ncnt, ntoff, s);
+    Xyzz* nxt = grow_as<Xyzz>(ws.part[1 - which], ntasks, "MSM bucket partial sums");
+    cur = as<Xyzz>(ws.part[which]);
+    sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, chunk_, nxt);
+    CUZK_CUDA_CHECK_LAUNCH("sum_partials_kernel");
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(len, ncnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(off, ntoff, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+    which = 1 - which;
+    tasks = ntasks;
+  }
+  cur = as<Xyzz>(ws.part[which]);
+  add_to_buckets_kernel<<<grid_for(runs, 128), 128, 0, s>>>(cur, off, p.run_key, runs, p.sentinel, buckets);
+  CUZK_CUDA_CHECK_LAUNCH("add_to_buckets_kernel");
 }
 
 template class Msm<G1Points>;

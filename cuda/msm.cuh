@@ -20,13 +20,15 @@
 // Windows are processed in groups so that a sort never exceeds 2^30 pairs.
 //
 // Steps 1-3 depend only on the scalars; the group enters at step 4 (which points are added, and
-// in what form). G2 runs the same kernels on Fp2 coordinates: an addition costs about three
+// in what form). So MSMs over one set of scalars can share them (DigitPlan): the proving stage
+// sorts the assignment once for msm_l, msm_a, msm_b_g1 and msm_b_g2. G2 runs the same kernels on Fp2 coordinates: an addition costs about three
 // times G1's, and a bucket holds 4 x 96 bytes instead of 4 x 48.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "cuda/check.cuh"
@@ -68,10 +70,31 @@ using MsmSlice = MsmSliceOf<G1Points>;
 // two: at 2^27 points the sort buffers alone take 16 GiB. Never share one between MSMs that
 // run concurrently.
 struct MsmWorkspace {
-  DeviceArray<uint32_t> keys[2], vals[2], run_key, run_len, run_off, task_off, seg_len[2], seg_off[2];
-  DeviceArray<uint32_t> run_count;
+  // Steps 1-3 and the cut into chunks (a DigitPlan points into these): sort buffers, bucket runs,
+  // chunks per run and their offsets.
+  DeviceArray<uint32_t> keys[2], vals[2], run_key, run_len, run_off, run_count, task_count, task_off;
+  // Step 4's later rounds (partial sums per run and their offsets), never a plan's.
+  DeviceArray<uint32_t> seg_len[2], seg_off[2];
   DeviceArray<uint8_t> temp;
   DeviceArray<uint8_t> part[2], buckets, seg_sums[2];  // XYZZ points of the MSM's group
+  uint64_t plans = 0;  // plans made on these buffers: a DigitPlan is valid while this is its own
+};
+
+// The scalars' side of an MSM over all its windows: digits sorted into bucket runs (steps 1-3)
+// and the runs cut into chunks of points for step 4's first round. MSMs over the same scalars
+// with different points (the proving stage's assignment MSMs, G1 and G2 alike) each run on one
+// plan instead of sorting again. It points into its workspace's buffers and stays valid until the
+// next plan on that workspace, which every MSM over scalars of its own makes: Msm::run checks.
+struct DigitPlan {
+  size_t n = 0;                  // scalars
+  unsigned c = 0, windows = 0;   // window bits, windows
+  uint32_t sentinel = 0;         // the key of zero digits (windows * 2^(c-1))
+  uint32_t runs = 0;             // non-empty buckets
+  uint32_t tasks = 0, chunk = 0; // chunks of at most `chunk` points in the first round
+  const uint32_t *vals = nullptr, *run_key = nullptr, *run_off = nullptr, *run_len = nullptr;
+  const uint32_t *task_count = nullptr, *task_off = nullptr;  // chunks of each run, their first
+  const MsmWorkspace* ws = nullptr;
+  uint64_t id = 0;  // MsmWorkspace::plans when it was made
 };
 
 template <class P>
@@ -95,6 +118,16 @@ class Msm {
   // The sum over slices: every slice adds into one set of buckets, reduced once at the end.
   // Window bits 0 picks the width for the total length.
   Jacobian run(std::span<const Slice> slices, cudaStream_t s, unsigned window_bits = 0);
+  // The plan of n scalars on the device (Montgomery form) for MSMs that share them, or nothing
+  // where its windows would not fit one sort (windows * n > 2^30: at 16-bit windows, n > 2^26);
+  // each MSM then sorts its own groups of windows with run() above.
+  std::optional<DigitPlan> plan(const fr_t* d_scalars, size_t n, cudaStream_t s, unsigned window_bits = 0);
+  // Whether plan() makes a plan for n scalars at these window bits (0: the rule).
+  static bool plannable(size_t n, unsigned window_bits = 0);
+  // sum_{i >= skip} scalars[i] * bases[i - skip] over a plan's scalars: the first `skip` have no
+  // point (the stage's msm_l, whose L query starts after the public inputs). The plan must be
+  // its workspace's latest (std::logic_error otherwise). Synchronizes `s` before returning.
+  Jacobian run(const DigitPlan& plan, const Affine* d_bases, cudaStream_t s, size_t skip = 0);
   // Points (or partial sums) one thread adds per round of the bucket sums (default 32).
   void set_chunk(uint32_t points);
   uint32_t chunk() const { return chunk_; }
@@ -103,6 +136,15 @@ class Msm {
  private:
   // Digits, sort and bucket sums of one slice, added into all_buckets (windows x 2^(c-1)).
   void accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned windows, Xyzz* all_buckets);
+  // Steps 1-3 and the chunk cut for windows [w0, w1) of n scalars, into the plan buffers. Its
+  // windows are w1 - w0; runs == 0 when every digit is zero.
+  DigitPlan plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsigned w0, unsigned w1, cudaStream_t s);
+  // Step 4 for a plan: each run's points summed and added into its bucket of `buckets` (the
+  // plan's first window's).
+  void sum_runs(const DigitPlan& p, const Affine* d_bases, size_t skip, cudaStream_t s, Xyzz* buckets);
+  // Fresh buckets for `windows` windows of c bits (all at infinity), and steps 5-6 on them.
+  Xyzz* clear_buckets(unsigned c, unsigned windows, cudaStream_t s);
+  Jacobian reduce_windows(const Xyzz* buckets, unsigned c, unsigned windows, cudaStream_t s);
   std::shared_ptr<MsmWorkspace> ws_;
   uint32_t chunk_ = 32;
 };

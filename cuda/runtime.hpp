@@ -58,6 +58,9 @@ struct StageOptions {
   // mostly 0 and 1, which moves the best width (BM_gpu_msm_g2's witness mix: 14 bits 16% faster
   // than the rule's 16 at 2^24); benchmarks sweep it here before a rule of its own lands.
   unsigned assignment_window_bits = 0;
+  // Sort the assignment's digits once for all of its MSMs (cuda/msm.cuh, DigitPlan), where the
+  // windows fit one sort; off: each MSM sorts its own (as before 2026-12-03, for the A/B).
+  bool share_digits = true;
 };
 // The options of this build's variant flags.
 StageOptions build_stage_options();

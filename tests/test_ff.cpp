@@ -369,6 +369,7 @@ void check_words_vs_portable(std::mt19937_64& g, int iters) {
   }
   auto check = [](const F& a, const F& b) {
     REQUIRE(F::mul_words(a, b) == F::mul_portable(a, b));
+    REQUIRE(F::sqr_words(a) == F::mul_portable(a, a));  // the device's square (mont_t::sqr)
     REQUIRE(F::add_words(a, b) == F::add_portable(a, b));
     REQUIRE(F::sub_words(a, b) == F::sub_portable(a, b));
   };

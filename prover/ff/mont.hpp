@@ -494,16 +494,127 @@ CUZK_FF_UNROLL
       }
       B[W - 2] = madc_lo_cc(modulus_word(W - 1), m, B[W - 2]);
       B[W - 1] = madc_hi(modulus_word(W - 1), m, B[W - 1]);  // no carry out
-CUZK_FF_UNROLL
-      for (int k = 0; k <= W; k++) x[k] = A[k];
-CUZK_FF_UNROLL
-      for (int k = 0; k < W; k++) y[k] = B[k];
+      next_row(A, B, x, y);
     }
-    // T = (X >> 32) + Y < 2p
+    join_halves(x, y, t);  // T < 2p
+  }
+  // The row loops' two halves: the next row's X and Y are this row's A and B.
+  CUZK_HD static void next_row(const uint32_t* A, const uint32_t* B, uint32_t* x, uint32_t* y) {
+CUZK_FF_UNROLL
+    for (int k = 0; k <= W; k++) x[k] = A[k];
+CUZK_FF_UNROLL
+    for (int k = 0; k < W; k++) y[k] = B[k];
+  }
+  // t = X / 2^32 + Y (W words; the caller's bound rules out a carry out).
+  CUZK_HD static void join_halves(const uint32_t* x, const uint32_t* y, uint32_t* t) {
+    using namespace detail::cc;
     t[0] = add_cc(y[0], x[1]);
 CUZK_FF_UNROLL
     for (int k = 1; k < W - 1; k++) t[k] = addc_cc(y[k], x[k + 1]);
     t[W - 1] = addc(y[W - 1], x[W]);
+  }
+
+  // The square a^2 / R mod p for a < p, in [0, p): the product above with each cross product
+  // a_i a_j (i < j) formed once and doubled, 66 + 12 word products for Fp's 12 words where
+  // mul_words forms 144, then a Montgomery reduction of its own (144 more). About 0.77 of a
+  // product's multiply-adds; the MSM's XYZZ additions square twice in each (madd-2008-s, 8M + 2S).
+  CUZK_HD static mont_t sqr_words(const mont_t& a) {
+    using namespace detail::cc;
+    uint32_t aw[W], t[2 * W];
+    words_of(a, aw);
+    square_words(aw, t);
+    return reduce_words(redc_words(t));
+  }
+  // t (2W words) = a^2 (W words). The cross products of row i, a_i a_j for j > i, land at word
+  // i + j: those with i + j even go to E, on aligned word pairs, those with i + j odd to O, so
+  // that each product's low and high halves are adjacent steps of one carry chain (as in
+  // mul_words). A row's chain carries into the word above its last pair, and no earlier row
+  // wrote a product there (their pairs end lower): it holds 0 or the previous row's carry, so the
+  // carry stops there. Then t = 2 (E + O) + the squares a_i^2 at words (2i, 2i + 1).
+  // acc += a_i a_j at word i + j for j = j0, j0 + 2, ... < W (j0 > i), as one carry chain that
+  // ends in the word above its last pair.
+  CUZK_HD static void cross_products(const uint32_t* aw, int i, int j0, uint32_t* acc) {
+    using namespace detail::cc;
+    acc[i + j0] = mad_lo_cc(aw[i], aw[j0], acc[i + j0]);
+    acc[i + j0 + 1] = madc_hi_cc(aw[i], aw[j0], acc[i + j0 + 1]);
+CUZK_FF_UNROLL
+    for (int j = j0 + 2; j < W; j += 2) {
+      acc[i + j] = madc_lo_cc(aw[i], aw[j], acc[i + j]);
+      acc[i + j + 1] = madc_hi_cc(aw[i], aw[j], acc[i + j + 1]);
+    }
+    const int end = i + (j0 + (W - 1 - j0) / 2 * 2) + 2;  // above the last pair
+    acc[end] = addc(acc[end], 0);
+  }
+  CUZK_HD static void square_words(const uint32_t* aw, uint32_t* t) {
+    using namespace detail::cc;
+    uint32_t e[2 * W], o[2 * W];
+CUZK_FF_UNROLL
+    for (int k = 0; k < 2 * W; k++) e[k] = o[k] = 0;
+CUZK_FF_UNROLL
+    for (int i = 0; i < W - 1; i++) {
+      cross_products(aw, i, i + 1, o);
+      if (i + 2 < W) cross_products(aw, i, i + 2, e);
+    }
+    // s = E + O < 2^(64W - 1) (twice it is below a^2), then t = 2 s + the squares.
+    uint32_t sw[2 * W];
+    sw[0] = add_cc(e[0], o[0]);
+CUZK_FF_UNROLL
+    for (int k = 1; k < 2 * W - 1; k++) sw[k] = addc_cc(e[k], o[k]);
+    sw[2 * W - 1] = addc(e[2 * W - 1], o[2 * W - 1]);
+    t[0] = mad_lo_cc(aw[0], aw[0], sw[0] << 1);
+    t[1] = madc_hi_cc(aw[0], aw[0], (sw[1] << 1) | (sw[0] >> 31));
+CUZK_FF_UNROLL
+    for (int i = 1; i < W - 1; i++) {
+      t[2 * i] = madc_lo_cc(aw[i], aw[i], (sw[2 * i] << 1) | (sw[2 * i - 1] >> 31));
+      t[2 * i + 1] = madc_hi_cc(aw[i], aw[i], (sw[2 * i + 1] << 1) | (sw[2 * i] >> 31));
+    }
+    t[2 * W - 2] = madc_lo_cc(aw[W - 1], aw[W - 1], (sw[2 * W - 2] << 1) | (sw[2 * W - 3] >> 31));
+    t[2 * W - 1] = madc_hi(aw[W - 1], aw[W - 1], (sw[2 * W - 1] << 1) | (sw[2 * W - 2] >> 31));  // no carry out
+  }
+  // Montgomery reduction of t (2W words, t < p R) as W words in [0, 2p): rows of mul_words
+  // without the products a b_i (the invariant there, starting from X = t_low * 2^32, Y = 0), so
+  // after W rows X / 2^32 + Y = (t_low + m p) / R <= p; plus t_high = t / R < p.
+  CUZK_HD static const uint32_t* redc_words(uint32_t* t) {
+    using namespace detail::cc;
+    constexpr uint32_t INV32 = uint32_t(P::INV);
+    uint32_t x[W + 1], y[W];
+    x[0] = 0;
+CUZK_FF_UNROLL
+    for (int k = 0; k < W; k++) {
+      x[k + 1] = t[k];
+      y[k] = 0;
+    }
+CUZK_FF_UNROLL
+    for (int i = 0; i < W; i++) {
+      uint32_t A[W + 1], B[W];
+      const uint32_t m = (y[0] + x[1]) * INV32;  // word 0 of the row's sum, before any flag use
+      // Word 0 = Y[0] + X[1]; its carry, X >> 64 and the odd words of m p go to B (words 1..W).
+      const uint32_t w0 = add_cc(y[0], x[1]);
+CUZK_FF_UNROLL
+      for (int k = 0; k < W - 2; k += 2) {
+        B[k] = madc_lo_cc(modulus_word(k + 1), m, x[k + 2]);
+        B[k + 1] = madc_hi_cc(modulus_word(k + 1), m, x[k + 3]);
+      }
+      B[W - 2] = madc_lo_cc(modulus_word(W - 1), m, x[W]);
+      B[W - 1] = madc_hi(modulus_word(W - 1), m, 0);  // no carry out
+      // The rest of Y and the even words of m p, which zero word 0.
+      A[0] = mad_lo_cc(modulus_word(0), m, w0);
+      A[1] = madc_hi_cc(modulus_word(0), m, y[1]);
+CUZK_FF_UNROLL
+      for (int k = 2; k < W; k += 2) {
+        A[k] = madc_lo_cc(modulus_word(k), m, y[k]);
+        A[k + 1] = madc_hi_cc(modulus_word(k), m, y[k + 1]);
+      }
+      A[W] = addc(0, 0);
+      next_row(A, B, x, y);
+    }
+    // X / 2^32 + Y + t_high < 2p < 2^(32W), into t's low half.
+    join_halves(x, y, t);
+    t[0] = add_cc(t[0], t[W]);
+CUZK_FF_UNROLL
+    for (int k = 1; k < W - 1; k++) t[k] = addc_cc(t[k], t[W + k]);
+    t[W - 1] = addc(t[W - 1], t[2 * W - 1]);
+    return t;
   }
 
   // ---- lazy forms: values in [0, 2p), reduced once at the end (the device NTT's butterflies) ----
@@ -557,7 +668,13 @@ CUZK_FF_UNROLL
 #endif
     return mul_portable(*this, b);
   }
-  CUZK_HD mont_t sqr() const { return (*this) * (*this); }
+  CUZK_HD mont_t sqr() const {
+#if defined(__CUDA_ARCH__)
+    return sqr_words(*this);
+#else
+    return (*this) * (*this);
+#endif
+  }
 
   // ---- exponentiation and inversion ----
   CUZK_HD mont_t pow(const uint64_t* exp, int nlimbs) const { return detail::pow_generic(*this, exp, nlimbs); }

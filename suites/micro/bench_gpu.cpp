@@ -319,10 +319,12 @@ void report_phases(benchmark::State& st, const PhaseTotals& t) {
 }
 
 // zc: the window bits of the assignment's MSMs (StageOptions::assignment_window_bits; 0: the rule).
+// share: the assignment's digits sorted once for its MSMs (StageOptions::share_digits).
 void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap,
-                      unsigned zc = 0) {
+                      unsigned zc = 0, bool share = true) {
   const circuits::SyntheticPartition& s = synthetic(log_n, table_log);
-  auto backend = cuda::make_cuda_backend({.pin_abc = pinned, .overlap = overlap, .assignment_window_bits = zc});
+  auto backend = cuda::make_cuda_backend(
+      {.pin_abc = pinned, .overlap = overlap, .assignment_window_bits = zc, .share_digits = share});
   auto w = s.witness();
   auto rs = groth16::Randomness::from_seed(1);
   backend->prove(s.pk, w, rs);  // uploads the key's points (resident afterwards), warms up
@@ -344,6 +346,13 @@ void BM_prove_stage_cuda_overlap(benchmark::State& st) {
   prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, unsigned(st.range(2)));
 }
 BENCHMARK(BM_prove_stage_cuda_overlap)->ArgsProduct({{20, 24}, {1, 0}, {0}})->ArgsProduct({{24}, {0}, {12, 13, 14}})
+    ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+// The same with each assignment MSM sorting its own digits (share_digits off): the A/B of the
+// shared sort, in one binary.
+void BM_prove_stage_cuda_overlap_own_sort(benchmark::State& st) {
+  prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, unsigned(st.range(2)), false);
+}
+BENCHMARK(BM_prove_stage_cuda_overlap_own_sort)->ArgsProduct({{24}, {0}, {0, 12}})
     ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 // One real-size PoRep partition (2^27 constraints) with a bench-only key whose points repeat a
 // table of 2^20 (the name says table:20): host memory holds 14.0 GB of G1 and 26.8 GB of G2

@@ -363,6 +363,52 @@ TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buck
   check_gpu_msm_against_cpu<cuda::G1Points>(g);
 }
 
+// The proving stage's assignment MSMs sort the assignment's digits once (DigitPlan) and sum
+// each query's points on that one sort; msm_l skips the public inputs, which have no L point.
+TEST_CASE("GPU MSMs sharing one sort of their scalars equal the CPU's; a stale plan is refused") {
+  const uint64_t seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  auto check = [&](std::span<const fr_t> sc, unsigned c) {
+    const size_t n = sc.size();
+    const std::vector<size_t> skips = {0, std::min<size_t>(3, n), 0, n};
+    std::vector<std::vector<g1_affine_t>> pts;
+    for (size_t skip : skips) {
+      pts.push_back(random_points(n - skip, g));
+      for (size_t i = 1; i < pts.back().size(); i += 9) pts.back()[i] = g1_affine_t::infinity();
+    }
+    const auto got = cuda::msm_g1_planned(pts, skips, sc, c);
+    REQUIRE(got.size() == skips.size());
+    for (size_t k = 0; k < skips.size(); ++k) {
+      INFO("set " << k << ", skip " << skips[k]);
+      CHECK(got[k] == msm_g1(pts[k], sc.subspan(skips[k])));
+    }
+    CHECK(got.back().is_infinity());  // every scalar skipped
+  };
+  for (size_t n : {1, 7, 1000, 65536 + 3}) {
+    auto sc = random_elems<fr_t>(n, g);
+    for (size_t i = 0; i < n; i += 5) sc[i] = fr_t::zero();
+    if (n > 4) sc[4] = -fr_t::one();
+    for (unsigned c : {0u, 4u}) {
+      INFO("n " << n << ", window bits " << c);
+      check(sc, c);
+    }
+  }
+  // Bit-valued scalars (most of an assignment): one bucket run across many chunks.
+  std::vector<fr_t> bits(100000);
+  for (auto& b : bits) b = (g() & 3) ? fr_t::one() : fr_t::zero();
+  check(bits, 0);
+  check(std::vector<fr_t>(1000, fr_t::zero()), 0);  // nothing to sum: no runs
+  // Another MSM's sort on the workspace between the plan and its use: refused, not misread.
+  auto sc = random_elems<fr_t>(100, g);
+  const std::vector<std::vector<g1_affine_t>> pts = {random_points(100, g)};
+  const std::vector<size_t> skips = {0};
+  CHECK_THROWS_AS(cuda::msm_g1_planned(pts, skips, sc, 0, true), std::logic_error);
+  // skip beyond the scalars, and points that do not match: argument errors.
+  const std::vector<size_t> too_far = {101};
+  CHECK_THROWS_AS(cuda::msm_g1_planned(pts, too_far, sc), std::invalid_argument);
+}
+
 // The same device code over Fp2 (msm_b_g2), built and tested in the builds with CUZK_GPU_G2
 // (presets gpu-g2 and all): the G2 kernels are compiled only there (cuda/msm.cu says why).
 #if CUZK_GPU_G2
@@ -416,6 +462,9 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
   auto pinned = cuda::make_cuda_backend({.pin_abc = true})->prove_batch(f.pk, ws, rs);
   // The assignment's MSMs at another window width (the benchmarks' zc axis) give the same proofs.
   auto narrow = cuda::make_cuda_backend({.assignment_window_bits = 5})->prove_batch(f.pk, ws, rs);
+  auto bits12 = cuda::make_cuda_backend({.assignment_window_bits = 12})->prove_batch(f.pk, ws, rs);
+  // Each assignment MSM sorting its own digits, as before the shared sort.
+  auto own_sort = cuda::make_cuda_backend({.share_digits = false})->prove_batch(f.pk, ws, rs);
   REQUIRE(cpu.size() == ws.size());
   for (size_t i = 0; i < ws.size(); ++i) {
     INFO("partition " << i);
@@ -423,6 +472,8 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
     CHECK(pageable[i] == cpu[i]);
     CHECK(pinned[i] == pageable[i]);
     CHECK(narrow[i] == pageable[i]);
+    CHECK(own_sort[i] == pageable[i]);
+    CHECK(bits12[i] == pageable[i]);
   }
   for (unsigned bad : {1u, 21u}) {
     INFO("assignment window bits " << bad);
@@ -486,6 +537,7 @@ TEST_CASE("the overlapped proving stage's proofs equal the CPU's; its phases and
       INFO(ph);
       CHECK(log.gpu[ph] == ws.size());
     }
+    CHECK(log.gpu["digits"] == ws.size());  // msm_l/digits: the assignment sorted once per circuit
     // The key stays resident; one circuit alone proves the same.
     for (size_t i = 0; i < ws.size(); ++i)
       CHECK(be->prove_batch(f.pk, std::span(ws).subspan(i, 1), std::span(rs).subspan(i, 1))[0] == cpu[i]);
