@@ -393,22 +393,20 @@ DigitPlan Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsi
                                cudaStream_t s) {
   MsmWorkspace& ws = *ws_;
   const unsigned wn = w1 - w0;
-  const uint32_t per_window = 1u << (c - 1);
   const size_t pairs = size_t(wn) * n;
   DigitPlan p;
   p.n = n;
   p.c = c;
   p.windows = wn;
-  p.sentinel = uint32_t(wn) * per_window;
   p.chunk = chunk_;
   p.ws = &ws;
   p.id = ++ws.plans;  // from here on the buffers of any earlier plan are overwritten
-  const unsigned key_bits = bit_width(p.sentinel);
+  const unsigned key_bits = bit_width(p.sentinel());
   uint32_t* k0 = grow(ws.keys[0], pairs, "MSM bucket keys");
   uint32_t* k1 = grow(ws.keys[1], pairs, "MSM bucket keys (sort buffer)");
   uint32_t* v0 = grow(ws.vals[0], pairs, "MSM point indices");
   uint32_t* v1 = grow(ws.vals[1], pairs, "MSM point indices (sort buffer)");
-  digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(d_scalars, n, c, w0, w1, p.sentinel, k0, v0);
+  digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(d_scalars, n, c, w0, w1, p.sentinel(), k0, v0);
   CUZK_CUDA_CHECK_LAUNCH("digits_kernel");
 
   cub::DoubleBuffer<uint32_t> kb(k0, k1), vb(v0, v1);
@@ -416,9 +414,9 @@ DigitPlan Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsi
   size_t tb = cub_temp([&](void* t, size_t& b) {
     return cub::DeviceRadixSort::SortPairs(t, b, kb, vb, items, 0, int(key_bits), s);
   });
-  uint32_t* runs_key = grow(ws.run_key, p.sentinel + 1, "MSM bucket runs");
-  uint32_t* runs_len = grow(ws.run_len, p.sentinel + 2, "MSM bucket run lengths");
-  uint32_t* runs_off = grow(ws.run_off, p.sentinel + 2, "MSM bucket run offsets");
+  uint32_t* runs_key = grow(ws.run_key, p.sentinel() + 1, "MSM bucket runs");
+  uint32_t* runs_len = grow(ws.run_len, p.sentinel() + 2, "MSM bucket run lengths");
+  uint32_t* runs_off = grow(ws.run_off, p.sentinel() + 2, "MSM bucket run offsets");
   uint32_t* counts = grow(ws.run_count, 2, "MSM run count");
   tb = std::max(tb, cub_temp([&](void* t, size_t& b) {
     return cub::DeviceRunLengthEncode::Encode(t, b, kb.Current(), runs_key, runs_len, counts, items, s);
@@ -434,7 +432,7 @@ DigitPlan Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsi
     uint32_t last = 0;
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&last, runs_key + runs - 1, sizeof last, cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
-    if (last == p.sentinel) --runs;
+    if (last == p.sentinel()) --runs;
   }
   p.runs = runs;
   if (runs == 0) return p;
@@ -482,7 +480,7 @@ void Msm<P>::sum_runs(const DigitPlan& p, const Affine* d_bases, size_t skip, cu
     tasks = ntasks;
   }
   cur = as<Xyzz>(ws.part[which]);
-  add_to_buckets_kernel<<<grid_for(runs, 128), 128, 0, s>>>(cur, off, p.run_key, runs, p.sentinel, buckets);
+  add_to_buckets_kernel<<<grid_for(runs, 128), 128, 0, s>>>(cur, off, p.run_key, runs, p.sentinel(), buckets);
   CUZK_CUDA_CHECK_LAUNCH("add_to_buckets_kernel");
 }
 

@@ -21,8 +21,9 @@
 //
 // Steps 1-3 depend only on the scalars; the group enters at step 4 (which points are added, and
 // in what form). So MSMs over one set of scalars can share them (DigitPlan): the proving stage
-// sorts the assignment once for msm_l, msm_a, msm_b_g1 and msm_b_g2. G2 runs the same kernels on Fp2 coordinates: an addition costs about three
-// times G1's, and a bucket holds 4 x 96 bytes instead of 4 x 48.
+// sorts the assignment once for msm_l, msm_a, msm_b_g1 and msm_b_g2. G2 runs the same kernels
+// on Fp2 coordinates: an addition costs about three times G1's, and a bucket holds 4 x 96 bytes
+// instead of 4 x 48.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -88,13 +89,13 @@ struct MsmWorkspace {
 struct DigitPlan {
   size_t n = 0;                  // scalars
   unsigned c = 0, windows = 0;   // window bits, windows
-  uint32_t sentinel = 0;         // the key of zero digits (windows * 2^(c-1))
   uint32_t runs = 0;             // non-empty buckets
   uint32_t tasks = 0, chunk = 0; // chunks of at most `chunk` points in the first round
   const uint32_t *vals = nullptr, *run_key = nullptr, *run_off = nullptr, *run_len = nullptr;
   const uint32_t *task_count = nullptr, *task_off = nullptr;  // chunks of each run, their first
   const MsmWorkspace* ws = nullptr;
   uint64_t id = 0;  // MsmWorkspace::plans when it was made
+  uint32_t sentinel() const { return uint32_t(windows) << (c - 1); }  // the key of zero digits
 };
 
 template <class P>

@@ -519,18 +519,11 @@ CUZK_FF_UNROLL
   // mul_words forms 144, then a Montgomery reduction of its own (144 more). About 0.77 of a
   // product's multiply-adds; the MSM's XYZZ additions square twice in each (madd-2008-s, 8M + 2S).
   CUZK_HD static mont_t sqr_words(const mont_t& a) {
-    using namespace detail::cc;
     uint32_t aw[W], t[2 * W];
     words_of(a, aw);
     square_words(aw, t);
     return reduce_words(redc_words(t));
   }
-  // t (2W words) = a^2 (W words). The cross products of row i, a_i a_j for j > i, land at word
-  // i + j: those with i + j even go to E, on aligned word pairs, those with i + j odd to O, so
-  // that each product's low and high halves are adjacent steps of one carry chain (as in
-  // mul_words). A row's chain carries into the word above its last pair, and no earlier row
-  // wrote a product there (their pairs end lower): it holds 0 or the previous row's carry, so the
-  // carry stops there. Then t = 2 (E + O) + the squares a_i^2 at words (2i, 2i + 1).
   // acc += a_i a_j at word i + j for j = j0, j0 + 2, ... < W (j0 > i), as one carry chain that
   // ends in the word above its last pair.
   CUZK_HD static void cross_products(const uint32_t* aw, int i, int j0, uint32_t* acc) {
@@ -545,6 +538,12 @@ CUZK_FF_UNROLL
     const int end = i + (j0 + (W - 1 - j0) / 2 * 2) + 2;  // above the last pair
     acc[end] = addc(acc[end], 0);
   }
+  // t (2W words) = a^2 (W words). The cross products of row i, a_i a_j for j > i, land at word
+  // i + j: those with i + j even go to E, on aligned word pairs, those with i + j odd to O, so
+  // that each product's low and high halves are adjacent steps of one carry chain (as in
+  // mul_words). A row's chain carries into the word above its last pair, and no earlier row
+  // wrote a product there (their pairs end lower): it holds 0 or the previous row's carry, so the
+  // carry stops there. Then t = 2 (E + O) + the squares a_i^2 at words (2i, 2i + 1).
   CUZK_HD static void square_words(const uint32_t* aw, uint32_t* t) {
     using namespace detail::cc;
     uint32_t e[2 * W], o[2 * W];
