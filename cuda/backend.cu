@@ -497,7 +497,7 @@ class CudaBackend final : public groth16::Backend {
   // The staging buffers (allocated on first use). One thread at a time copies through them:
   // the calling thread in the serial schedule, the upload thread in the overlapped one.
   HostUploader& uploader() {
-    if (!uploader_) uploader_ = std::make_unique<HostUploader>();
+    if (!uploader_) uploader_ = std::make_unique<HostUploader>(opt_.upload);
     return *uploader_;
   }
 
@@ -542,6 +542,13 @@ std::unique_ptr<groth16::Backend> make_cuda_backend(StageOptions options) {
   if (c != 0 && (c < 2 || c > 20))  // the MSM's own bounds (Msm::run), refused before any work
     throw std::invalid_argument("CUDA proving stage: assignment window bits " + std::to_string(c) +
                                 " (0 for the rule, else 2..20)");
+  // Bounds that catch a mistaken value (bytes for MiB, a count for a size) before threads or
+  // page-locked memory are taken for it; the defaults are 8 threads, 2 buffers, 4 MiB.
+  const Staging& u = options.upload;
+  if (u.threads > 256 || u.buffers > 64 || u.buffer_bytes > (size_t(1) << 30))
+    throw std::invalid_argument("CUDA proving stage: staging of " + std::to_string(u.threads) + " threads, " +
+                                std::to_string(u.buffers) + " buffers of " + std::to_string(u.buffer_bytes) +
+                                " bytes (at most 256 threads, 64 buffers a ring, 1 GiB a buffer; 0: the default)");
   require_device();
   return std::make_unique<CudaBackend>(options);
 }

@@ -446,23 +446,23 @@ void DeviceNtt::forward(Order order) {
 void DeviceNtt::download(std::span<fr_t> a) { cuda::download(a, impl_->data.get(), impl_->st.s); }
 double DeviceNtt::last_gpu_ms() const { return impl_->ms; }
 
-std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, size_t buffer_bytes, unsigned buffers) {
+std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, const Staging& staging) {
   Stream st;
   DeviceArray<uint8_t> d(src.size(), "staged bytes");
   std::vector<uint8_t> out(src.size());
   {
-    HostUploader up(buffer_bytes, buffers, 2);
+    HostUploader up(staging);
     up.copy(d.get(), src.data(), src.size(), st.s);
   }  // the uploader waits for its copies before freeing its buffers
   download(std::span<uint8_t>(out), d.get(), st.s);
   return out;
 }
 
-double staged_upload_gbps(size_t bytes, size_t buffer_bytes, unsigned threads) {
+double staged_upload_gbps(size_t bytes, const Staging& staging) {
   Stream st;
   DeviceArray<uint8_t> d(bytes, "staged bytes");
   std::vector<uint8_t> src(bytes, 1);  // written: its pages are resident, as a witness's are
-  HostUploader up(buffer_bytes, 4, threads);
+  HostUploader up(staging);
   up.copy(d.get(), src.data(), bytes, st.s);  // untimed: allocates the pinned buffers
   CUZK_CUDA_CHECK(cudaStreamSynchronize(st.s));
   GpuTimer t;

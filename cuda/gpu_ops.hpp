@@ -8,6 +8,7 @@
 
 #include "cuda/msm_points.hpp"
 #include "cuda/ntt_plan.hpp"
+#include "cuda/staging.hpp"
 #include "prover/ec/g1.hpp"
 #include "prover/ec/g2.hpp"
 #include "prover/ff/bls12_381.hpp"
@@ -108,14 +109,14 @@ class DeviceNtt {
   std::unique_ptr<Impl> impl_;
 };
 
-// src to the device through a HostUploader of `buffers` staging buffers of `buffer_bytes`
-// (cuda/host_upload.cuh; page-locked src is copied directly) and back (for the tests).
-std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, size_t buffer_bytes, unsigned buffers);
+// src to the device through a HostUploader with this staging (cuda/host_upload.cuh; page-locked
+// src is copied directly) and back (for the tests).
+std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, const Staging& staging);
 
 // For benchmarks: GB/s of one upload of `bytes` from pageable host memory through a HostUploader
-// (4 buffers of buffer_bytes, `threads` host threads; 0: its default), from the first copy
-// enqueued to the last one done (GPU events), after one untimed upload.
-double staged_upload_gbps(size_t bytes, size_t buffer_bytes, unsigned threads);
+// with this staging, from the first copy enqueued to the last one done (GPU events), after one
+// untimed upload.
+double staged_upload_gbps(size_t bytes, const Staging& staging);
 
 // Allocates and frees `bytes` of device memory, labelled `what`: DeviceOutOfMemory when it does
 // not fit (for the error tests).

@@ -1,6 +1,7 @@
 #include "cuda/host_upload.cuh"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "cuda/check.cuh"
@@ -22,33 +23,55 @@ unsigned HostUploader::default_threads() {
   return unsigned(std::clamp<size_t>(placement::allowed_cpus().size() / 2, 2, 8));
 }
 
-HostUploader::HostUploader(size_t buffer_bytes, unsigned buffers, unsigned threads)
-    : buffer_bytes_(std::max<size_t>(buffer_bytes, 4096)),
-      count_(std::max(2u, buffers)),
-      // ThreadPool(0) would mean every core
-      pool_(std::make_unique<ThreadPool>(std::max(2u, threads ? threads : default_threads()) - 1)) {}
+namespace {
+Staging with_defaults(Staging s) {
+  const bool split = s.fill == Fill::split;
+  s.threads = std::max(2u, s.threads ? s.threads : HostUploader::default_threads());
+  s.buffer_bytes = s.buffer_bytes ? std::max<size_t>(s.buffer_bytes, 4096) : size_t(split ? 16 : 4) << 20;
+  s.buffers = s.buffers ? std::max(2u, s.buffers) : (split ? 4 : 2);
+  return s;
+}
+}  // namespace
+
+HostUploader::HostUploader(Staging staging)
+    : staging_(with_defaults(staging)),
+      pool_(std::make_unique<ThreadPool>(staging_.threads - 1)) {}  // the caller is the last one
 
 HostUploader::~HostUploader() {
-  for (auto& b : ring_) {
-    if (b.drained) {
-      cudaEventSynchronize(b.drained);
-      cudaEventDestroy(b.drained);
+  for (auto& r : rings_)
+    for (auto& b : r.buffers) {
+      if (b.drained) {
+        cudaEventSynchronize(b.drained);
+        cudaEventDestroy(b.drained);
+      }
+      if (b.host) cudaFreeHost(b.host);
     }
-    if (b.host) cudaFreeHost(b.host);
-  }
 }
 
 void HostUploader::allocate() {
-  ring_.resize(count_);
-  for (auto& b : ring_) {
-    if (cudaHostAlloc(&b.host, buffer_bytes_, cudaHostAllocDefault) != cudaSuccess) {
-      (void)cudaGetLastError();
-      b.host = nullptr;
-      throw CudaError("cudaHostAlloc failed: cannot page-lock " + std::to_string(buffer_bytes_ >> 20) +
-                      " MiB of host memory for an upload's staging buffers");
+  rings_.resize(staging_.fill == Fill::split ? 1 : pool_->size());
+  for (auto& r : rings_) {
+    r.buffers.resize(staging_.buffers);
+    for (auto& b : r.buffers) {
+      if (cudaHostAlloc(&b.host, staging_.buffer_bytes, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        b.host = nullptr;
+        throw CudaError("cudaHostAlloc failed: cannot page-lock " + std::to_string(staging_.buffer_bytes >> 20) +
+                        " MiB of host memory for an upload's staging buffers");
+      }
+      CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&b.drained, cudaEventDisableTiming));
     }
-    CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&b.drained, cudaEventDisableTiming));
   }
+}
+
+template <class FillFn>
+void HostUploader::stage(Ring& r, char* dst, const char* host, size_t len, cudaStream_t s, FillFn&& fill) {
+  Buffer& b = r.buffers[r.next];
+  r.next = (r.next + 1) % r.buffers.size();
+  CUZK_CUDA_CHECK(cudaEventSynchronize(b.drained));  // its previous copy has left it
+  fill(static_cast<char*>(b.host), host, len);
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(dst, b.host, len, cudaMemcpyHostToDevice, s));
+  CUZK_CUDA_CHECK(cudaEventRecord(b.drained, s));
 }
 
 void HostUploader::copy(void* dst, const void* src, size_t bytes, cudaStream_t s) {
@@ -57,19 +80,37 @@ void HostUploader::copy(void* dst, const void* src, size_t bytes, cudaStream_t s
     CUZK_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
     return;
   }
-  if (ring_.empty()) allocate();
+  if (rings_.empty()) allocate();
   auto* d = static_cast<char*>(dst);
   const auto* h = static_cast<const char*>(src);
-  for (size_t off = 0; off < bytes; off += buffer_bytes_) {
-    const size_t len = std::min(buffer_bytes_, bytes - off);
-    Buffer& b = ring_[next_];
-    next_ = (next_ + 1) % ring_.size();
-    CUZK_CUDA_CHECK(cudaEventSynchronize(b.drained));  // its previous copy has left it
-    pool_->parallel_for(len, [&](size_t lo, size_t hi) { std::memcpy(static_cast<char*>(b.host) + lo, h + off + lo, hi - lo); },
-                        pool_->size());
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(d + off, b.host, len, cudaMemcpyHostToDevice, s));
-    CUZK_CUDA_CHECK(cudaEventRecord(b.drained, s));
+  const size_t piece = staging_.buffer_bytes;
+  const size_t pieces = (bytes + piece - 1) / piece;
+  auto len_of = [&](size_t k) { return std::min(piece, bytes - k * piece); };
+
+  if (staging_.fill == Fill::split) {
+    for (size_t k = 0; k < pieces; ++k)
+      stage(rings_[0], d + k * piece, h + k * piece, len_of(k), s, [&](char* buf, const char* from, size_t len) {
+        pool_->parallel_for(len, [&](size_t lo, size_t hi) { std::memcpy(buf + lo, from + lo, hi - lo); },
+                            pool_->size());
+      });
+    return;
   }
+  // Fill::per_thread: thread `lane` stages through rings_[lane]; the pieces go to whichever
+  // thread is free next, so a thread the OS delays holds up only its own piece.
+  int device = 0;
+  CUZK_CUDA_CHECK(cudaGetDevice(&device));
+  std::atomic<size_t> next{0};
+  const size_t lanes = std::min(rings_.size(), pieces);
+  pool_->parallel_for(
+      lanes,
+      [&](size_t lo, size_t hi) {
+        CUZK_CUDA_CHECK(cudaSetDevice(device));  // the pool's threads start on device 0
+        for (size_t lane = lo; lane < hi; ++lane)
+          for (size_t k; (k = next.fetch_add(1)) < pieces;)
+            stage(rings_[lane], d + k * piece, h + k * piece, len_of(k), s,
+                  [](char* buf, const char* from, size_t len) { std::memcpy(buf, from, len); });
+      },
+      lanes);
 }
 
 }  // namespace cuzk::cuda

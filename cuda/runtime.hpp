@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda/staging.hpp"
+
 namespace cuzk::groth16 {
 class Backend;
 }
@@ -61,6 +63,12 @@ struct StageOptions {
   // Sort the assignment's digits once for all of its MSMs (cuda/msm.cuh, DigitPlan), where the
   // windows fit one sort; off: each MSM sorts its own (as before 2026-12-03, for the A/B).
   bool share_digits = true;
+  // How pageable a, b, c and z are staged for the copy engine (cuda/staging.hpp): filling
+  // threads, buffers per thread or one buffer at a time (Fill::split, the only way before
+  // 2026-12-04), buffer sizes. The overlapped 2^24 stage waits about 20 ms for the assignment's
+  // upload before its first kernel (docs/cuda-backend.md), and that upload is bound by the
+  // host's copying.
+  Staging upload{};
 };
 // The options of this build's variant flags.
 StageOptions build_stage_options();

@@ -136,20 +136,28 @@ void BM_gpu_msm_g1_staged(benchmark::State& st) { msm_g1_overlap(st, size_t(1) <
 BENCHMARK(BM_gpu_msm_g1_staged)->ArgsProduct({{20, 22, 24}, {0}})->ArgsProduct({{24}, {1, 3}})
     ->ArgNames({"log_n", "slices"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 
-// The staging of pageable memory (cuda/host_upload.cuh) alone: 1 GiB through 4 pinned buffers
-// of buffer_mib, filled by `threads` host threads (0: HostUploader::default_threads()), GB/s.
-void BM_staged_upload(benchmark::State& st) {
-  const unsigned threads = unsigned(st.range(0));
-  const size_t buffer = size_t(st.range(1)) << 20;
+// The staging of pageable memory (cuda/host_upload.cuh) alone: 1 GiB, GB/s.
+void staged_upload(benchmark::State& st, const cuda::Staging& staging) {
   double gbps = 0;
   for (auto _ : st) {
-    const double g = cuda::staged_upload_gbps(size_t(1) << 30, buffer, threads);
+    const double g = cuda::staged_upload_gbps(size_t(1) << 30, staging);
     st.SetIterationTime(double(size_t(1) << 30) / (g * 1e9));
     gbps += g;
   }
   st.counters["GBps"] = gbps / double(st.iterations());
 }
+// All threads (0: HostUploader::default_threads()) filling each of 4 pinned buffers of
+// buffer_mib in turn (Fill::split, the stage's only way before 2026-12-04).
+void BM_staged_upload(benchmark::State& st) {
+  staged_upload(st, {.fill = cuda::Fill::split, .threads = unsigned(st.range(0)), .buffer_bytes = size_t(st.range(1)) << 20, .buffers = 4});
+}
 BENCHMARK(BM_staged_upload)->ArgsProduct({{0, 2, 4, 8, 12}, {16}})->ArgsProduct({{8}, {4, 64}})
+    ->ArgNames({"threads", "buffer_mib"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+// Each thread filling 2 buffers of its own of buffer_mib (Fill::per_thread, the default).
+void BM_staged_upload_per_thread(benchmark::State& st) {
+  staged_upload(st, {.fill = cuda::Fill::per_thread, .threads = unsigned(st.range(0)), .buffer_bytes = size_t(st.range(1)) << 20, .buffers = 2});
+}
+BENCHMARK(BM_staged_upload_per_thread)->ArgsProduct({{4, 8, 12, 15}, {2, 4, 8}})
     ->ArgNames({"threads", "buffer_mib"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // Points per thread in the bucket sums (MsmG1::set_chunk), on random scalars (mix 0) and on the
@@ -320,11 +328,12 @@ void report_phases(benchmark::State& st, const PhaseTotals& t) {
 
 // zc: the window bits of the assignment's MSMs (StageOptions::assignment_window_bits; 0: the rule).
 // share: the assignment's digits sorted once for its MSMs (StageOptions::share_digits).
+// upload: the staging of pageable inputs (StageOptions::upload).
 void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap,
-                      unsigned zc = 0, bool share = true) {
+                      unsigned zc = 0, bool share = true, cuda::Staging upload = {}) {
   const circuits::SyntheticPartition& s = synthetic(log_n, table_log);
   auto backend = cuda::make_cuda_backend(
-      {.pin_abc = pinned, .overlap = overlap, .assignment_window_bits = zc, .share_digits = share});
+      {.pin_abc = pinned, .overlap = overlap, .assignment_window_bits = zc, .share_digits = share, .upload = upload});
   auto w = s.witness();
   auto rs = groth16::Randomness::from_seed(1);
   backend->prove(s.pk, w, rs);  // uploads the key's points (resident afterwards), warms up
@@ -354,6 +363,16 @@ void BM_prove_stage_cuda_overlap_own_sort(benchmark::State& st) {
 }
 BENCHMARK(BM_prove_stage_cuda_overlap_own_sort)->ArgsProduct({{24}, {0}, {0, 12}})
     ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+// The overlapped pageable stage with `threads` staging threads, each filling buffers of its own
+// (split 0, the default) or all filling one buffer at a time (split 1, as before 2026-12-04):
+// the upload of the assignment is what the compute stream waits for first.
+void BM_prove_stage_cuda_overlap_staging(benchmark::State& st) {
+  const cuda::Fill fill = st.range(3) ? cuda::Fill::split : cuda::Fill::per_thread;
+  prove_stage_cuda(st, unsigned(st.range(0)), false, 0, true, unsigned(st.range(1)), true,
+                   {.fill = fill, .threads = unsigned(st.range(2))});
+}
+BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 12}, {0, 1}})
+    ->ArgNames({"log_n", "zc", "threads", "split"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 // One real-size PoRep partition (2^27 constraints) with a bench-only key whose points repeat a
 // table of 2^20 (the name says table:20): host memory holds 14.0 GB of G1 and 26.8 GB of G2
 // points either way (104 and 200 bytes a point), but 2^27 distinct points take minutes of core

@@ -479,6 +479,9 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
     INFO("assignment window bits " << bad);
     CHECK_THROWS_AS(cuda::make_cuda_backend({.assignment_window_bits = bad}), std::invalid_argument);
   }
+  for (const cuda::Staging& bad : {cuda::Staging{.threads = 257}, cuda::Staging{.buffer_bytes = (size_t(1) << 30) + 1},
+                                   cuda::Staging{.buffers = 65}})
+    CHECK_THROWS_AS(cuda::make_cuda_backend({.upload = bad}), std::invalid_argument);
   // The backend from the registry (the build's pinning choice) agrees too. Every CUDA backend
   // here runs msm_b_g2 where this build puts it (CUZK_GPU_G2): the phases say which path ran.
   cuda::register_backend();
@@ -498,17 +501,21 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
 TEST_CASE("staged uploads copy every byte: empty, one byte, buffer edges, many turns of the ring, page-locked") {
   std::mt19937_64 g(fresh_seed());
   constexpr size_t kBuf = 4096;
-  for (size_t len : {size_t(0), size_t(1), kBuf - 1, kBuf, kBuf + 1, 10 * kBuf + 3, size_t(3) << 20}) {
-    INFO("bytes " << len);
-    std::vector<uint8_t> src(len);
-    for (auto& b : src) b = uint8_t(g());
-    CHECK(cuda::staged_round_trip(src, kBuf, 2) == src);
-    CHECK(cuda::staged_round_trip(src, kBuf, 3) == src);
-  }
+  // Both fills; per thread, more threads than pieces (len <= kBuf), pieces spread over several
+  // threads' rings, and rings that turn many times (3 MiB: 768 pieces).
+  for (cuda::Fill fill : {cuda::Fill::split, cuda::Fill::per_thread})
+    for (unsigned threads : {2u, 5u})
+      for (size_t len : {size_t(0), size_t(1), kBuf - 1, kBuf, kBuf + 1, 10 * kBuf + 3, size_t(3) << 20}) {
+        INFO("fill " << (fill == cuda::Fill::split ? "split" : "per_thread") << ", threads " << threads << ", bytes " << len);
+        std::vector<uint8_t> src(len);
+        for (auto& b : src) b = uint8_t(g());
+        for (unsigned buffers : {2u, 3u})
+          CHECK(cuda::staged_round_trip(src, {.fill = fill, .threads = threads, .buffer_bytes = kBuf, .buffers = buffers}) == src);
+      }
   std::vector<uint8_t> src(10 * kBuf + 3);
   for (auto& b : src) b = uint8_t(g());
   cuda::HostPin pin(src.data(), src.size());
-  CHECK(cuda::staged_round_trip(src, kBuf, 2) == src);
+  CHECK(cuda::staged_round_trip(src, {.buffer_bytes = kBuf}) == src);
 }
 
 // The overlapped schedule (CUZK_GPU_OVERLAP; here set per backend): an upload thread on a copy
@@ -519,9 +526,18 @@ TEST_CASE("the overlapped proving stage's proofs equal the CPU's; its phases and
   PorepBatch batch;
   INFO("r, s seed " << batch.seed);
   const auto& [f, seed, ws, rs, cpu] = batch;
-  for (bool pin : {false, true}) {
-    INFO("pin_abc " << pin);
-    auto be = cuda::make_cuda_backend({.pin_abc = pin, .overlap = true});
+  // Pageable inputs staged in pieces of 4 KiB too, both fills (StageOptions::upload), so that a
+  // circuit's arrays cross several staging buffers and threads.
+  struct Case {
+    bool pin;
+    cuda::Staging upload;
+  };
+  for (const Case& c : {Case{false, {}}, Case{true, {}}, Case{false, {.fill = cuda::Fill::split, .threads = 3, .buffer_bytes = 4096}},
+                        Case{false, {.fill = cuda::Fill::per_thread, .threads = 3, .buffer_bytes = 4096}}}) {
+    const bool pin = c.pin;
+    INFO("pin_abc " << pin << ", staging " << (c.upload.fill == cuda::Fill::split ? "split" : "per_thread") << " in "
+                    << c.upload.buffer_bytes << " bytes (0: the default)");
+    auto be = cuda::make_cuda_backend({.pin_abc = pin, .overlap = true, .upload = c.upload});
     PhaseLog log;
     instr::set_sink(&log);
     auto got = be->prove_batch(f.pk, ws, rs);

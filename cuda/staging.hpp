@@ -1,0 +1,30 @@
+// How HostUploader (cuda/host_upload.cuh) stages pageable host memory for the copy engine:
+// plain C++, so that the proving stage's options (cuda/runtime.hpp), the tests and the
+// benchmarks can choose it without CUDA's headers.
+#pragma once
+#include <cstddef>
+
+namespace cuzk::cuda {
+
+// How the host threads share the staging.
+enum class Fill {
+  // All threads fill one buffer together, then its copy is enqueued and they go on to the next
+  // (one ring for all). Every buffer ends in a join of the threads. On the H200's host
+  // (BM_staged_upload, 8 threads, 2026-12-04) 16 MiB buffers staged 49.4 GB/s and 4 MiB ones
+  // 25.4: if the rest is proportional to the bytes, each join costs about 100 us.
+  split,
+  // Each thread takes the next piece of the copy, fills a buffer of its own ring with it and
+  // enqueues that buffer's copy itself: no join until the whole copy is enqueued. Same run, 8
+  // threads with 2 buffers of 4 MiB each: 49.9 GB/s; the 2^24 stage 4-7 ms faster than split.
+  per_thread,
+};
+
+struct Staging {
+  Fill fill = Fill::per_thread;
+  unsigned threads = 0;     // filling threads, the caller among them (at least 2; 0: HostUploader::default_threads())
+  size_t buffer_bytes = 0;  // 0: 16 MiB for Fill::split, 4 MiB for Fill::per_thread
+  unsigned buffers = 0;     // buffers in a ring, each thread's with Fill::per_thread (at least 2;
+                            // 0: 4 for Fill::split, 2 for Fill::per_thread)
+};
+
+}  // namespace cuzk::cuda
