@@ -543,7 +543,7 @@ std::unique_ptr<groth16::Backend> make_cuda_backend(StageOptions options) {
     throw std::invalid_argument("CUDA proving stage: assignment window bits " + std::to_string(c) +
                                 " (0 for the rule, else 2..20)");
   // Bounds that catch a mistaken value (bytes for MiB, a count for a size) before threads or
-  // page-locked memory are taken for it; the defaults are 8 threads, 2 buffers, 4 MiB.
+  // page-locked memory are taken for it (tests/gpu/test_stage_options.cpp, run without a GPU).
   const Staging& u = options.upload;
   if (u.threads > 256 || u.buffers > 64 || u.buffer_bytes > (size_t(1) << 30))
     throw std::invalid_argument("CUDA proving stage: staging of " + std::to_string(u.threads) + " threads, " +

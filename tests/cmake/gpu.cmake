@@ -16,4 +16,10 @@ if(TARGET cuzk_cuda)
   target_compile_definitions(test_gpu PRIVATE CUZK_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
   add_test(NAME gpu COMMAND test_gpu)
   set_tests_properties(gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 1800 ENVIRONMENT "${CUZK_TEST_ENV}")
+  # The stage's option checks, which come before any device is touched: a plain test, run
+  # everywhere (CI has no GPU).
+  add_executable(test_stage_options ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_stage_options.cpp)
+  target_link_libraries(test_stage_options PRIVATE cuzk_catch_main cuzk_cuda cuzk_harness)
+  add_test(NAME stage_options COMMAND test_stage_options)
+  set_tests_properties(stage_options PROPERTIES ENVIRONMENT "${CUZK_TEST_ENV}" TIMEOUT ${CUZK_TEST_TIMEOUT})
 endif()
