@@ -49,7 +49,7 @@ HostUploader::~HostUploader() {
 }
 
 void HostUploader::allocate() {
-  rings_.resize(staging_.fill == Fill::split ? 1 : pool_->size());
+  rings_.resize(staging_.fill == Fill::split ? 1 : staging_.threads);
   for (auto& r : rings_) {
     r.buffers.resize(staging_.buffers);
     for (auto& b : r.buffers) {

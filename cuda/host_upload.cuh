@@ -49,8 +49,6 @@ class HostUploader {
   // Throws CudaError on failure (also when the pinned buffers cannot be allocated).
   void copy(void* dst, const void* src, size_t bytes, cudaStream_t s);
 
-  const Staging& staging() const { return staging_; }  // with the defaults filled in
-
  private:
   struct Buffer {
     void* host = nullptr;
