@@ -41,11 +41,11 @@ g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> 
 // cuda/msm.cuh) as the proving stage sorts its assignment: result k is
 // sum_{i >= skips[k]} scalars[i] * points[k][i - skips[k]] (points[k] holds scalars.size() -
 // skips[k] points). With `stale`, another MSM sorts scalars of its own on the same workspace
-// between the plan and its first use, which must throw std::logic_error. Empty where the
-// windows do not fit one sort (Msm::plan).
+// between the plan and its first use, which must throw std::logic_error. `skip_zero`:
+// Msm::set_skip_zero_digits. Empty where the digits do not fit one sort (Msm::plan).
 std::vector<g1_jacobian_t> msm_g1_planned(std::span<const std::vector<g1_affine_t>> points,
                                           std::span<const size_t> skips, std::span<const fr_t> scalars,
-                                          unsigned window_bits = 0, bool stale = false);
+                                          unsigned window_bits = 0, bool stale = false, bool skip_zero = false);
 
 // Element-wise products on the device (to check the device arithmetic against the host).
 std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b);
@@ -75,6 +75,7 @@ class DeviceMsm {
   Jacobian upload_and_run(std::span<const Affine> points, std::span<const fr_t> scalars, unsigned window_bits = 0,
                           unsigned slices = 0);
   void set_chunk(uint32_t points);  // Msm<P>::set_chunk
+  void set_skip_zero_digits(bool on);  // Msm<P>::set_skip_zero_digits
   double last_upload_ms() const;
   double last_run_gpu_ms() const;
 

@@ -1,14 +1,19 @@
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cuda/msm.cuh"
+#include "prover/msm/msm.hpp"
 
 namespace cuzk::cuda {
 namespace {
@@ -34,8 +39,18 @@ __device__ __forceinline__ int signed_digit(const uint64_t* s, unsigned w, unsig
   return raw + below - (top << c);
 }
 
-// Needs only the scalars, so it can run while the points are still being uploaded; points at
-// infinity go into buckets like any other and add nothing.
+// The sort's pair for a non-zero digit d of window w (counted from the sort's first window) of
+// scalar i: the key its bucket, the value the point's index and the digit's sign.
+__device__ __forceinline__ uint32_t digit_key(unsigned w, int d, unsigned c) {
+  return (uint32_t(w) << (c - 1)) | uint32_t((d < 0 ? -d : d) - 1);
+}
+__device__ __forceinline__ uint32_t digit_val(size_t i, int d) { return uint32_t(i) | (d < 0 ? 0x80000000u : 0u); }
+
+// The digits need only the scalars, so they can be made while the points are still being
+// uploaded; points at infinity go into buckets like any other and add nothing.
+//
+// digits_kernel: every digit, zero digits under the sentinel key, which sorts past every bucket
+// (Msm::set_skip_zero_digits(false), the way before 2026-12-04).
 __global__ void digits_kernel(const fr_t* scalars, size_t n, unsigned c, unsigned w0, unsigned w1, uint32_t sentinel,
                               uint32_t* keys, uint32_t* vals) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -45,8 +60,62 @@ __global__ void digits_kernel(const fr_t* scalars, size_t n, unsigned c, unsigne
   for (unsigned w = w0; w < w1; ++w) {
     const int d = signed_digit(s, w, c);
     const size_t o = size_t(w - w0) * n + i;
-    keys[o] = d == 0 ? sentinel : (uint32_t(w - w0) << (c - 1)) | uint32_t((d < 0 ? -d : d) - 1);
-    vals[o] = uint32_t(i) | (d < 0 ? 0x80000000u : 0u);
+    keys[o] = d == 0 ? sentinel : digit_key(w - w0, d, c);
+    vals[o] = digit_val(i, d);
+  }
+}
+
+// Only non-zero digits go into the sort (Msm::set_skip_zero_digits; the proving stage's
+// assignment MSMs): an assignment is about half 0 and half 1, so of its windows x n digits a few
+// percent are not zero (at 16-bit windows about 4%), and sorting the zeros past every bucket
+// took the sort's time for nothing. Two passes over the scalars: each block counts its non-zero
+// digits, the counts' prefix sums place each block's, and each thread writes its own after those
+// of the threads before it in the block. Deterministic: the same scalars give the same order.
+constexpr unsigned kDigitBlock = 256;
+
+__device__ __forceinline__ uint32_t nonzero_digits(const uint64_t* s, unsigned c, unsigned w0, unsigned w1) {
+  uint32_t k = 0;
+  for (unsigned w = w0; w < w1; ++w) k += signed_digit(s, w, c) != 0;
+  return k;
+}
+
+// counts[b] = the non-zero digits of windows [w0, w1) of block b's scalars.
+__global__ void __launch_bounds__(kDigitBlock) count_digits_kernel(const fr_t* scalars, size_t n, unsigned c,
+                                                                   unsigned w0, unsigned w1,
+                                                                   unsigned long long* counts) {
+  using Reduce = cub::BlockReduce<uint32_t, kDigitBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const size_t i = blockIdx.x * size_t(kDigitBlock) + threadIdx.x;
+  uint32_t k = 0;
+  if (i < n) {
+    uint64_t s[4];
+    scalars[i].to_canonical(s);
+    k = nonzero_digits(s, c, w0, w1);
+  }
+  const uint32_t total = Reduce(tmp).Sum(k);  // at most 256 x 128 windows
+  if (threadIdx.x == 0) counts[blockIdx.x] = total;
+}
+
+// The non-zero digits of windows [w0, w1), block b's from block_off[b] on.
+__global__ void __launch_bounds__(kDigitBlock) write_digits_kernel(const fr_t* scalars, size_t n, unsigned c,
+                                                                   unsigned w0, unsigned w1,
+                                                                   const unsigned long long* block_off,
+                                                                   uint32_t* keys, uint32_t* vals) {
+  using Scan = cub::BlockScan<uint32_t, kDigitBlock>;
+  __shared__ typename Scan::TempStorage tmp;
+  const size_t i = blockIdx.x * size_t(kDigitBlock) + threadIdx.x;
+  uint64_t s[4] = {0, 0, 0, 0};
+  if (i < n) scalars[i].to_canonical(s);
+  uint32_t before = 0;
+  Scan(tmp).ExclusiveSum(i < n ? nonzero_digits(s, c, w0, w1) : 0u, before);  // every thread takes part
+  if (i >= n) return;
+  size_t o = block_off[blockIdx.x] + before;
+  for (unsigned w = w0; w < w1; ++w) {
+    const int d = signed_digit(s, w, c);
+    if (d == 0) continue;
+    keys[o] = digit_key(w - w0, d, c);
+    vals[o] = digit_val(i, d);
+    ++o;
   }
 }
 
@@ -216,7 +285,8 @@ T* as(DeviceArray<uint8_t>& a) {
 }
 
 // out[0..count) = the exclusive prefix sums of in[0..count), on s.
-void exclusive_sum(MsmWorkspace& ws, const uint32_t* in, uint32_t* out, uint32_t count, cudaStream_t s) {
+template <class T>
+void exclusive_sum(MsmWorkspace& ws, const T* in, T* out, uint32_t count, cudaStream_t s) {
   size_t need = cub_temp([&](void* p, size_t& b) { return cub::DeviceScan::ExclusiveSum(p, b, in, out, int(count), s); });
   void* tmp = grow(ws.temp, need, "MSM CUB temporary storage");
   CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, need, in, out, int(count), s));
@@ -248,6 +318,44 @@ unsigned windows_of(unsigned c) { return (256 + c - 1) / c; }  // Booth digits n
 unsigned gpu_msm_window_bits(size_t n) {
   const unsigned lg = bit_width(n);
   return std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);
+}
+
+unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample) {
+  const unsigned dense = gpu_msm_window_bits(n);
+  std::vector<std::array<uint64_t, 4>> canon(sample.size());
+  for (size_t i = 0; i < sample.size(); ++i) sample[i].to_canonical(canon[i].data());
+  // The width changes the windows, and so the share of non-zero digits: settle it in a few
+  // rounds (it moves by a bit or two at most).
+  unsigned c = dense;
+  for (int round = 0; round < 4 && !canon.empty(); ++round) {
+    const unsigned windows = windows_of(c);
+    size_t nonzero = 0;
+    for (const auto& s : canon) {
+      if ((s[1] | s[2] | s[3]) == 0 && s[0] <= 1) {  // 0 or 1, most of an assignment: no digit or one
+        nonzero += s[0];
+        continue;
+      }
+      for (unsigned w = 0; w < windows; ++w) nonzero += msm_signed_digit(s.data(), w, c) != 0;
+    }
+    const double share = double(nonzero) / (double(canon.size()) * windows);
+    if (share >= 0.5) return dense;  // full-width scalars: the usual rule
+    const unsigned next = gpu_msm_window_bits(size_t(std::ceil(double(n) * share)));
+    if (next == c) break;
+    c = next;
+  }
+  return c;
+}
+
+std::vector<fr_t> sample_scalars(std::span<const fr_t> a, std::span<const fr_t> b, size_t k) {
+  const size_t total = a.size() + b.size();
+  const size_t take = std::min(k, total);
+  std::vector<fr_t> out;
+  out.reserve(take);
+  for (size_t j = 0; j < take; ++j) {
+    const size_t i = take == total ? j : size_t((2 * double(j) + 1) * double(total) / (2 * double(take)));  // midpoints
+    out.push_back(i < a.size() ? a[i] : b[i - a.size()]);
+  }
+  return out;
 }
 
 namespace {
@@ -289,14 +397,15 @@ typename P::jacobian Msm<P>::run(std::span<const Slice> slices, cudaStream_t s, 
 }
 
 template <class P>
-bool Msm<P>::plannable(size_t n, unsigned c) {
-  return n <= kMaxPairs / windows_of(window_bits_for(std::max<size_t>(n, 1), c));  // one sort of at most kMaxPairs
+bool Msm<P>::may_plan(size_t n, unsigned c) const {
+  // With zero digits left out, only the count (plan_windows) tells; else all windows x n digits.
+  return skip_zero_ || n <= kMaxPairs / windows_of(window_bits_for(std::max<size_t>(n, 1), c));
 }
 
 template <class P>
 std::optional<DigitPlan> Msm<P>::plan(const fr_t* d_scalars, size_t n, cudaStream_t s, unsigned c) {
   check_length(n);
-  if (!plannable(n, c)) return std::nullopt;
+  if (!may_plan(n, c)) return std::nullopt;
   c = window_bits_for(std::max<size_t>(n, 1), c);
   const unsigned windows = windows_of(c);
   if (n == 0) {  // nothing to sort; run() on it gives infinity
@@ -307,7 +416,7 @@ std::optional<DigitPlan> Msm<P>::plan(const fr_t* d_scalars, size_t n, cudaStrea
     p.id = ++ws_->plans;
     return p;
   }
-  return plan_windows(d_scalars, n, c, 0, windows, s);
+  return plan_windows(d_scalars, n, c, 0, windows, s);  // nothing where the digits exceed one sort
 }
 
 template <class P>
@@ -377,7 +486,8 @@ void Msm<P>::accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned wi
   }
   bool waited = sl.bases_ready == nullptr;
   for (unsigned w0 = 0; w0 < windows; w0 += group) {
-    const DigitPlan p = plan_windows(sl.scalars, n, c, w0, std::min(windows, w0 + group), s);
+    // A group's digits fit one sort (group x n <= kMaxPairs), so there is always a plan.
+    const DigitPlan p = *plan_windows(sl.scalars, n, c, w0, std::min(windows, w0 + group), s);
     if (p.runs == 0) continue;
     if (!waited) {  // everything so far needed only the scalars
       recorded(sl.bases_at);
@@ -389,11 +499,10 @@ void Msm<P>::accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned wi
 }
 
 template <class P>
-DigitPlan Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsigned w0, unsigned w1,
-                               cudaStream_t s) {
+std::optional<DigitPlan> Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsigned w0, unsigned w1,
+                                              cudaStream_t s) {
   MsmWorkspace& ws = *ws_;
   const unsigned wn = w1 - w0;
-  const size_t pairs = size_t(wn) * n;
   DigitPlan p;
   p.n = n;
   p.c = c;
@@ -402,12 +511,44 @@ DigitPlan Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsi
   p.ws = &ws;
   p.id = ++ws.plans;  // from here on the buffers of any earlier plan are overwritten
   const unsigned key_bits = bit_width(p.sentinel());
+  // The pairs to sort: the non-zero digits (counted first), or all windows x n digits.
+  const size_t all = size_t(wn) * n;
+  size_t pairs = all;
+  const unsigned blocks = grid_for(n, kDigitBlock);
+  bool skip = skip_zero_ && n > 0;
+  if (skip) {
+    using Count = unsigned long long;
+    Count* counts = grow(ws.block_count, blocks + 1, "MSM digit counts");
+    Count* offs = grow(ws.block_off, blocks + 1, "MSM digit offsets");
+    count_digits_kernel<<<blocks, kDigitBlock, 0, s>>>(d_scalars, n, c, w0, w1, counts);
+    CUZK_CUDA_CHECK_LAUNCH("count_digits_kernel");
+    CUZK_CUDA_CHECK(cudaMemsetAsync(counts + blocks, 0, sizeof(Count), s));  // offs[blocks] = the total
+    exclusive_sum(ws, counts, offs, blocks + 1, s);
+    Count total = 0;
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(&total, offs + blocks, sizeof total, cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+    pairs = size_t(total);
+    // Mostly non-zero digits (full-width scalars): each thread's digits land side by side, which
+    // writes 5 ms slower than digits_kernel's window-major rows at 2^24 x 16 windows (H200,
+    // 2026-12-04), and the sort gains little; so sort them all, as digits_kernel writes them.
+    if (2 * pairs > all) {
+      skip = false;
+      pairs = all;
+    }
+  }
+  if (pairs > kMaxPairs) return std::nullopt;
+  if (pairs == 0) return p;  // every digit zero: no runs
   uint32_t* k0 = grow(ws.keys[0], pairs, "MSM bucket keys");
   uint32_t* k1 = grow(ws.keys[1], pairs, "MSM bucket keys (sort buffer)");
   uint32_t* v0 = grow(ws.vals[0], pairs, "MSM point indices");
   uint32_t* v1 = grow(ws.vals[1], pairs, "MSM point indices (sort buffer)");
-  digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(d_scalars, n, c, w0, w1, p.sentinel(), k0, v0);
-  CUZK_CUDA_CHECK_LAUNCH("digits_kernel");
+  if (skip) {
+    write_digits_kernel<<<blocks, kDigitBlock, 0, s>>>(d_scalars, n, c, w0, w1, ws.block_off.get(), k0, v0);
+    CUZK_CUDA_CHECK_LAUNCH("write_digits_kernel");
+  } else {
+    digits_kernel<<<grid_for(n, 256), 256, 0, s>>>(d_scalars, n, c, w0, w1, p.sentinel(), k0, v0);
+    CUZK_CUDA_CHECK_LAUNCH("digits_kernel");
+  }
 
   cub::DoubleBuffer<uint32_t> kb(k0, k1), vb(v0, v1);
   const int items = int(pairs);
@@ -427,8 +568,9 @@ DigitPlan Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsi
   uint32_t runs = 0;
   CUZK_CUDA_CHECK(cudaMemcpyAsync(&runs, counts, sizeof runs, cudaMemcpyDeviceToHost, s));
   CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
-  // The sentinel (zero digits) sorts last: drop its run, often the largest.
-  if (runs > 0) {
+  // With every digit sorted, the sentinel (zero digits) sorts last: drop its run, often the
+  // largest.
+  if (!skip && runs > 0) {
     uint32_t last = 0;
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&last, runs_key + runs - 1, sizeof last, cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));

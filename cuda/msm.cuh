@@ -5,7 +5,9 @@
 //
 //  1. digits:  one thread per scalar writes, for every window w, key = w * 2^(c-1) + |d| - 1 and
 //              value = point index | sign << 31 (zero digits get the sentinel key, sorted past
-//              every bucket); this needs only the scalars, so it may overlap the points' upload;
+//              every bucket; or, for mostly-short scalars such as an assignment, a pass counts
+//              the non-zero digits first and only they are written: set_skip_zero_digits); this
+//              needs only the scalars, so it may overlap the points' upload;
 //  2. sort:    cub::DeviceRadixSort on the keys (only the bits a key can use);
 //  3. runs:    cub::DeviceRunLengthEncode gives each non-empty bucket's run of point indices;
 //  4. sums:    runs are cut into chunks of at most `chunk` points, one thread per chunk sums
@@ -17,7 +19,8 @@
 //              its segment's sum k * B_k with running sums plus a multiple of the segment's
 //              total, and the segments' results are added in rounds of 32 per thread;
 //  6. host:    Horner's rule over the window sums, c doublings per window.
-// Windows are processed in groups so that a sort never exceeds 2^30 pairs.
+// Windows are processed in groups so that a sort never exceeds 2^30 pairs (counting zero digits,
+// so that a group's bound does not depend on the scalars).
 //
 // Steps 1-3 depend only on the scalars; the group enters at step 4 (which points are added, and
 // in what form). So MSMs over one set of scalars can share them (DigitPlan): the proving stage
@@ -31,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "cuda/check.cuh"
 #include "cuda/msm_points.hpp"
@@ -46,6 +50,19 @@ namespace cuzk::cuda {
 // G2's additions, which would favour slightly narrower windows for G2: BM_gpu_msm_g2's window
 // axis measures whether that is worth a rule of its own.
 unsigned gpu_msm_window_bits(size_t n);
+
+// Window width for n scalars of which most have few non-zero digits: the proving stage's
+// assignment (in a PoRep partition about half 0, half 1 and 1.4% other values). `sample` holds
+// scalars drawn evenly from the n (sample_scalars). gpu_msm_window_bits gives each window about
+// n / 2^8 buckets, n being the digits per window that full-width scalars have; here n is the
+// *non-zero* digits per window, estimated from the sample (zero digits are not sorted or added,
+// Msm::set_skip_zero_digits), so windows of mostly-short scalars get fewer buckets to reduce.
+// Where at least half of the sample's digits are non-zero (full-width scalars) it is
+// gpu_msm_window_bits(n), and so it is for an empty sample.
+unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample);
+// Up to k scalars evenly spaced over a then b (the assignment: its inputs, then its aux values);
+// all of them where there are no more than k.
+std::vector<fr_t> sample_scalars(std::span<const fr_t> a, std::span<const fr_t> b, size_t k);
 
 // Part of an MSM's input on the device: the points and scalars [i, i + n) of the whole. The
 // events, when set, are recorded by the uploads of the scalars and of the points; the MSM waits
@@ -74,6 +91,7 @@ struct MsmWorkspace {
   // Steps 1-3 and the cut into chunks (a DigitPlan points into these): sort buffers, bucket runs,
   // chunks per run and their offsets.
   DeviceArray<uint32_t> keys[2], vals[2], run_key, run_len, run_off, run_count, task_count, task_off;
+  DeviceArray<unsigned long long> block_count, block_off;  // non-zero digits per block of scalars
   // Step 4's later rounds (partial sums per run and their offsets), never a plan's.
   DeviceArray<uint32_t> seg_len[2], seg_off[2];
   DeviceArray<uint8_t> temp;
@@ -95,7 +113,8 @@ struct DigitPlan {
   const uint32_t *task_count = nullptr, *task_off = nullptr;  // chunks of each run, their first
   const MsmWorkspace* ws = nullptr;
   uint64_t id = 0;  // MsmWorkspace::plans when it was made
-  uint32_t sentinel() const { return uint32_t(windows) << (c - 1); }  // the key of zero digits
+  // Past every bucket's key: the keys' bound, and the key of zero digits where they are sorted.
+  uint32_t sentinel() const { return uint32_t(windows) << (c - 1); }
 };
 
 template <class P>
@@ -120,11 +139,13 @@ class Msm {
   // Window bits 0 picks the width for the total length.
   Jacobian run(std::span<const Slice> slices, cudaStream_t s, unsigned window_bits = 0);
   // The plan of n scalars on the device (Montgomery form) for MSMs that share them, or nothing
-  // where its windows would not fit one sort (windows * n > 2^30: at 16-bit windows, n > 2^26);
-  // each MSM then sorts its own groups of windows with run() above.
+  // where its digits would not fit one sort (more than 2^30 non-zero digits; with every digit
+  // sorted, windows * n > 2^30: at 16-bit windows, n > 2^26); each MSM then sorts its own groups
+  // of windows with run() above.
   std::optional<DigitPlan> plan(const fr_t* d_scalars, size_t n, cudaStream_t s, unsigned window_bits = 0);
-  // Whether plan() makes a plan for n scalars at these window bits (0: the rule).
-  static bool plannable(size_t n, unsigned window_bits = 0);
+  // Whether plan() may make a plan for n scalars at these window bits (0: the rule): false only
+  // where every digit is sorted and they cannot fit; with zero digits left out the count decides.
+  bool may_plan(size_t n, unsigned window_bits = 0) const;
   // sum_{i >= skip} scalars[i] * bases[i - skip] over a plan's scalars: the first `skip` have no
   // point (the stage's msm_l, whose L query starts after the public inputs). The plan must be
   // its workspace's latest (std::logic_error otherwise). Synchronizes `s` before returning.
@@ -132,14 +153,21 @@ class Msm {
   // Points (or partial sums) one thread adds per round of the bucket sums (default 32).
   void set_chunk(uint32_t points);
   uint32_t chunk() const { return chunk_; }
+  // Sort only the non-zero digits, for scalars that are mostly short (an assignment: on in the
+  // proving stage's assignment MSMs, StageOptions::skip_zero_digits); it costs a pass over the
+  // scalars that counts them, and where more than half the digits turn out non-zero, every digit
+  // is sorted after all. Off (the default, right for full-width scalars such as H's): every digit.
+  void set_skip_zero_digits(bool on) { skip_zero_ = on; }
+  bool skip_zero_digits() const { return skip_zero_; }
   const std::shared_ptr<MsmWorkspace>& workspace() const { return ws_; }
 
  private:
   // Digits, sort and bucket sums of one slice, added into all_buckets (windows x 2^(c-1)).
   void accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned windows, Xyzz* all_buckets);
   // Steps 1-3 and the chunk cut for windows [w0, w1) of n scalars, into the plan buffers. Its
-  // windows are w1 - w0; runs == 0 when every digit is zero.
-  DigitPlan plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsigned w0, unsigned w1, cudaStream_t s);
+  // windows are w1 - w0; runs == 0 when every digit is zero; nothing when the digits to sort
+  // exceed 2^30.
+  std::optional<DigitPlan> plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsigned w0, unsigned w1, cudaStream_t s);
   // Step 4 for a plan: each run's points summed and added into its bucket of `buckets` (the
   // plan's first window's).
   void sum_runs(const DigitPlan& p, const Affine* d_bases, size_t skip, cudaStream_t s, Xyzz* buckets);
@@ -148,6 +176,7 @@ class Msm {
   Jacobian reduce_windows(const Xyzz* buckets, unsigned c, unsigned windows, cudaStream_t s);
   std::shared_ptr<MsmWorkspace> ws_;
   uint32_t chunk_ = 32;
+  bool skip_zero_ = false;
 };
 
 using MsmG1 = Msm<G1Points>;

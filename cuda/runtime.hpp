@@ -14,6 +14,7 @@
 
 namespace cuzk::groth16 {
 class Backend;
+struct Witness;
 }
 
 namespace cuzk::cuda {
@@ -56,13 +57,16 @@ struct StageOptions {
   bool pin_abc = false;  // CUZK_PINNED_HOST: page-lock a, b, c (pin_abc) before copying them
   bool overlap = false;  // CUZK_GPU_OVERLAP: uploads on a copy stream beside the kernels
   // Window bits of the MSMs over the assignment (msm_l, msm_a, msm_b_g1 and, on the device,
-  // msm_b_g2); 0: the rule for the length (gpu_msm_window_bits), as msm_h. The assignment is
-  // mostly 0 and 1, which moves the best width (BM_gpu_msm_g2's witness mix: 14 bits 16% faster
-  // than the rule's 16 at 2^24); benchmarks sweep it here before a rule of its own lands.
+  // msm_b_g2); 0: the rule for a mostly-0/1 assignment (gpu_msm_window_bits_sparse, on a sample
+  // of its values), where msm_h keeps the rule for full-width scalars. Benchmarks sweep it.
   unsigned assignment_window_bits = 0;
-  // Sort the assignment's digits once for all of its MSMs (cuda/msm.cuh, DigitPlan), where the
-  // windows fit one sort; off: each MSM sorts its own (as before 2026-12-03, for the A/B).
+  // Sort the assignment's digits once for all of its MSMs (cuda/msm.cuh, DigitPlan), where they
+  // fit one sort; off: each MSM sorts its own (as before 2026-12-03, for the A/B).
   bool share_digits = true;
+  // Sort only the non-zero digits in the assignment's MSMs (Msm::set_skip_zero_digits; msm_h's
+  // scalars are full-width and sort every digit either way); off: every digit, zeros included (as
+  // before 2026-12-04, for the A/B).
+  bool skip_zero_digits = true;
   // How pageable a, b, c and z are staged for the copy engine (cuda/staging.hpp): filling
   // threads, buffers per thread or one buffer at a time (Fill::split, the only way before
   // 2026-12-04), buffer sizes. The overlapped 2^24 stage waits about 20 ms for the assignment's
@@ -72,6 +76,10 @@ struct StageOptions {
 };
 // The options of this build's variant flags.
 StageOptions build_stage_options();
+
+// The window bits the stage gives w's assignment MSMs by default (assignment_window_bits 0):
+// the sparse rule (cuda/msm.cuh, gpu_msm_window_bits_sparse) on a sample of w's values.
+unsigned default_assignment_window_bits(const groth16::Witness& w);
 
 // The CUDA backend with explicit options (groth16::make_backend("cuda") takes
 // build_stage_options()). Throws groth16::BackendUnavailable without a usable GPU.

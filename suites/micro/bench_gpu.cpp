@@ -326,15 +326,22 @@ void report_phases(benchmark::State& st, const PhaseTotals& t) {
   for (auto& [k, v] : t.gpu_) st.counters[k + "_gpu_ms"] = v / it;
 }
 
-// zc: the window bits of the assignment's MSMs (StageOptions::assignment_window_bits; 0: the rule).
+// zc: the window bits of the assignment's MSMs (StageOptions::assignment_window_bits; 0: the
+// sparse rule, whose choice the counter assignment_bits reports).
 // share: the assignment's digits sorted once for its MSMs (StageOptions::share_digits).
 // upload: the staging of pageable inputs (StageOptions::upload).
+// skip_zero: only non-zero digits sorted (StageOptions::skip_zero_digits).
 void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap,
-                      unsigned zc = 0, bool share = true, cuda::Staging upload = {}) {
+                      unsigned zc = 0, bool share = true, cuda::Staging upload = {}, bool skip_zero = true) {
   const circuits::SyntheticPartition& s = synthetic(log_n, table_log);
-  auto backend = cuda::make_cuda_backend(
-      {.pin_abc = pinned, .overlap = overlap, .assignment_window_bits = zc, .share_digits = share, .upload = upload});
+  auto backend = cuda::make_cuda_backend({.pin_abc = pinned,
+                                          .overlap = overlap,
+                                          .assignment_window_bits = zc,
+                                          .share_digits = share,
+                                          .skip_zero_digits = skip_zero,
+                                          .upload = upload});
   auto w = s.witness();
+  st.counters["assignment_bits"] = zc ? zc : cuda::default_assignment_window_bits(w);
   auto rs = groth16::Randomness::from_seed(1);
   backend->prove(s.pk, w, rs);  // uploads the key's points (resident afterwards), warms up
   PhaseTotals totals;
@@ -354,7 +361,15 @@ BENCHMARK(BM_prove_stage_cuda)->ArgsProduct({{20, 24}, {1, 0}})->ArgNames({"log_
 void BM_prove_stage_cuda_overlap(benchmark::State& st) {
   prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, unsigned(st.range(2)));
 }
-BENCHMARK(BM_prove_stage_cuda_overlap)->ArgsProduct({{20, 24}, {1, 0}, {0}})->ArgsProduct({{24}, {0}, {12, 13, 14}})
+BENCHMARK(BM_prove_stage_cuda_overlap)->ArgsProduct({{20, 24}, {1, 0}, {0}})
+    ->ArgsProduct({{24}, {0}, {10, 11, 12, 13, 14, 16}})
+    ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+// The same with every digit sorted, zeros included (skip_zero_digits off, as before 2026-12-04):
+// zc 16 and share on is the stage as it was.
+void BM_prove_stage_cuda_overlap_all_digits(benchmark::State& st) {
+  prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, unsigned(st.range(2)), true, {}, false);
+}
+BENCHMARK(BM_prove_stage_cuda_overlap_all_digits)->ArgsProduct({{24}, {0}, {0, 12, 16}})
     ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 // The same with each assignment MSM sorting its own digits (share_digits off): the A/B of the
 // shared sort, in one binary.
@@ -379,22 +394,28 @@ BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 
 // time to generate (about 40 s more on 16 cores), and the MSMs' work does not depend on which
 // points repeat (the scalars are random). Registered apart so that the 2^20 and 2^24 cases keep
 // their names (distinct points, no table argument).
-// The overlapped pageable case, the fastest at 2^24, also with the assignment's MSMs at 13 and 14
-// window bits (zc, as at 2^24).
-[[maybe_unused]] const bool kStage27Registered = [] {
-  auto add = [](int overlap, int pinned, unsigned zc) {
-    benchmark::RegisterBenchmark((std::string(overlap ? "BM_prove_stage_cuda_overlap" : "BM_prove_stage_cuda") +
-                                  "/log_n:27/pinned:" + std::to_string(pinned) + "/table:20" +
+// The overlapped pageable case, the fastest at 2^24, also across the assignment's window bits (zc,
+// as at 2^24) and with every digit sorted (_all_digits). 2^25 and 2^26 use the same repeated
+// table, for the window sweep between 2^24 and 2^27.
+[[maybe_unused]] const bool kStageLargeRegistered = [] {
+  auto add = [](unsigned log_n, int overlap, int pinned, unsigned zc, bool skip_zero) {
+    const std::string base = overlap ? "BM_prove_stage_cuda_overlap" : "BM_prove_stage_cuda";
+    benchmark::RegisterBenchmark((base + (skip_zero ? "" : "_all_digits") + "/log_n:" + std::to_string(log_n) +
+                                  "/pinned:" + std::to_string(pinned) + "/table:20" +
                                   (zc ? "/zc:" + std::to_string(zc) : std::string()))
                                      .c_str(),
-                                 [pinned, overlap, zc](benchmark::State& st) {
-                                   prove_stage_cuda(st, 27, pinned != 0, 20, overlap != 0, zc);
+                                 [log_n, pinned, overlap, zc, skip_zero](benchmark::State& st) {
+                                   prove_stage_cuda(st, log_n, pinned != 0, 20, overlap != 0, zc, true, {}, skip_zero);
                                  })
         ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
   };
   for (int overlap : {0, 1})
-    for (int pinned : {1, 0}) add(overlap, pinned, 0);
-  for (unsigned zc : {13u, 14u}) add(1, 0, zc);
+    for (int pinned : {1, 0}) add(27, overlap, pinned, 0, true);
+  for (unsigned log_n : {25u, 26u, 27u}) {
+    if (log_n < 27) add(log_n, 1, 0, 0, true);
+    for (unsigned zc : {12u, 13u, 14u, 15u, 16u}) add(log_n, 1, 0, zc, true);
+    add(log_n, 1, 0, 16, false);
+  }
   return true;
 }();
 

@@ -335,6 +335,24 @@ void check_gpu_msm_against_cpu(std::mt19937_64& g) {
       CHECK(d.run() == want);
       CHECK(d.upload_and_run(pts, sc, 0, 7) == want);
     }
+    // Zero digits left out of the sort (the assignment's MSMs): on these scalars most digits are
+    // not zero, so after the count every digit is sorted anyway; on a mostly-0/1 mix over the
+    // same points only the non-zero ones are.
+    auto mostly01 = sc;
+    for (size_t i = 0; i < n; ++i)
+      if (i % 23 != 1) mostly01[i] = (i % 3) ? fr_t::one() : fr_t::zero();
+    const auto want01 = cpu_msm(pts, mostly01);
+    for (unsigned c : {0u, 4u}) {
+      INFO("zero digits left out, window bits " << c);
+      cuda::DeviceMsm<P> dense, sparse;
+      dense.set_skip_zero_digits(true);
+      sparse.set_skip_zero_digits(true);
+      dense.upload(pts, sc);
+      CHECK(dense.run(c) == want);
+      sparse.upload(pts, mostly01);
+      CHECK(sparse.run(c) == want01);
+      CHECK(sparse.upload_and_run(pts, mostly01, c, 3) == want01);
+    }
   }
   // Bit-valued scalars (a Groth16 witness is full of them): one bucket holds most points.
   const size_t n = 200000;
@@ -351,9 +369,21 @@ void check_gpu_msm_against_cpu(std::mt19937_64& g) {
     cuda::HostPin pin_p(pts.data(), pts.size() * sizeof(Affine)), pin_s(bits.data(), bits.size() * sizeof(fr_t));
     CHECK(gpu_msm(pts, bits, 0, 5) == want);
   }
-  // All zero: the point at infinity.
+  {
+    // Zero digits left out: only the ones' single digits are sorted.
+    cuda::DeviceMsm<P> skip;
+    skip.set_skip_zero_digits(true);
+    CHECK(skip.upload_and_run(pts, bits, 0, 5) == want);
+    CHECK(skip.upload_and_run(pts, bits, 12, 1) == want);
+  }
+  // All zero: the point at infinity (no digit to sort, with zero digits left out or not).
   std::vector<fr_t> zeros(1000, fr_t::zero());
   CHECK(gpu_msm(std::span(pts).first(1000), zeros).is_infinity());
+  CHECK(gpu_msm(std::span(pts).first(1000), zeros, 0, 3).is_infinity());
+  cuda::DeviceMsm<P> skip;
+  skip.set_skip_zero_digits(true);
+  skip.upload(std::span(pts).first(1000), zeros);
+  CHECK(skip.run().is_infinity());
 }
 
 TEST_CASE("GPU MSM equals the CPU's: sizes, zero scalars, infinity, crowded buckets") {
@@ -369,7 +399,7 @@ TEST_CASE("GPU MSMs sharing one sort of their scalars equal the CPU's; a stale p
   const uint64_t seed = fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 g(seed);
-  auto check = [&](std::span<const fr_t> sc, unsigned c) {
+  auto check = [&](std::span<const fr_t> sc, unsigned c, bool skip_zero = true) {
     const size_t n = sc.size();
     const std::vector<size_t> skips = {0, std::min<size_t>(3, n), 0, n};
     std::vector<std::vector<g1_affine_t>> pts;
@@ -377,7 +407,7 @@ TEST_CASE("GPU MSMs sharing one sort of their scalars equal the CPU's; a stale p
       pts.push_back(random_points(n - skip, g));
       for (size_t i = 1; i < pts.back().size(); i += 9) pts.back()[i] = g1_affine_t::infinity();
     }
-    const auto got = cuda::msm_g1_planned(pts, skips, sc, c);
+    const auto got = cuda::msm_g1_planned(pts, skips, sc, c, false, skip_zero);
     REQUIRE(got.size() == skips.size());
     for (size_t k = 0; k < skips.size(); ++k) {
       INFO("set " << k << ", skip " << skips[k]);
@@ -389,16 +419,20 @@ TEST_CASE("GPU MSMs sharing one sort of their scalars equal the CPU's; a stale p
     auto sc = random_elems<fr_t>(n, g);
     for (size_t i = 0; i < n; i += 5) sc[i] = fr_t::zero();
     if (n > 4) sc[4] = -fr_t::one();
-    for (unsigned c : {0u, 4u}) {
-      INFO("n " << n << ", window bits " << c);
-      check(sc, c);
-    }
+    for (unsigned c : {0u, 4u})
+      for (bool skip_zero : {true, false}) {
+        INFO("n " << n << ", window bits " << c << ", zero digits " << (skip_zero ? "left out" : "sorted"));
+        check(sc, c, skip_zero);
+      }
   }
   // Bit-valued scalars (most of an assignment): one bucket run across many chunks.
   std::vector<fr_t> bits(100000);
   for (auto& b : bits) b = (g() & 3) ? fr_t::one() : fr_t::zero();
   check(bits, 0);
+  check(bits, 0, false);
+  check(bits, 12);  // the sparse rule's width for an assignment at 2^24
   check(std::vector<fr_t>(1000, fr_t::zero()), 0);  // nothing to sum: no runs
+  check(std::vector<fr_t>(1000, fr_t::zero()), 0, false);
   // Another MSM's sort on the workspace between the plan and its use: refused, not misread.
   auto sc = random_elems<fr_t>(100, g);
   const std::vector<std::vector<g1_affine_t>> pts = {random_points(100, g)};
@@ -465,6 +499,8 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
   auto bits12 = cuda::make_cuda_backend({.assignment_window_bits = 12})->prove_batch(f.pk, ws, rs);
   // Each assignment MSM sorting its own digits, as before the shared sort.
   auto own_sort = cuda::make_cuda_backend({.share_digits = false})->prove_batch(f.pk, ws, rs);
+  // Every digit sorted, zeros included, as before zero digits were left out.
+  auto all_digits = cuda::make_cuda_backend({.skip_zero_digits = false})->prove_batch(f.pk, ws, rs);
   REQUIRE(cpu.size() == ws.size());
   for (size_t i = 0; i < ws.size(); ++i) {
     INFO("partition " << i);
@@ -473,6 +509,7 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
     CHECK(pinned[i] == pageable[i]);
     CHECK(narrow[i] == pageable[i]);
     CHECK(own_sort[i] == pageable[i]);
+    CHECK(all_digits[i] == pageable[i]);
     CHECK(bits12[i] == pageable[i]);
   }
   for (unsigned bad : {1u, 21u}) {

@@ -1,0 +1,99 @@
+// The window rule of the proving stage's assignment MSMs (gpu_msm_window_bits_sparse,
+// cuda/msm.cuh) and its sample: host code, run everywhere (CI has no GPU). For full-width scalars
+// it is the usual rule; for an assignment's mix of mostly 0 and 1 it gives each window about
+// 2^8 times fewer buckets than it has non-zero digits, which is what the usual rule gives
+// full-width scalars.
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "catch.hpp"
+#include "cuda/msm.cuh"
+#include "prover/msm/msm.hpp"
+
+using namespace cuzk;
+
+namespace {
+fr_t random_fr(std::mt19937_64& g) {
+  uint64_t v[4] = {g(), g(), g(), g() >> 2};  // below 2^254 < r: canonical
+  return fr_t::from_canonical(v);
+}
+// `count` values: shares `zero` of 0 and `one` of 1 (placed at random), the rest random.
+std::vector<fr_t> mix(size_t count, double zero, double one, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<fr_t> v(count);
+  for (auto& x : v) {
+    const double p = u(g);
+    x = p < zero ? fr_t::zero() : p < zero + one ? fr_t::one() : random_fr(g);
+  }
+  return v;
+}
+// The share of non-zero digits over all windows of c bits, counted digit by digit.
+double nonzero_share(const std::vector<fr_t>& v, unsigned c) {
+  const unsigned windows = (256 + c - 1) / c;
+  size_t nz = 0;
+  for (const fr_t& x : v) {
+    uint64_t s[4];
+    x.to_canonical(s);
+    for (unsigned w = 0; w < windows; ++w) nz += msm_signed_digit(s, w, c) != 0;
+  }
+  return double(nz) / (double(v.size()) * windows);
+}
+}  // namespace
+
+TEST_CASE("the sparse window rule is the usual one for full-width scalars and an empty sample") {
+  const auto full = mix(4096, 0, 0, 1);
+  for (size_t n : {size_t(1), size_t(100), size_t(1) << 10, size_t(1) << 20, (size_t(1) << 20) + 1, size_t(1) << 24,
+                   size_t(1) << 27}) {
+    INFO("n " << n);
+    CHECK(cuda::gpu_msm_window_bits_sparse(n, {}) == cuda::gpu_msm_window_bits(n));
+    CHECK(cuda::gpu_msm_window_bits_sparse(n, full) == cuda::gpu_msm_window_bits(n));
+  }
+  // A few zeros and ones among full-width values change nothing (over half the digits stay).
+  const auto mostly_full = mix(4096, 0.2, 0.2, 2);
+  CHECK(cuda::gpu_msm_window_bits_sparse(size_t(1) << 24, mostly_full) == cuda::gpu_msm_window_bits(size_t(1) << 24));
+}
+
+TEST_CASE("the sparse window rule narrows the windows of a PoRep assignment's mix") {
+  // docs/cuda-backend.md: a PoRep partition's assignment is 51.6% zero, 47.0% one, 1.4% other.
+  const auto porep = mix(8192, 0.516, 0.470, 3);
+  // Each width's buckets per window track the non-zero digits per window: the usual rule applied
+  // to that count, and a fixed point of it (what the rule settles on).
+  for (unsigned log_n = 20; log_n <= 27; ++log_n) {
+    const size_t n = size_t(1) << log_n;
+    const unsigned c = cuda::gpu_msm_window_bits_sparse(n, porep);
+    INFO("2^" << log_n << ": " << c << " bits");
+    CHECK(c < cuda::gpu_msm_window_bits(n));
+    CHECK(c == cuda::gpu_msm_window_bits(size_t(std::ceil(double(n) * nonzero_share(porep, c)))));
+  }
+  // The widths worked out in docs/cuda-backend.md from the shares (about 0.035-0.043 of the
+  // windows hold a non-zero digit): 12 bits at 2^24, then one more per doubling.
+  CHECK(cuda::gpu_msm_window_bits_sparse(size_t(1) << 24, porep) == 12);
+  CHECK(cuda::gpu_msm_window_bits_sparse(size_t(1) << 25, porep) == 13);
+  CHECK(cuda::gpu_msm_window_bits_sparse(size_t(1) << 27, porep) == 15);
+  // Only zeros: no digit at all, the narrowest width; only ones: one digit a scalar.
+  CHECK(cuda::gpu_msm_window_bits_sparse(size_t(1) << 24, std::vector<fr_t>(100, fr_t::zero())) == 6);
+  const unsigned ones = cuda::gpu_msm_window_bits_sparse(size_t(1) << 24, std::vector<fr_t>(100, fr_t::one()));
+  CHECK(ones == cuda::gpu_msm_window_bits((size_t(1) << 24) / ((256 + ones - 1) / ones)));
+}
+
+TEST_CASE("sample_scalars takes evenly spaced values across both parts") {
+  std::vector<fr_t> a, b;
+  for (uint64_t i = 0; i < 10; ++i) a.push_back(fr_t::from_u64(i));
+  for (uint64_t i = 10; i < 1000; ++i) b.push_back(fr_t::from_u64(i));
+  CHECK(cuda::sample_scalars(a, b, 0).empty());
+  CHECK(cuda::sample_scalars({}, {}, 5).empty());
+  // No more than there are: all of them, in order.
+  const auto all = cuda::sample_scalars(a, std::span(b).first(5), 100);
+  REQUIRE(all.size() == 15);
+  for (uint64_t i = 0; i < 15; ++i) CHECK(all[i] == fr_t::from_u64(i));
+  // 10 of 1000: the midpoints of ten equal stretches, the first from a, the rest from b.
+  const auto ten = cuda::sample_scalars(a, b, 10);
+  REQUIRE(ten.size() == 10);
+  for (uint64_t j = 0; j < 10; ++j) CHECK(ten[j] == fr_t::from_u64(100 * j + 50));
+  const auto one = cuda::sample_scalars(a, b, 1);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0] == fr_t::from_u64(500));
+}
