@@ -77,8 +77,9 @@ using groth16::Witness;
 constexpr bool kGpuG2 = CUZK_GPU_G2 != 0;
 // The assignment's values the window rule looks at (gpu_msm_window_bits_sparse). For a PoRep
 // partition's mix 8192 estimate the share of non-zero digits within about 4% (one standard
-// deviation, mostly from the 1.4% full-width values), against the 2x between one width and the
-// next; converting them takes a fraction of a millisecond.
+// deviation by binomial arithmetic, mostly from the 1.4% full-width values), against the 2x
+// between one width and the next. Picking and converting them took 1.1-2.3 ms for a 2^24
+// assignment on the 2-core development VM (each pick a cache miss into 512 MiB).
 constexpr size_t kWindowSample = 8192;
 
 // The key's points on the device, for the key they were uploaded from.
@@ -339,7 +340,8 @@ class CudaBackend final : public groth16::Backend {
   }
 
   // The window width of w's assignment MSMs: the options', else the sparse rule's for a sample of
-  // w's values (gpu_msm_window_bits_sparse; a fraction of a millisecond of this thread).
+  // w's values (gpu_msm_window_bits_sparse; about a millisecond of this thread, kWindowSample:
+  // the overlapped schedule spends it while the assignment goes up).
   unsigned assignment_bits(const Witness& w) const {
     return opt_.assignment_window_bits ? opt_.assignment_window_bits : default_assignment_window_bits(w);
   }

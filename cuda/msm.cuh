@@ -158,7 +158,6 @@ class Msm {
   // scalars that counts them, and where more than half the digits turn out non-zero, every digit
   // is sorted after all. Off (the default, right for full-width scalars such as H's): every digit.
   void set_skip_zero_digits(bool on) { skip_zero_ = on; }
-  bool skip_zero_digits() const { return skip_zero_; }
   const std::shared_ptr<MsmWorkspace>& workspace() const { return ws_; }
 
  private:

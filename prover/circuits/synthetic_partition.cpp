@@ -130,16 +130,19 @@ std::unique_ptr<SyntheticPartition> make_synthetic_partition(unsigned log_n, uns
   s->b = random_scalars(n, 12);
   s->c = random_scalars(n, 13);
   s->input = {fr_t::one(), fr_t::from_u64(5)};
-  const ValueMix mix = porep_value_mix();
   s->aux = random_scalars(m - 2, 14);
-  std::mt19937_64 gm(15);
-  std::uniform_real_distribution<double> u(0, 1);
-  for (auto& v : s->aux) {
-    const double x = u(gm);
-    if (x < mix.zero) v = fr_t::zero();
-    else if (x < mix.zero + mix.one) v = fr_t::one();
-  }
+  apply_value_mix(s->aux, porep_value_mix(), 15);
   return s;
+}
+
+void apply_value_mix(std::span<fr_t> v, ValueMix mix, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (auto& x : v) {
+    const double p = u(g);
+    if (p < mix.zero) x = fr_t::zero();
+    else if (p < mix.zero + mix.one) x = fr_t::one();
+  }
 }
 
 }  // namespace cuzk::circuits

@@ -27,6 +27,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,11 @@ struct ValueMix {
 
 // The circuit the value mix is measured on: PoRep-shaped, one labeling layer.
 inline constexpr PorepParams kValueMixCircuit{2, 1, 2, 6};
+
+// Sets each of v's values to 0 with probability mix.zero, else to 1 with probability mix.one,
+// else leaves it (one draw per value from std::mt19937_64(seed), in order): a mix like an
+// assignment's over random values.
+void apply_value_mix(std::span<fr_t> v, ValueMix mix, uint64_t seed);
 
 // The value mix of kValueMixCircuit's assignment (witness seed 1), measured on the first call
 // (it synthesizes the circuit: about a second) and cached; thread-safe. Prints nothing.

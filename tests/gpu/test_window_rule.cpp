@@ -3,31 +3,21 @@
 // it is the usual rule; for an assignment's mix of mostly 0 and 1 it gives each window about
 // 2^8 times fewer buckets than it has non-zero digits, which is what the usual rule gives
 // full-width scalars.
-#include <algorithm>
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "catch.hpp"
 #include "cuda/msm.cuh"
+#include "prover/circuits/synthetic_partition.hpp"
 #include "prover/msm/msm.hpp"
 
 using namespace cuzk;
 
 namespace {
-fr_t random_fr(std::mt19937_64& g) {
-  uint64_t v[4] = {g(), g(), g(), g() >> 2};  // below 2^254 < r: canonical
-  return fr_t::from_canonical(v);
-}
 // `count` values: shares `zero` of 0 and `one` of 1 (placed at random), the rest random.
 std::vector<fr_t> mix(size_t count, double zero, double one, uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<fr_t> v(count);
-  for (auto& x : v) {
-    const double p = u(g);
-    x = p < zero ? fr_t::zero() : p < zero + one ? fr_t::one() : random_fr(g);
-  }
+  std::vector<fr_t> v = circuits::random_scalars(count, seed);
+  circuits::apply_value_mix(v, {zero, one}, seed + 1);
   return v;
 }
 // The share of non-zero digits over all windows of c bits, counted digit by digit.
