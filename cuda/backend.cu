@@ -37,7 +37,9 @@
 #include <algorithm>
 #include <exception>
 #include <memory>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "cuda/check.cuh"
 #include "cuda/gpu_phase.cuh"
@@ -197,6 +199,7 @@ class CudaBackend final : public groth16::Backend {
 #if CUZK_GPU_SPARE_CORE && !CUZK_GPU_G2
     g2_pool_ = std::make_unique<ThreadPool>(spare_core_threads());
 #endif
+    make_msms();
   }
   ~CudaBackend() override {
     for (auto e : {z_ready_[0], z_ready_[1], abc_ready_}) cudaEventDestroy(e);
@@ -250,12 +253,20 @@ class CudaBackend final : public groth16::Backend {
     z_[0] = DeviceArray<fr_t>();
     z_[1] = DeviceArray<fr_t>();
     ntt_ = NttContext();
-    const uint32_t chunk = msm_.chunk();
-    msm_ = MsmG1();
-    msm_.set_chunk(chunk);
+    make_msms();  // drops the last references to the old MSM buffers
+  }
+
+  // The stage's MSMs: msm_h_ sorts every digit (H's scalars are full-width, a count of their
+  // zero digits would be for nothing); the assignment's leave zero digits out
+  // (StageOptions::skip_zero_digits: mostly 0 and 1, so most digits are zero). They run one after
+  // another on stream_, so they share one workspace (MsmWorkspace): one footprint, the largest.
+  void make_msms() {
+    msm_h_ = MsmG1();
+    msm_z_ = MsmG1(msm_h_.workspace());
+    msm_z_.set_skip_zero_digits(opt_.skip_zero_digits);
 #if CUZK_GPU_G2
-    msm_g2_ = MsmG2(msm_.workspace());  // drops the last reference to the old buffers
-    msm_g2_.set_chunk(chunk);
+    msm_g2_ = MsmG2(msm_h_.workspace());
+    msm_g2_.set_skip_zero_digits(opt_.skip_zero_digits);
 #endif
   }
 
@@ -335,8 +346,7 @@ class CudaBackend final : public groth16::Backend {
       throw std::invalid_argument("H has " + std::to_string(h_count) + " terms but the key's H query has " + std::to_string(pk.h_query.size()));
     fault_point("msm_h");
     GpuPhase p("msm_h", stream_);
-    msm_.set_skip_zero_digits(false);  // H's scalars are full-width: a count of their digits would be for nothing
-    out.h = msm_.run(key_.h_q.get(), h, h_count, stream_);
+    out.h = msm_h_.run(key_.h_q.get(), h, h_count, stream_, opt_.h_window_bits);
   }
 
   // The window width of w's assignment MSMs: the options', else the sparse rule's for a sample of
@@ -355,30 +365,26 @@ class CudaBackend final : public groth16::Backend {
   // StageOptions::share_digits off, each MSM sorts its own. `bits`: assignment_bits(w).
   void assignment_msms(const ProvingKey& pk, unsigned bits, const fr_t* z, groth16::MsmResults& out) {
     const size_t m = pk.num_inputs + pk.num_aux;
-    msm_.set_skip_zero_digits(opt_.skip_zero_digits);  // mostly 0 and 1: most digits are zero
-#if CUZK_GPU_G2
-    msm_g2_.set_skip_zero_digits(opt_.skip_zero_digits);
-#endif
     std::optional<DigitPlan> plan;
     {
       fault_point("msm_l");
       GpuPhase p("msm_l", stream_);
-      if (opt_.share_digits && msm_.may_plan(m, bits)) {
+      if (opt_.share_digits && msm_z_.may_plan(m, bits)) {
         GpuPhase d("digits", stream_);
-        plan = msm_.plan(z, m, stream_, bits);
+        plan = msm_z_.plan(z, m, stream_, bits);
       }
-      out.l = plan ? msm_.run(*plan, key_.l_q.get(), stream_, pk.num_inputs)
-                   : msm_.run(key_.l_q.get(), z + pk.num_inputs, pk.num_aux, stream_, bits);
+      out.l = plan ? msm_z_.run(*plan, key_.l_q.get(), stream_, pk.num_inputs)
+                   : msm_z_.run(key_.l_q.get(), z + pk.num_inputs, pk.num_aux, stream_, bits);
     }
     {
       fault_point("msm_a");
       GpuPhase p("msm_a", stream_);
-      out.a = plan ? msm_.run(*plan, key_.a_q.get(), stream_) : msm_.run(key_.a_q.get(), z, m, stream_, bits);
+      out.a = plan ? msm_z_.run(*plan, key_.a_q.get(), stream_) : msm_z_.run(key_.a_q.get(), z, m, stream_, bits);
     }
     {
       fault_point("msm_b_g1");
       GpuPhase p("msm_b_g1", stream_);
-      out.b_g1 = plan ? msm_.run(*plan, key_.b_q.get(), stream_) : msm_.run(key_.b_q.get(), z, m, stream_, bits);
+      out.b_g1 = plan ? msm_z_.run(*plan, key_.b_q.get(), stream_) : msm_z_.run(key_.b_q.get(), z, m, stream_, bits);
     }
 #if CUZK_GPU_G2
     fault_point("msm_b_g2");
@@ -540,9 +546,9 @@ class CudaBackend final : public groth16::Backend {
   std::unique_ptr<HostUploader> uploader_;  // uploader()
   ResidentKey key_;
   NttContext ntt_;
-  MsmG1 msm_;
+  MsmG1 msm_h_, msm_z_;  // make_msms()
 #if CUZK_GPU_G2
-  MsmG2 msm_g2_{msm_.workspace()};  // run after msm_ on the same stream: one set of scratch buffers
+  MsmG2 msm_g2_;
 #endif
   DeviceArray<fr_t> a_, b_, c_, z_[2];
 };
@@ -561,10 +567,11 @@ StageOptions build_stage_options() {
 }
 
 std::unique_ptr<groth16::Backend> make_cuda_backend(StageOptions options) {
-  const unsigned c = options.assignment_window_bits;
-  if (c != 0 && (c < 2 || c > 20))  // the MSM's own bounds (Msm::run), refused before any work
-    throw std::invalid_argument("CUDA proving stage: assignment window bits " + std::to_string(c) +
-                                " (0 for the rule, else 2..20)");
+  // The MSM's own bounds (Msm::run), refused before any work.
+  for (auto [c, what] : {std::pair{options.assignment_window_bits, "assignment"}, std::pair{options.h_window_bits, "msm_h"}})
+    if (c != 0 && (c < 2 || c > 20))
+      throw std::invalid_argument(std::string("CUDA proving stage: ") + what + " window bits " + std::to_string(c) +
+                                  " (0 for the rule, else 2..20)");
   // Bounds that catch a mistaken value (bytes for MiB, a count for a size) before threads or
   // page-locked memory are taken for it (tests/gpu/test_stage_options.cpp, run without a GPU).
   const Staging& u = options.upload;

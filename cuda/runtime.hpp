@@ -60,6 +60,10 @@ struct StageOptions {
   // msm_b_g2); 0: the rule for a mostly-0/1 assignment (gpu_msm_window_bits_sparse, on a sample
   // of its values), where msm_h keeps the rule for full-width scalars. Benchmarks sweep it.
   unsigned assignment_window_bits = 0;
+  // Window bits of msm_h, whose scalars (H's coefficients) are full-width; 0: the rule for n
+  // full-width scalars (gpu_msm_window_bits). Benchmarks sweep it (wider windows: fewer of them,
+  // so fewer point additions, against more buckets to reduce).
+  unsigned h_window_bits = 0;
   // Sort the assignment's digits once for all of its MSMs (cuda/msm.cuh, DigitPlan), where they
   // fit one sort; off: each MSM sorts its own (as before 2026-12-03, for the A/B).
   bool share_digits = true;

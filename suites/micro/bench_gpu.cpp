@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cuda/gpu_ops.hpp"
+#include "cuda/msm.cuh"
 #include "cuda/runtime.hpp"
 #include "prover/circuits/synthetic_partition.hpp"
 #include "prover/groth16/backend.hpp"
@@ -105,7 +106,7 @@ BENCHMARK(BM_gpu_msm_g1)->ArgsProduct({{20, 22, 24}, {1, 0}})->ArgNames({"log_n"
 // threefold (cuda/gpu_ops.cu). Every MSM benchmark runs once untimed first: the first MSM in a
 // process also loads the kernels (CUDA loads modules lazily), and a new DeviceMsmG1 grows its
 // buffers.
-void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned) {
+void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned, unsigned c = 0) {
   std::span<const g1_affine_t> pts(g1_points(n).data(), n);
   std::vector<fr_t> sc = random_scalars(n, 2);
   std::unique_ptr<cuda::HostPin> pin_p, pin_s;
@@ -114,17 +115,24 @@ void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned
     pin_s = std::make_unique<cuda::HostPin>(sc.data(), sc.size() * sizeof(fr_t));
   }
   cuda::DeviceMsmG1 msm;
-  benchmark::DoNotOptimize(msm.upload_and_run(pts, sc, 0, slices));
+  benchmark::DoNotOptimize(msm.upload_and_run(pts, sc, c, slices));
   double run = 0;
   for (auto _ : st) {
     auto t0 = Clock::now();
-    benchmark::DoNotOptimize(msm.upload_and_run(pts, sc, 0, slices));
+    benchmark::DoNotOptimize(msm.upload_and_run(pts, sc, c, slices));
     st.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
     run += msm.last_run_gpu_ms();
   }
   st.counters["total_gpu_ms"] = run / double(st.iterations());
 }
 void BM_gpu_msm_g1_overlap(benchmark::State& st) { msm_g1_overlap(st, size_t(1) << st.range(0), unsigned(st.range(1)), true); }
+// The same across window bits c (0: the rule): the G1 target's measure at widths past the rule's
+// 16 (13 windows at 20 bits instead of 16).
+void BM_gpu_msm_g1_overlap_window(benchmark::State& st) {
+  msm_g1_overlap(st, size_t(1) << st.range(0), 0, true, unsigned(st.range(1)));
+}
+BENCHMARK(BM_gpu_msm_g1_overlap_window)->ArgsProduct({{24}, {16, 18, 19, 20}})->ArgNames({"log_n", "c"})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK(BM_gpu_msm_g1_overlap)->ArgsProduct({{20, 22, 24}, {0, 1, 2, 3}})->ArgsProduct({{24}, {4, 5}})
     ->ArgNames({"log_n", "slices"})->UseManualTime()
     ->Unit(benchmark::kMillisecond)->Iterations(5);
@@ -331,17 +339,22 @@ void report_phases(benchmark::State& st, const PhaseTotals& t) {
 // share: the assignment's digits sorted once for its MSMs (StageOptions::share_digits).
 // upload: the staging of pageable inputs (StageOptions::upload).
 // skip_zero: only non-zero digits sorted (StageOptions::skip_zero_digits).
+// hc: the window bits of msm_h (StageOptions::h_window_bits; 0: the rule for full-width
+// scalars, whose choice the counter h_bits reports).
 void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap,
-                      unsigned zc = 0, bool share = true, cuda::Staging upload = {}, bool skip_zero = true) {
+                      unsigned zc = 0, bool share = true, cuda::Staging upload = {}, bool skip_zero = true,
+                      unsigned hc = 0) {
   const circuits::SyntheticPartition& s = synthetic(log_n, table_log);
   auto backend = cuda::make_cuda_backend({.pin_abc = pinned,
                                           .overlap = overlap,
                                           .assignment_window_bits = zc,
+                                          .h_window_bits = hc,
                                           .share_digits = share,
                                           .skip_zero_digits = skip_zero,
                                           .upload = upload});
   auto w = s.witness();
   st.counters["assignment_bits"] = zc ? zc : cuda::default_assignment_window_bits(w);
+  st.counters["h_bits"] = hc ? hc : cuda::gpu_msm_window_bits(s.pk.h_query.size());
   auto rs = groth16::Randomness::from_seed(1);
   backend->prove(s.pk, w, rs);  // uploads the key's points (resident afterwards), warms up
   PhaseTotals totals;
@@ -371,6 +384,13 @@ void BM_prove_stage_cuda_overlap_all_digits(benchmark::State& st) {
 }
 BENCHMARK(BM_prove_stage_cuda_overlap_all_digits)->ArgsProduct({{24}, {0}, {0, 12, 16}})
     ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+// msm_h's window width (hc), the rest as by default: wider windows than the rule's 16 mean fewer
+// windows (13 at 20 bits), so fewer point additions, against more buckets to reduce.
+void BM_prove_stage_cuda_overlap_h_window(benchmark::State& st) {
+  prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, 0, true, {}, true, unsigned(st.range(2)));
+}
+BENCHMARK(BM_prove_stage_cuda_overlap_h_window)->ArgsProduct({{24}, {0}, {16, 18, 19, 20}})
+    ->ArgNames({"log_n", "pinned", "hc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 // The same with each assignment MSM sorting its own digits (share_digits off): the A/B of the
 // shared sort, in one binary.
 void BM_prove_stage_cuda_overlap_own_sort(benchmark::State& st) {
@@ -395,17 +415,18 @@ BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 
 // points repeat (the scalars are random). Registered apart so that the 2^20 and 2^24 cases keep
 // their names (distinct points, no table argument).
 // The overlapped pageable case, the fastest at 2^24, also across the assignment's window bits (zc,
-// as at 2^24) and with every digit sorted (_all_digits). 2^25 and 2^26 use the same repeated
-// table, for the window sweep between 2^24 and 2^27.
+// as at 2^24), with every digit sorted (_all_digits), and across msm_h's window bits (hc).
+// 2^25 and 2^26 use the same repeated table, for the window sweeps between 2^24 and 2^27.
 [[maybe_unused]] const bool kStageLargeRegistered = [] {
-  auto add = [](unsigned log_n, int overlap, int pinned, unsigned zc, bool skip_zero) {
+  auto add = [](unsigned log_n, int overlap, int pinned, unsigned zc, bool skip_zero, unsigned hc = 0) {
     const std::string base = overlap ? "BM_prove_stage_cuda_overlap" : "BM_prove_stage_cuda";
     benchmark::RegisterBenchmark((base + (skip_zero ? "" : "_all_digits") + "/log_n:" + std::to_string(log_n) +
                                   "/pinned:" + std::to_string(pinned) + "/table:20" +
-                                  (zc ? "/zc:" + std::to_string(zc) : std::string()))
+                                  (zc ? "/zc:" + std::to_string(zc) : std::string()) +
+                                  (hc ? "/hc:" + std::to_string(hc) : std::string()))
                                      .c_str(),
-                                 [log_n, pinned, overlap, zc, skip_zero](benchmark::State& st) {
-                                   prove_stage_cuda(st, log_n, pinned != 0, 20, overlap != 0, zc, true, {}, skip_zero);
+                                 [log_n, pinned, overlap, zc, skip_zero, hc](benchmark::State& st) {
+                                   prove_stage_cuda(st, log_n, pinned != 0, 20, overlap != 0, zc, true, {}, skip_zero, hc);
                                  })
         ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
   };
@@ -415,6 +436,7 @@ BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 
     if (log_n < 27) add(log_n, 1, 0, 0, true);
     for (unsigned zc : {12u, 13u, 14u, 15u, 16u}) add(log_n, 1, 0, zc, true);
     add(log_n, 1, 0, 16, false);
+    for (unsigned hc : {18u, 19u, 20u}) add(log_n, 1, 0, 0, true, hc);
   }
   return true;
 }();

@@ -322,6 +322,13 @@ void check_gpu_msm_against_cpu(std::mt19937_64& g) {
     CHECK(gpu_msm(pts, sc) == want);
     // Small windows: few buckets, each a run across many chunks.
     CHECK(gpu_msm(pts, sc, 4) == want);
+    // Windows wider than the rule's 16 (18: 15 windows, 20: 13 windows of 2^19 buckets; keys of
+    // 23 bits): the widths msm_h's sweep measures (StageOptions::h_window_bits).
+    if (n == 1000 || n == 65536 + 3)
+      for (unsigned c : {18u, 20u}) {
+        INFO("window bits " << c);
+        CHECK(gpu_msm(pts, sc, c) == want);
+      }
     // Uploaded in slices that add into the same buckets: 3 slices growing threefold, or equal
     // ones with a short last one where n < 13.
     CHECK(gpu_msm(pts, sc, 0, 3) == want);
@@ -497,6 +504,10 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
   // The assignment's MSMs at another window width (the benchmarks' zc axis) give the same proofs.
   auto narrow = cuda::make_cuda_backend({.assignment_window_bits = 5})->prove_batch(f.pk, ws, rs);
   auto bits12 = cuda::make_cuda_backend({.assignment_window_bits = 12})->prove_batch(f.pk, ws, rs);
+  // msm_h at windows wider and narrower than its rule's (the benchmarks' hc axis), in the
+  // overlapped schedule too.
+  auto h_wide = cuda::make_cuda_backend({.h_window_bits = 20})->prove_batch(f.pk, ws, rs);
+  auto h_narrow = cuda::make_cuda_backend({.overlap = true, .h_window_bits = 5})->prove_batch(f.pk, ws, rs);
   // Each assignment MSM sorting its own digits, as before the shared sort.
   auto own_sort = cuda::make_cuda_backend({.share_digits = false})->prove_batch(f.pk, ws, rs);
   // Every digit sorted, zeros included, as before zero digits were left out.
@@ -511,10 +522,13 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
     CHECK(own_sort[i] == pageable[i]);
     CHECK(all_digits[i] == pageable[i]);
     CHECK(bits12[i] == pageable[i]);
+    CHECK(h_wide[i] == pageable[i]);
+    CHECK(h_narrow[i] == pageable[i]);
   }
   for (unsigned bad : {1u, 21u}) {
-    INFO("assignment window bits " << bad);
+    INFO("window bits " << bad);
     CHECK_THROWS_AS(cuda::make_cuda_backend({.assignment_window_bits = bad}), std::invalid_argument);
+    CHECK_THROWS_AS(cuda::make_cuda_backend({.h_window_bits = bad}), std::invalid_argument);
   }
   for (const cuda::Staging& bad : {cuda::Staging{.threads = 257}, cuda::Staging{.buffer_bytes = (size_t(1) << 30) + 1},
                                    cuda::Staging{.buffers = 65}})

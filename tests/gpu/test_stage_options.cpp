@@ -28,9 +28,15 @@ TEST_CASE("the CUDA stage refuses bad window bits before touching a device") {
     CHECK_THROWS_WITH(cuda::make_cuda_backend({.assignment_window_bits = bad}), Contains("assignment window bits"));
     CHECK_THROWS_AS(cuda::make_cuda_backend({.assignment_window_bits = bad}), std::invalid_argument);
   }
+  for (unsigned bad : {1u, 21u, 64u}) {
+    INFO("msm_h window bits " << bad);
+    CHECK_THROWS_WITH(cuda::make_cuda_backend({.h_window_bits = bad}), Contains("msm_h window bits"));
+    CHECK_THROWS_AS(cuda::make_cuda_backend({.h_window_bits = bad}), std::invalid_argument);
+  }
   for (unsigned ok : {0u, 2u, 12u, 20u}) {
-    INFO("assignment window bits " << ok);
+    INFO("window bits " << ok);
     passes_the_checks({.assignment_window_bits = ok});
+    passes_the_checks({.h_window_bits = ok});
   }
 }
 
