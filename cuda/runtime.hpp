@@ -62,7 +62,8 @@ struct StageOptions {
   unsigned assignment_window_bits = 0;
   // Window bits of msm_h, whose scalars (H's coefficients) are full-width; 0: the rule for n
   // full-width scalars (gpu_msm_window_bits). Benchmarks sweep it (wider windows: fewer of them,
-  // so fewer point additions, against more buckets to reduce).
+  // so fewer point additions, against more buckets to reduce; at 2^24 18-20 bits measured 10-42
+  // ms slower than the rule's 16 on the H200, docs/cuda-backend.md).
   unsigned h_window_bits = 0;
   // Sort the assignment's digits once for all of its MSMs (cuda/msm.cuh, DigitPlan), where they
   // fit one sort; off: each MSM sorts its own (as before 2026-12-03, for the A/B).
