@@ -317,7 +317,8 @@ unsigned windows_of(unsigned c) { return (256 + c - 1) / c; }  // Booth digits n
 
 unsigned gpu_msm_window_bits(size_t n) {
   const unsigned lg = bit_width(n);
-  return std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);
+  if (n <= (size_t(1) << 25)) return std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);
+  return n <= (size_t(1) << 26) ? 19u : 20u;  // measured, cuda/msm.cuh
 }
 
 unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample) {

@@ -49,6 +49,12 @@ namespace cuzk::cuda {
 // rule carries over. Only the sort, the same cost per key in both groups, weighs less beside
 // G2's additions, which would favour slightly narrower windows for G2: BM_gpu_msm_g2's window
 // axis measures whether that is worth a rule of its own.
+// Up to 2^25 scalars: about n / 2^8 buckets a window, at most 16 bits (at 2^24 every width from
+// 17 to 20 bits measured slower on the H200, by 4-42 ms of 125). Above, wider windows measured
+// faster (H200, 2026-12-04, docs/cuda-backend.md): 19 bits up to 2^26 scalars (msm_h of the 2^26
+// stage, 2^26 - 1 of them: 490-492 ms at 16 bits, 462-466 at 19 and 20; the G1 MSM of 2^26 from
+// pinned memory: 527 ms at 16, 521 at 19, 537 at 20) and 20 bits above (msm_h of the 2^27 stage:
+// 968-970 ms at 16, 881 at 19, 856-858 at 20). 2^25 was not measured across widths: it keeps 16.
 unsigned gpu_msm_window_bits(size_t n);
 
 // Window width for n scalars of which most have few non-zero digits: the proving stage's

@@ -61,9 +61,10 @@ struct StageOptions {
   // of its values), where msm_h keeps the rule for full-width scalars. Benchmarks sweep it.
   unsigned assignment_window_bits = 0;
   // Window bits of msm_h, whose scalars (H's coefficients) are full-width; 0: the rule for n
-  // full-width scalars (gpu_msm_window_bits). Benchmarks sweep it (wider windows: fewer of them,
-  // so fewer point additions, against more buckets to reduce; at 2^24 18-20 bits measured 10-42
-  // ms slower than the rule's 16 on the H200, docs/cuda-backend.md).
+  // full-width scalars (gpu_msm_window_bits: 16 bits up to 2^25 scalars, 19-20 above). Benchmarks
+  // sweep it (wider windows: fewer of them, so fewer point additions, against more buckets to
+  // reduce; on the H200 18-20 bits measured 10-42 ms slower than 16 at 2^24, and 20 bits 112 ms
+  // faster than 16 at 2^27, docs/cuda-backend.md).
   unsigned h_window_bits = 0;
   // Sort the assignment's digits once for all of its MSMs (cuda/msm.cuh, DigitPlan), where they
   // fit one sort; off: each MSM sorts its own (as before 2026-12-03, for the A/B).

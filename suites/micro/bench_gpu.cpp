@@ -10,6 +10,7 @@
 // shares of 0, 1 and other values), since the MSMs' cost depends on it.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -55,7 +56,20 @@ const std::vector<Affine>& cached_points(size_t n, std::vector<Affine> (*make)(s
   if (pts.empty()) pts = make(n, seed);
   return pts;
 }
-const std::vector<g1_affine_t>& g1_points(size_t n) { return cached_points(n, &circuits::random_g1_points, 1); }
+// Above 2^24 the G1 points are the 2^24 set repeated (point i = set[i mod 2^24], materialized):
+// generating 2^26 distinct points would cost minutes, and with random scalars a point's copies
+// share a bucket about once per 2^15 digits, so the MSM's work is that of distinct points.
+constexpr unsigned kG1DistinctLog = 24;
+std::vector<g1_affine_t> repeated_g1_points(size_t n, uint64_t seed);
+const std::vector<g1_affine_t>& g1_points(size_t n) {
+  return cached_points(n, n > (size_t(1) << kG1DistinctLog) ? &repeated_g1_points : &circuits::random_g1_points, 1);
+}
+std::vector<g1_affine_t> repeated_g1_points(size_t n, uint64_t) {
+  const auto& set = g1_points(size_t(1) << kG1DistinctLog);
+  std::vector<g1_affine_t> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = set[i % set.size()];
+  return out;
+}
 const std::vector<g2_affine_t>& g2_points(size_t n) { return cached_points(n, &circuits::random_g2_points, 4); }
 
 // Field products per second (a chain of 256 products in each of 2^20 threads).
@@ -124,16 +138,22 @@ void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned
     run += msm.last_run_gpu_ms();
   }
   st.counters["total_gpu_ms"] = run / double(st.iterations());
+  st.counters["distinct_log"] = std::min<double>(double(st.range(0)), kG1DistinctLog);
 }
 void BM_gpu_msm_g1_overlap(benchmark::State& st) { msm_g1_overlap(st, size_t(1) << st.range(0), unsigned(st.range(1)), true); }
 // The same across window bits c (0: the rule): the G1 target's measure at widths past the rule's
-// 16 (13 windows at 20 bits instead of 16).
+// 16 at 2^24 (13 windows at 20 bits instead of 16); at 2^26 the width before 2026-12-04 (16) and
+// 20 beside the rule's 19 (BM_gpu_msm_g1_overlap/log_n:26).
 void BM_gpu_msm_g1_overlap_window(benchmark::State& st) {
   msm_g1_overlap(st, size_t(1) << st.range(0), 0, true, unsigned(st.range(1)));
 }
-BENCHMARK(BM_gpu_msm_g1_overlap_window)->ArgsProduct({{24}, {16, 18, 19, 20}})->ArgNames({"log_n", "c"})
+BENCHMARK(BM_gpu_msm_g1_overlap_window)->ArgsProduct({{24}, {16, 18, 19, 20}})->ArgsProduct({{26}, {16, 20}})
+    ->ArgNames({"log_n", "c"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
+// 2^26 (sppark's 627 ms pinned, docs/cuda-backend.md): points repeated from the 2^24 set (see
+// g1_points), pinned as at 2^24.
 BENCHMARK(BM_gpu_msm_g1_overlap)->ArgsProduct({{20, 22, 24}, {0, 1, 2, 3}})->ArgsProduct({{24}, {4, 5}})
+    ->ArgsProduct({{26}, {0}})
     ->ArgNames({"log_n", "slices"})->UseManualTime()
     ->Unit(benchmark::kMillisecond)->Iterations(5);
 
@@ -141,7 +161,7 @@ BENCHMARK(BM_gpu_msm_g1_overlap)->ArgsProduct({{20, 22, 24}, {0, 1, 2, 3}})->Arg
 // the uploader's pinned staging buffers (cuda/host_upload.cuh), filled by host threads while the
 // GPU sums the slices already there, instead of the driver's pageable copies before the MSM.
 void BM_gpu_msm_g1_staged(benchmark::State& st) { msm_g1_overlap(st, size_t(1) << st.range(0), unsigned(st.range(1)), false); }
-BENCHMARK(BM_gpu_msm_g1_staged)->ArgsProduct({{20, 22, 24}, {0}})->ArgsProduct({{24}, {1, 3}})
+BENCHMARK(BM_gpu_msm_g1_staged)->ArgsProduct({{20, 22, 24, 26}, {0}})->ArgsProduct({{24}, {1, 3}})
     ->ArgNames({"log_n", "slices"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 
 // The staging of pageable memory (cuda/host_upload.cuh) alone: 1 GiB, GB/s.
@@ -384,9 +404,10 @@ void BM_prove_stage_cuda_overlap_all_digits(benchmark::State& st) {
 }
 BENCHMARK(BM_prove_stage_cuda_overlap_all_digits)->ArgsProduct({{24}, {0}, {0, 12, 16}})
     ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
-// msm_h's window width (hc), the rest as by default: wider windows than the rule's 16 mean fewer
-// windows (13 at 20 bits), so fewer point additions, against more buckets to reduce (at 2^24 the
-// H200 measured every wider width slower, 2026-12-04).
+// msm_h's window width (hc), the rest as by default: wider windows than the rule's 16 at 2^24
+// mean fewer windows (13 at 20 bits), so fewer point additions, against more buckets to reduce
+// (at 2^24 the H200 measured every wider width slower, 2026-12-04; at 2^26 and 2^27 faster, hence
+// the rule's 19-20 bits there).
 void BM_prove_stage_cuda_overlap_h_window(benchmark::State& st) {
   prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, 0, true, {}, true, unsigned(st.range(2)));
 }
@@ -416,7 +437,8 @@ BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 
 // points repeat (the scalars are random). Registered apart so that the 2^20 and 2^24 cases keep
 // their names (distinct points, no table argument).
 // The overlapped pageable case, the fastest at 2^24, also across the assignment's window bits (zc,
-// as at 2^24), with every digit sorted (_all_digits), and across msm_h's window bits (hc).
+// as at 2^24), with every digit sorted (_all_digits), and across msm_h's window bits (hc; 16 is
+// the rule's width up to 2^25, and the width before 2026-12-04 at every size).
 // 2^25 and 2^26 use the same repeated table, for the window sweeps between 2^24 and 2^27.
 [[maybe_unused]] const bool kStageLargeRegistered = [] {
   auto add = [](unsigned log_n, int overlap, int pinned, unsigned zc, bool skip_zero, unsigned hc = 0) {
@@ -437,7 +459,7 @@ BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 
     if (log_n < 27) add(log_n, 1, 0, 0, true);
     for (unsigned zc : {12u, 13u, 14u, 15u, 16u}) add(log_n, 1, 0, zc, true);
     add(log_n, 1, 0, 16, false);
-    for (unsigned hc : {18u, 19u, 20u}) add(log_n, 1, 0, 0, true, hc);
+    for (unsigned hc : {16u, 18u, 19u, 20u}) add(log_n, 1, 0, 0, true, hc);
   }
   return true;
 }();
