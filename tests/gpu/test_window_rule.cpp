@@ -1,8 +1,9 @@
-// The window rule of the proving stage's assignment MSMs (gpu_msm_window_bits_sparse,
-// cuda/msm.cuh) and its sample: host code, run everywhere (CI has no GPU). For full-width scalars
-// it is the usual rule; for an assignment's mix of mostly 0 and 1 it gives each window about
-// 2^8 times fewer buckets than it has non-zero digits, which is what the usual rule gives
-// full-width scalars.
+// The window rules (cuda/msm.cuh): the usual one for full-width scalars (gpu_msm_window_bits,
+// widths measured on the H200), and the proving stage's assignment's (gpu_msm_window_bits_sparse)
+// with its sample: host code, run everywhere (CI has no GPU). For full-width scalars the
+// assignment's rule is the usual one; for an assignment's mix of mostly 0 and 1 it gives each
+// window about 2^8 times fewer buckets than it has non-zero digits, which is what the usual rule
+// gives full-width scalars up to 2^25.
 #include <cmath>
 #include <vector>
 
