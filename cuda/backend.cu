@@ -569,9 +569,10 @@ StageOptions build_stage_options() {
 std::unique_ptr<groth16::Backend> make_cuda_backend(StageOptions options) {
   // The MSM's own bounds (Msm::run), refused before any work.
   for (auto [c, what] : {std::pair{options.assignment_window_bits, "assignment"}, std::pair{options.h_window_bits, "msm_h"}})
-    if (c != 0 && (c < 2 || c > 20))
+    if (c != 0 && (c < kMinWindowBits || c > kMaxWindowBits))
       throw std::invalid_argument(std::string("CUDA proving stage: ") + what + " window bits " + std::to_string(c) +
-                                  " (0 for the rule, else 2..20)");
+                                  " (0 for the rule, else " + std::to_string(kMinWindowBits) + ".." +
+                                  std::to_string(kMaxWindowBits) + ")");
   // Bounds that catch a mistaken value (bytes for MiB, a count for a size) before threads or
   // page-locked memory are taken for it (tests/gpu/test_stage_options.cpp, run without a GPU).
   const Staging& u = options.upload;

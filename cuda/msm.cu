@@ -363,7 +363,9 @@ namespace {
 // The window bits asked for (0: the rule for n points), checked.
 unsigned window_bits_for(size_t n, unsigned c) {
   if (c == 0) c = gpu_msm_window_bits(n);
-  if (c < 2 || c > 20) throw std::invalid_argument("GPU MSM: window bits must be in [2, 20]");
+  if (c < kMinWindowBits || c > kMaxWindowBits)
+    throw std::invalid_argument("GPU MSM: window bits must be in [" + std::to_string(kMinWindowBits) + ", " +
+                                std::to_string(kMaxWindowBits) + "]");
   return c;
 }
 }  // namespace

@@ -56,6 +56,9 @@ namespace cuzk::cuda {
 // pinned memory: 527 ms at 16, 521 at 19, 537 at 20) and 20 bits above (msm_h of the 2^27 stage:
 // 968-970 ms at 16, 881 at 19, 856-858 at 20). 2^25 was not measured across widths: it keeps 16.
 unsigned gpu_msm_window_bits(size_t n);
+// The window widths the GPU MSM takes (Msm::run refuses others, the proving stage's options are
+// checked against them): from 2 bits to 20, the widest the rule gives and the GPU tests check.
+inline constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 20;
 
 // Window width for n scalars of which most have few non-zero digits: the proving stage's
 // assignment (in a PoRep partition about half 0, half 1 and 1.4% other values). `sample` holds

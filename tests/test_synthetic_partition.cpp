@@ -92,6 +92,20 @@ TEST_CASE("the points are the library's random points: distinct, or repeated fro
   CHECK(rep->aux == distinct->aux);
 }
 
+TEST_CASE("repeat_points repeats a table of a power-of-two size, to any length") {
+  const auto table = circuits::random_g1_points(4, 3);
+  const auto out = circuits::repeat_points(table, 11);  // not a multiple of the table
+  REQUIRE(out.size() == 11);
+  bool repeats = true;
+  for (size_t i = 0; i < out.size(); ++i) repeats &= out[i] == table[i % 4];
+  CHECK(repeats);
+  const auto g2 = circuits::random_g2_points(2, 5);
+  CHECK(circuits::repeat_points(g2, 3)[2] == g2[0]);
+  const std::vector<g1_affine_t> three(table.begin(), table.begin() + 3);
+  CHECK_THROWS_AS(circuits::repeat_points(three, 8), std::invalid_argument);
+  CHECK_THROWS_WITH(circuits::repeat_points(std::span<const g1_affine_t>(), 8), Catch::Matchers::Contains("0 points"));
+}
+
 TEST_CASE("the assignment has the PoRep value mix") {
   const circuits::ValueMix mix = circuits::porep_value_mix();
   CHECK(mix.zero > 0);

@@ -29,12 +29,10 @@ std::vector<Affine> random_points(size_t n, const Affine& gen, uint64_t seed) {
   return out;
 }
 
-// n points: all distinct (table_log == log2 n), or a table of 2^table_log repeated to n.
 template <class Affine>
-std::vector<Affine> key_points(size_t n, unsigned table_log, unsigned log_n,
-                               std::vector<Affine> (*make)(size_t, uint64_t), uint64_t seed) {
-  if (table_log == log_n) return make(n, seed);
-  const std::vector<Affine> table = make(size_t(1) << table_log, seed);
+std::vector<Affine> repeat(std::span<const Affine> table, size_t n) {
+  if (table.empty() || (table.size() & (table.size() - 1)) != 0)
+    throw std::invalid_argument(fmt::format("repeat_points: a table of {} points (a power of two is needed)", table.size()));
   std::vector<Affine> out(n);
   const size_t mask = table.size() - 1;
   ThreadPool::global().parallel_for(n, [&](size_t b, size_t e) {
@@ -47,7 +45,18 @@ std::vector<Affine> key_points(size_t n, unsigned table_log, unsigned log_n,
   return out;
 }
 
+// n points: all distinct (table_log == log2 n), or a table of 2^table_log repeated to n.
+template <class Affine>
+std::vector<Affine> key_points(size_t n, unsigned table_log, unsigned log_n,
+                               std::vector<Affine> (*make)(size_t, uint64_t), uint64_t seed) {
+  if (table_log == log_n) return make(n, seed);
+  return repeat<Affine>(make(size_t(1) << table_log, seed), n);
+}
+
 }  // namespace
+
+std::vector<g1_affine_t> repeat_points(std::span<const g1_affine_t> table, size_t n) { return repeat(table, n); }
+std::vector<g2_affine_t> repeat_points(std::span<const g2_affine_t> table, size_t n) { return repeat(table, n); }
 
 ValueMix porep_value_mix() {
   static const ValueMix mix = [] {

@@ -69,6 +69,12 @@ std::vector<fr_t> random_scalars(size_t n, uint64_t seed);
 std::vector<g1_affine_t> random_g1_points(size_t n, uint64_t seed);
 std::vector<g2_affine_t> random_g2_points(size_t n, uint64_t seed);
 
+// n points, point i = table[i mod table.size()] (materialized, in parallel chunks): the
+// bench-only keys' repeated table, and the benchmarks' point sets past the sizes they generate.
+// Throws std::invalid_argument unless the table's size is a power of two.
+std::vector<g1_affine_t> repeat_points(std::span<const g1_affine_t> table, size_t n);
+std::vector<g2_affine_t> repeat_points(std::span<const g2_affine_t> table, size_t n);
+
 struct SyntheticPartition {
   groth16::ProvingKey pk;
   std::vector<fr_t> a, b, c, input, aux;

@@ -65,10 +65,7 @@ const std::vector<g1_affine_t>& g1_points(size_t n) {
   return cached_points(n, n > (size_t(1) << kG1DistinctLog) ? &repeated_g1_points : &circuits::random_g1_points, 1);
 }
 std::vector<g1_affine_t> repeated_g1_points(size_t n, uint64_t) {
-  const auto& set = g1_points(size_t(1) << kG1DistinctLog);
-  std::vector<g1_affine_t> out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = set[i % set.size()];
-  return out;
+  return circuits::repeat_points(g1_points(size_t(1) << kG1DistinctLog), n);
 }
 const std::vector<g2_affine_t>& g2_points(size_t n) { return cached_points(n, &circuits::random_g2_points, 4); }
 
