@@ -262,11 +262,14 @@ class CudaBackend final : public groth16::Backend {
   // another on stream_, so they share one workspace (MsmWorkspace): one footprint, the largest.
   void make_msms() {
     msm_h_ = MsmG1();
+    msm_h_.set_equal_chunks(opt_.equal_chunks);
     msm_z_ = MsmG1(msm_h_.workspace());
     msm_z_.set_skip_zero_digits(opt_.skip_zero_digits);
+    msm_z_.set_equal_chunks(opt_.equal_chunks);
 #if CUZK_GPU_G2
     msm_g2_ = MsmG2(msm_h_.workspace());
     msm_g2_.set_skip_zero_digits(opt_.skip_zero_digits);
+    msm_g2_.set_equal_chunks(opt_.equal_chunks);
 #endif
   }
 

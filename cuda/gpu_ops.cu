@@ -292,7 +292,7 @@ g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> 
 
 std::vector<g1_jacobian_t> msm_g1_planned(std::span<const std::vector<g1_affine_t>> points,
                                           std::span<const size_t> skips, std::span<const fr_t> scalars,
-                                          unsigned window_bits, bool stale, bool skip_zero) {
+                                          unsigned window_bits, bool stale, bool skip_zero, bool equal_chunks) {
   if (points.size() != skips.size()) throw std::invalid_argument("msm_g1_planned: one skip per set of points");
   for (size_t k = 0; k < points.size(); ++k)
     if (skips[k] > scalars.size() || points[k].size() != scalars.size() - skips[k])
@@ -305,6 +305,7 @@ std::vector<g1_jacobian_t> msm_g1_planned(std::span<const std::vector<g1_affine_
   for (const auto& p : points) d_points.push_back(upload_array<g1_affine_t>(p, "MSM points", st.s, 1));
   MsmG1 msm;
   msm.set_skip_zero_digits(skip_zero);
+  msm.set_equal_chunks(equal_chunks);
   const auto plan = msm.plan(d_scalars.get(), scalars.size(), st.s, window_bits);
   if (!plan) return {};
   if (stale) (void)msm.run(d_points[0].get(), d_scalars.get(), points[0].size(), st.s, window_bits);
@@ -404,6 +405,8 @@ template <class P>
 void DeviceMsm<P>::set_chunk(uint32_t points) { impl_->msm.set_chunk(points); }
 template <class P>
 void DeviceMsm<P>::set_skip_zero_digits(bool on) { impl_->msm.set_skip_zero_digits(on); }
+template <class P>
+void DeviceMsm<P>::set_equal_chunks(bool on) { impl_->msm.set_equal_chunks(on); }
 template <class P>
 double DeviceMsm<P>::last_upload_ms() const { return impl_->upload_ms; }
 template <class P>

@@ -153,8 +153,18 @@ __device__ __forceinline__ ChunkRange chunk_range(const uint32_t* task_off, cons
 // (CUDA 13.0, sm_90): each G2 adding kernel uses 255 registers and spills (sum_points 968 bytes
 // stored, sum_partials 1.4 KB, window_segments 9 KB); of G1's only window_segments (184 bytes).
 
-// Round 0: chunk t of a bucket's run sums its points: scalar i's is bases[i - skip], and the
-// first `skip` scalars have none (Msm::run with a shared plan).
+// acc + the point of sorted pair v: scalar i's point is bases[i - skip], negated for a negative
+// digit, and the first `skip` scalars have none (Msm::run with a shared plan).
+template <class Affine, class Xyzz>
+__device__ __forceinline__ void add_pair(Xyzz& acc, const Affine* bases, uint32_t v, uint32_t skip) {
+  const uint32_t i = v & 0x7fffffffu;
+  if (i < skip) return;
+  Affine p = bases[i - skip];
+  if (v >> 31) p.y = -p.y;
+  acc = acc.add(p);
+}
+
+// Round 0: chunk t of a bucket's run sums its points.
 template <class Affine, class Xyzz>
 __global__ void __launch_bounds__(128) sum_points_kernel(const Affine* bases, const uint32_t* vals,
                                                          const uint32_t* run_off, const uint32_t* run_len,
@@ -164,14 +174,65 @@ __global__ void __launch_bounds__(128) sum_points_kernel(const Affine* bases, co
   if (t >= tasks) return;
   const auto [begin, end] = chunk_range(task_off, run_off, run_len, runs, t, chunk);
   Xyzz acc = Xyzz::infinity();
-  for (uint32_t k = begin; k < end; ++k) {
-    const uint32_t v = vals[k], i = v & 0x7fffffffu;
-    if (i < skip) continue;
-    Affine p = bases[i - skip];
-    if (v >> 31) p.y = -p.y;
-    acc = acc.add(p);
-  }
+  for (uint32_t k = begin; k < end; ++k) add_pair(acc, bases, vals[k], skip);
   out[t] = acc;
+}
+
+// Round 0 with equal chunks (Msm::set_equal_chunks): chunk t sums the sorted pairs
+// [t chunk, (t + 1) chunk) whatever their buckets, so every thread adds the same number of
+// points however the buckets' sizes fall (per bucket, a bucket of 32 points split as 32 + 0 or
+// 17 + 15 keeps a warp as long as its longest chunk). A bucket whose pairs all lie inside the
+// chunk, neither its first nor its last, is added into its bucket here: no other chunk holds any
+// of it. The first and the last bucket may go on in the chunks before and after, so their sums
+// are pieces: pieces[2t] the first's, pieces[2t + 1] the last's (infinity where the chunk holds
+// one bucket; its key is then the first's). The pieces' keys never decrease, so a bucket's
+// pieces are adjacent, and the later rounds sum them as they sum a bucket's chunk sums.
+template <class Affine, class Xyzz>
+__global__ void __launch_bounds__(128) sum_chunks_kernel(const Affine* bases, const uint32_t* keys,
+                                                         const uint32_t* vals, uint32_t entries, uint32_t tasks,
+                                                         uint32_t chunk, uint32_t skip, Xyzz* pieces,
+                                                         Xyzz* buckets) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= tasks) return;
+  const uint32_t begin = t * chunk, end = min(entries, begin + chunk);
+  uint32_t key = keys[begin];
+  bool first = true;  // still in the chunk's first bucket
+  Xyzz acc = Xyzz::infinity();
+  for (uint32_t k = begin; k < end; ++k) {
+    const uint32_t next = keys[k];
+    if (next != key) {  // the bucket `key` ends inside the chunk
+      if (first) pieces[2 * size_t(t)] = acc;
+      else buckets[key] = buckets[key].add(acc);
+      first = false;
+      key = next;
+      acc = Xyzz::infinity();
+    }
+    add_pair(acc, bases, vals[k], skip);
+  }
+  if (first) pieces[2 * size_t(t)] = acc;
+  pieces[2 * size_t(t) + 1] = first ? Xyzz::infinity() : acc;
+}
+
+// The keys of sum_chunks_kernel's pieces: chunk t's first and last sorted key.
+__global__ void piece_keys_kernel(const uint32_t* keys, uint32_t entries, uint32_t tasks, uint32_t chunk,
+                                  uint32_t* out) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= tasks) return;
+  const uint32_t begin = t * chunk;
+  out[2 * size_t(t)] = keys[begin];
+  out[2 * size_t(t) + 1] = keys[min(entries, begin + chunk) - 1];
+}
+
+// *out = the number of sorted keys below `bound` (one thread, a binary search): where every digit
+// is sorted, the pairs before the zero digits' sentinel run.
+__global__ void count_below_kernel(const uint32_t* keys, uint32_t n, uint32_t bound, uint32_t* out) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] < bound) lo = mid + 1;
+    else hi = mid;
+  }
+  *out = lo;
 }
 
 // Later rounds: chunk t of a bucket's partial sums adds them.
@@ -510,7 +571,8 @@ std::optional<DigitPlan> Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, u
   p.n = n;
   p.c = c;
   p.windows = wn;
-  p.chunk = chunk_;
+  p.chunk = chunk();
+  p.equal = equal_chunks_;
   p.ws = &ws;
   p.id = ++ws.plans;  // from here on the buffers of any earlier plan are overwritten
   const unsigned key_bits = bit_width(p.sentinel());
@@ -562,11 +624,17 @@ std::optional<DigitPlan> Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, u
   uint32_t* runs_len = grow(ws.run_len, p.sentinel() + 2, "MSM bucket run lengths");
   uint32_t* runs_off = grow(ws.run_off, p.sentinel() + 2, "MSM bucket run offsets");
   uint32_t* counts = grow(ws.run_count, 2, "MSM run count");
-  tb = std::max(tb, cub_temp([&](void* t, size_t& b) {
-    return cub::DeviceRunLengthEncode::Encode(t, b, kb.Current(), runs_key, runs_len, counts, items, s);
-  }));
+  if (!p.equal)
+    tb = std::max(tb, cub_temp([&](void* t, size_t& b) {
+      return cub::DeviceRunLengthEncode::Encode(t, b, kb.Current(), runs_key, runs_len, counts, items, s);
+    }));
   void* temp = grow(ws.temp, tb, "MSM CUB temporary storage");
   CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, tb, kb, vb, items, 0, int(key_bits), s));
+  if (p.equal) {
+    p.vals = vb.Current();
+    cut_equal_chunks(p, kb.Current(), pairs, !skip, s);
+    return p;
+  }
   CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(temp, tb, kb.Current(), runs_key, runs_len, counts, items, s));
   uint32_t runs = 0;
   CUZK_CUDA_CHECK(cudaMemcpyAsync(&runs, counts, sizeof runs, cudaMemcpyDeviceToHost, s));
@@ -597,27 +665,71 @@ std::optional<DigitPlan> Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, u
 }
 
 template <class P>
+void Msm<P>::cut_equal_chunks(DigitPlan& p, const uint32_t* keys, size_t pairs, bool zeros_sorted, cudaStream_t s) {
+  MsmWorkspace& ws = *ws_;
+  uint32_t* counts = grow(ws.run_count, 2, "MSM run count");
+  uint32_t entries = uint32_t(pairs);
+  if (zeros_sorted) {  // the zero digits' run comes last, and has no bucket
+    count_below_kernel<<<1, 1, 0, s>>>(keys, entries, p.sentinel(), counts);
+    CUZK_CUDA_CHECK_LAUNCH("count_below_kernel");
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(&entries, counts, sizeof entries, cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+  p.keys = keys;
+  p.entries = entries;
+  p.tasks = uint32_t((size_t(entries) + p.chunk - 1) / p.chunk);
+  if (entries == 0) return;  // every digit zero: no runs
+  // The pieces' keys, and their runs: a bucket's pieces and where they start.
+  const uint32_t pieces = p.outputs();
+  uint32_t* pk = grow(ws.piece_key, pieces, "MSM piece keys");
+  piece_keys_kernel<<<grid_for(p.tasks, 256), 256, 0, s>>>(keys, entries, p.tasks, p.chunk, pk);
+  CUZK_CUDA_CHECK_LAUNCH("piece_keys_kernel");
+  const size_t most = std::min<size_t>(pieces, p.sentinel()) + 1;  // runs (distinct keys) + 1
+  uint32_t* run_key = grow(ws.run_key, most, "MSM piece runs");
+  uint32_t* len = grow(ws.task_count, most, "MSM piece run lengths");
+  uint32_t* off = grow(ws.task_off, most, "MSM piece run offsets");
+  size_t tb = cub_temp([&](void* t, size_t& b) {
+    return cub::DeviceRunLengthEncode::Encode(t, b, pk, run_key, len, counts, int(pieces), s);
+  });
+  void* temp = grow(ws.temp, tb, "MSM CUB temporary storage");
+  CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(temp, tb, pk, run_key, len, counts, int(pieces), s));
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(&p.runs, counts, sizeof p.runs, cudaMemcpyDeviceToHost, s));
+  CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+  CUZK_CUDA_CHECK(cudaMemsetAsync(len + p.runs, 0, sizeof(uint32_t), s));  // off[runs] = the total
+  exclusive_sum(ws, len, off, p.runs + 1, s);
+  p.run_key = run_key;
+  p.task_count = len;
+  p.task_off = off;
+}
+
+template <class P>
 void Msm<P>::sum_runs(const DigitPlan& p, const Affine* d_bases, size_t skip, cudaStream_t s, Xyzz* buckets) {
   MsmWorkspace& ws = *ws_;
   // Round 0: chunks of points; then each run has task_count[r] partial sums from task_off[r]:
   // later rounds sum them in chunks (their counts and offsets in len/off, the plan's kept).
-  Xyzz* cur = grow_as<Xyzz>(ws.part[0], p.tasks, "MSM bucket partial sums");
-  sum_points_kernel<<<grid_for(p.tasks, 128), 128, 0, s>>>(d_bases, p.vals, p.run_off, p.run_len, p.task_off,
-                                                           p.runs, p.tasks, p.chunk, uint32_t(skip), cur);
-  CUZK_CUDA_CHECK_LAUNCH("sum_points_kernel");
+  Xyzz* cur = grow_as<Xyzz>(ws.part[0], p.outputs(), "MSM bucket partial sums");
+  if (p.equal) {
+    sum_chunks_kernel<<<grid_for(p.tasks, 128), 128, 0, s>>>(d_bases, p.keys, p.vals, p.entries, p.tasks, p.chunk,
+                                                             uint32_t(skip), cur, buckets);
+    CUZK_CUDA_CHECK_LAUNCH("sum_chunks_kernel");
+  } else {
+    sum_points_kernel<<<grid_for(p.tasks, 128), 128, 0, s>>>(d_bases, p.vals, p.run_off, p.run_len, p.task_off,
+                                                             p.runs, p.tasks, p.chunk, uint32_t(skip), cur);
+    CUZK_CUDA_CHECK_LAUNCH("sum_points_kernel");
+  }
   const uint32_t runs = p.runs;
   uint32_t* len = grow(ws.seg_len[1], runs + 1, "MSM segment lengths");
   uint32_t* off = grow(ws.seg_off[0], runs + 1, "MSM segment offsets");
   CUZK_CUDA_CHECK(cudaMemcpyAsync(len, p.task_count, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
   CUZK_CUDA_CHECK(cudaMemcpyAsync(off, p.task_off, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
   int which = 0;
-  for (uint32_t tasks = p.tasks; tasks > runs;) {
+  for (uint32_t tasks = p.outputs(); tasks > runs;) {
     uint32_t* ncnt = grow(ws.seg_len[0], runs + 1, "MSM chunk counts");
     uint32_t* ntoff = grow(ws.seg_off[1], runs + 1, "MSM chunk offsets");
-    const uint32_t ntasks = chunk_offsets(ws, len, runs, chunk_, ncnt, ntoff, s);
+    const uint32_t ntasks = chunk_offsets(ws, len, runs, chunk(), ncnt, ntoff, s);
     Xyzz* nxt = grow_as<Xyzz>(ws.part[1 - which], ntasks, "MSM bucket partial sums");
     cur = as<Xyzz>(ws.part[which]);
-    sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, chunk_, nxt);
+    sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, chunk(), nxt);
     CUZK_CUDA_CHECK_LAUNCH("sum_partials_kernel");
     CUZK_CUDA_CHECK(cudaMemcpyAsync(len, ncnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
     CUZK_CUDA_CHECK(cudaMemcpyAsync(off, ntoff, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));

@@ -14,7 +14,11 @@
 //              its points (mixed XYZZ additions); chunk sums of one bucket are then summed in
 //              further rounds until one remains. Chunking bounds the work of a thread
 //              even when one bucket holds most points (0/1 witness values put millions of
-//              points in bucket 1 of window 0);
+//              points in bucket 1 of window 0). Or (Msm::set_equal_chunks) the sorted points
+//              are cut into equal chunks whatever their buckets, so that no thread waits on a
+//              short last chunk of its bucket: a chunk adds the buckets that lie inside it
+//              straight into them, and leaves the sums of its first and last bucket, which may
+//              go on in its neighbours, as two pieces that the further rounds sum by bucket;
 //  5. windows: each window's 2^(c-1) buckets are split into segments of 16; a thread computes
 //              its segment's sum k * B_k with running sums plus a multiple of the segment's
 //              total, and the segments' results are added in rounds of 32 per thread;
@@ -98,8 +102,8 @@ using MsmSlice = MsmSliceOf<G1Points>;
 // run concurrently.
 struct MsmWorkspace {
   // Steps 1-3 and the cut into chunks (a DigitPlan points into these): sort buffers, bucket runs,
-  // chunks per run and their offsets.
-  DeviceArray<uint32_t> keys[2], vals[2], run_key, run_len, run_off, run_count, task_count, task_off;
+  // chunks per run and their offsets; with equal chunks, the keys of the chunks' pieces.
+  DeviceArray<uint32_t> keys[2], vals[2], run_key, run_len, run_off, run_count, task_count, task_off, piece_key;
   DeviceArray<unsigned long long> block_count, block_off;  // non-zero digits per block of scalars
   // Step 4's later rounds (partial sums per run and their offsets), never a plan's.
   DeviceArray<uint32_t> seg_len[2], seg_off[2];
@@ -113,13 +117,23 @@ struct MsmWorkspace {
 // with different points (the proving stage's assignment MSMs, G1 and G2 alike) each run on one
 // plan instead of sorting again. It points into its workspace's buffers and stays valid until the
 // next plan on that workspace, which every MSM over scalars of its own makes: Msm::run checks.
+//
+// Cut into equal chunks (Msm::set_equal_chunks: `equal`), the first round's outputs are two
+// pieces per chunk (2 * tasks) instead of one sum per chunk, and the runs the later rounds sum are
+// the runs of equal keys among the pieces: run_key, task_count and task_off then describe those
+// (a bucket's pieces, and where they start), and run_off, run_len are not set.
 struct DigitPlan {
   size_t n = 0;                  // scalars
   unsigned c = 0, windows = 0;   // window bits, windows
-  uint32_t runs = 0;             // non-empty buckets
+  uint32_t runs = 0;             // non-empty buckets (equal chunks: buckets that have pieces)
   uint32_t tasks = 0, chunk = 0; // chunks of at most `chunk` points in the first round
+  bool equal = false;            // equal chunks across buckets
+  uint32_t entries = 0;          // equal chunks: the sorted pairs that have a bucket (no zero digit)
+  const uint32_t *keys = nullptr;  // equal chunks: the sorted keys
   const uint32_t *vals = nullptr, *run_key = nullptr, *run_off = nullptr, *run_len = nullptr;
   const uint32_t *task_count = nullptr, *task_off = nullptr;  // chunks of each run, their first
+  // The first round's outputs: a sum per chunk, or two pieces per chunk with equal chunks.
+  uint32_t outputs() const { return equal ? 2 * tasks : tasks; }
   const MsmWorkspace* ws = nullptr;
   uint64_t id = 0;  // MsmWorkspace::plans when it was made
   // Past every bucket's key: the keys' bound, and the key of zero digits where they are sorted.
@@ -159,9 +173,15 @@ class Msm {
   // point (the stage's msm_l, whose L query starts after the public inputs). The plan must be
   // its workspace's latest (std::logic_error otherwise). Synchronizes `s` before returning.
   Jacobian run(const DigitPlan& plan, const Affine* d_bases, cudaStream_t s, size_t skip = 0);
-  // Points (or partial sums) one thread adds per round of the bucket sums (default 32).
+  // Points (or partial sums) one thread adds per round of the bucket sums (default 32 per
+  // bucket run, kEqualChunk with equal chunks).
   void set_chunk(uint32_t points);
-  uint32_t chunk() const { return chunk_; }
+  uint32_t chunk() const { return chunk_ ? chunk_ : equal_chunks_ ? kEqualChunk : kRunChunk; }
+  // Cut the sorted points into equal chunks across buckets (step 4 above) instead of each
+  // bucket's run into chunks of its own; plans made from then on are cut so. Off by default.
+  void set_equal_chunks(bool on) { equal_chunks_ = on; }
+  // Equal chunks of 64 leave two pieces per 64 points, the memory of one sum per 32 points.
+  static constexpr uint32_t kRunChunk = 32, kEqualChunk = 64;
   // Sort only the non-zero digits, for scalars that are mostly short (an assignment: on in the
   // proving stage's assignment MSMs, StageOptions::skip_zero_digits); it costs a pass over the
   // scalars that counts them, and where more than half the digits turn out non-zero, every digit
@@ -176,6 +196,9 @@ class Msm {
   // windows are w1 - w0; runs == 0 when every digit is zero; nothing when the digits to sort
   // exceed 2^30.
   std::optional<DigitPlan> plan_windows(const fr_t* d_scalars, size_t n, unsigned c, unsigned w0, unsigned w1, cudaStream_t s);
+  // The equal chunks of a plan's `pairs` sorted keys (the zero digits' sentinel run last, where
+  // zeros_sorted) and the runs of their pieces' keys.
+  void cut_equal_chunks(DigitPlan& p, const uint32_t* keys, size_t pairs, bool zeros_sorted, cudaStream_t s);
   // Step 4 for a plan: each run's points summed and added into its bucket of `buckets` (the
   // plan's first window's).
   void sum_runs(const DigitPlan& p, const Affine* d_bases, size_t skip, cudaStream_t s, Xyzz* buckets);
@@ -183,8 +206,8 @@ class Msm {
   Xyzz* clear_buckets(unsigned c, unsigned windows, cudaStream_t s);
   Jacobian reduce_windows(const Xyzz* buckets, unsigned c, unsigned windows, cudaStream_t s);
   std::shared_ptr<MsmWorkspace> ws_;
-  uint32_t chunk_ = 32;
-  bool skip_zero_ = false;
+  uint32_t chunk_ = 0;  // 0: the default of the cut (chunk())
+  bool skip_zero_ = false, equal_chunks_ = false;
 };
 
 using MsmG1 = Msm<G1Points>;

@@ -73,6 +73,10 @@ struct StageOptions {
   // scalars are full-width and sort every digit either way); off: every digit, zeros included (as
   // before 2026-12-04, for the A/B).
   bool skip_zero_digits = true;
+  // The bucket sums of every MSM of the stage in equal chunks across buckets
+  // (Msm::set_equal_chunks); off: each bucket's run in chunks of its own (the way before
+  // 2026-12-04's fifth session), for the A/B.
+  bool equal_chunks = false;
   // How pageable a, b, c and z are staged for the copy engine (cuda/staging.hpp): filling
   // threads, buffers per thread or one buffer at a time (Fill::split, the only way before
   // 2026-12-04), buffer sizes. The overlapped 2^24 stage waits about 20 ms for the assignment's

@@ -117,7 +117,8 @@ BENCHMARK(BM_gpu_msm_g1)->ArgsProduct({{20, 22, 24}, {1, 0}})->ArgNames({"log_n"
 // threefold (cuda/gpu_ops.cu). Every MSM benchmark runs once untimed first: the first MSM in a
 // process also loads the kernels (CUDA loads modules lazily), and a new DeviceMsmG1 grows its
 // buffers.
-void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned, unsigned c = 0) {
+// eq: the bucket sums in equal chunks across buckets (DeviceMsmG1::set_equal_chunks).
+void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned, unsigned c = 0, bool eq = false) {
   std::span<const g1_affine_t> pts(g1_points(n).data(), n);
   std::vector<fr_t> sc = random_scalars(n, 2);
   std::unique_ptr<cuda::HostPin> pin_p, pin_s;
@@ -126,6 +127,7 @@ void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned
     pin_s = std::make_unique<cuda::HostPin>(sc.data(), sc.size() * sizeof(fr_t));
   }
   cuda::DeviceMsmG1 msm;
+  msm.set_equal_chunks(eq);
   benchmark::DoNotOptimize(msm.upload_and_run(pts, sc, c, slices));
   double run = 0;
   for (auto _ : st) {
@@ -147,6 +149,14 @@ void BM_gpu_msm_g1_overlap_window(benchmark::State& st) {
 BENCHMARK(BM_gpu_msm_g1_overlap_window)->ArgsProduct({{24}, {16, 18, 19, 20}})->ArgsProduct({{26}, {16, 20}})
     ->ArgNames({"log_n", "c"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
+// The same with the bucket sums in equal chunks across buckets (eq 1) or each bucket's run in
+// chunks of its own (eq 0, the default), in one process: the G1 target's measure at 2^24, where
+// wider windows leave buckets of 32-128 points whose last chunks are short, and at 2^26.
+void BM_gpu_msm_g1_overlap_equal(benchmark::State& st) {
+  msm_g1_overlap(st, size_t(1) << st.range(0), 0, true, unsigned(st.range(1)), st.range(2) != 0);
+}
+BENCHMARK(BM_gpu_msm_g1_overlap_equal)->ArgsProduct({{24}, {16, 18, 20}, {0, 1}})->ArgsProduct({{26}, {19, 20}, {0, 1}})
+    ->ArgNames({"log_n", "c", "eq"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 // 2^26 (sppark's 627 ms pinned, docs/cuda-backend.md): points repeated from the 2^24 set (see
 // g1_points), pinned as at 2^24.
 BENCHMARK(BM_gpu_msm_g1_overlap)->ArgsProduct({{20, 22, 24}, {0, 1, 2, 3}})->ArgsProduct({{24}, {4, 5}})
@@ -185,43 +195,51 @@ void BM_staged_upload_per_thread(benchmark::State& st) {
 BENCHMARK(BM_staged_upload_per_thread)->ArgsProduct({{4, 8, 12, 15}, {2, 4, 8}})
     ->ArgNames({"threads", "buffer_mib"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
-// Points per thread in the bucket sums (MsmG1::set_chunk), on random scalars (mix 0) and on the
-// witness mix (mix 1: most scalars 0 or 1, one huge bucket).
-void BM_gpu_msm_chunk(benchmark::State& st) {
-  const size_t n = size_t(1) << st.range(0);
+// The G1 MSM of 2^log_n points on resident data, GPU time: window bits c (0: the rule), on random
+// scalars (mix 0) or the witness mix of msm_l, msm_a and msm_b_g1 (mix 1: most scalars 0 or 1,
+// one huge bucket), with points per chunk `chunk` (0: the default) and the bucket sums in equal
+// chunks across buckets or not (eq).
+void msm_g1_resident(benchmark::State& st, unsigned log_n, unsigned c, bool mix, uint32_t chunk, bool eq) {
+  const size_t n = size_t(1) << log_n;
   std::span<const g1_affine_t> pts(g1_points(n).data(), n);
   std::vector<fr_t> sc = random_scalars(n, 2);
-  if (st.range(2)) to_witness_mix(sc);
+  if (mix) to_witness_mix(sc);
   cuda::DeviceMsmG1 msm;
-  msm.set_chunk(uint32_t(st.range(1)));
+  if (chunk) msm.set_chunk(chunk);
+  msm.set_equal_chunks(eq);
   msm.upload(pts, sc);
-  benchmark::DoNotOptimize(msm.run());  // warm-up
+  benchmark::DoNotOptimize(msm.run(c));  // warm-up
   for (auto _ : st) {
-    benchmark::DoNotOptimize(msm.run());
+    benchmark::DoNotOptimize(msm.run(c));
     st.SetIterationTime(msm.last_run_gpu_ms() / 1e3);
   }
+}
+
+// Points per thread in the bucket sums (MsmG1::set_chunk).
+void BM_gpu_msm_chunk(benchmark::State& st) {
+  msm_g1_resident(st, unsigned(st.range(0)), 0, st.range(2) != 0, uint32_t(st.range(1)), false);
 }
 BENCHMARK(BM_gpu_msm_chunk)->ArgsProduct({{24}, {16, 32, 64, 128, 256}, {0, 1}})->ArgNames({"log_n", "chunk", "mix"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
-// Window width sweep (GPU time of the MSM on resident data); mix 1: the witness mix of msm_l,
-// msm_a and msm_b_g1 (most scalars 0 or 1).
+// Window width sweep.
 void BM_gpu_msm_window(benchmark::State& st) {
-  const size_t n = size_t(1) << st.range(0);
-  std::span<const g1_affine_t> pts(g1_points(n).data(), n);
-  std::vector<fr_t> sc = random_scalars(n, 2);
-  if (st.range(2)) to_witness_mix(sc);
-  cuda::DeviceMsmG1 msm;
-  msm.upload(pts, sc);
-  benchmark::DoNotOptimize(msm.run(unsigned(st.range(1))));  // warm-up
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(msm.run(unsigned(st.range(1))));
-    st.SetIterationTime(msm.last_run_gpu_ms() / 1e3);
-  }
+  msm_g1_resident(st, unsigned(st.range(0)), unsigned(st.range(1)), st.range(2) != 0, 0, false);
 }
 BENCHMARK(BM_gpu_msm_window)->ArgsProduct({{20}, {10, 11, 12, 13, 14, 16}, {0}})
     ->ArgsProduct({{24}, {14, 15, 16, 17, 18, 19, 20}, {0}})->ArgsProduct({{24}, {10, 11, 12, 13, 14, 15, 16}, {1}})
     ->ArgNames({"log_n", "c", "mix"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Equal chunks across buckets (eq 1, MsmG1::set_equal_chunks) against each bucket's run in
+// chunks of its own (eq 0), across window bits and points per chunk (0: the cut's default, 32 a
+// run or 64 equal).
+void BM_gpu_msm_equal_chunks(benchmark::State& st) {
+  msm_g1_resident(st, unsigned(st.range(0)), unsigned(st.range(1)), st.range(2) != 0, uint32_t(st.range(4)),
+                  st.range(3) != 0);
+}
+BENCHMARK(BM_gpu_msm_equal_chunks)->ArgsProduct({{24}, {16, 17, 18, 19, 20}, {0}, {0, 1}, {0}})
+    ->ArgsProduct({{24}, {16, 20}, {0}, {1}, {32, 128}})->ArgsProduct({{24}, {12, 16}, {1}, {0, 1}, {0}})
+    ->ArgNames({"log_n", "c", "mix", "eq", "chunk"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // The G2 MSM on the device (msm_b_g2 of the CUZK_GPU_G2 variant) on resident data: the upload
 // is outside the timed part (upload_ms beside it), the time is the GPU's (CUDA events), as
@@ -358,9 +376,10 @@ void report_phases(benchmark::State& st, const PhaseTotals& t) {
 // skip_zero: only non-zero digits sorted (StageOptions::skip_zero_digits).
 // hc: the window bits of msm_h (StageOptions::h_window_bits; 0: the rule for full-width
 // scalars, whose choice the counter h_bits reports).
+// eq: every MSM's bucket sums in equal chunks across buckets (StageOptions::equal_chunks).
 void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap,
                       unsigned zc = 0, bool share = true, cuda::Staging upload = {}, bool skip_zero = true,
-                      unsigned hc = 0) {
+                      unsigned hc = 0, bool eq = false) {
   const circuits::SyntheticPartition& s = synthetic(log_n, table_log);
   auto backend = cuda::make_cuda_backend({.pin_abc = pinned,
                                           .overlap = overlap,
@@ -368,6 +387,7 @@ void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigne
                                           .h_window_bits = hc,
                                           .share_digits = share,
                                           .skip_zero_digits = skip_zero,
+                                          .equal_chunks = eq,
                                           .upload = upload});
   auto w = s.witness();
   st.counters["assignment_bits"] = zc ? zc : cuda::default_assignment_window_bits(w);
@@ -410,6 +430,14 @@ void BM_prove_stage_cuda_overlap_h_window(benchmark::State& st) {
 }
 BENCHMARK(BM_prove_stage_cuda_overlap_h_window)->ArgsProduct({{24}, {0}, {16, 18, 19, 20}})
     ->ArgNames({"log_n", "pinned", "hc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+// Every MSM's bucket sums in equal chunks across buckets (eq 1) or not (eq 0), at msm_h's rule
+// (hc 0) and at 20 bits, in one process.
+void BM_prove_stage_cuda_overlap_equal(benchmark::State& st) {
+  prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, 0, true, {}, true, unsigned(st.range(2)),
+                   st.range(3) != 0);
+}
+BENCHMARK(BM_prove_stage_cuda_overlap_equal)->ArgsProduct({{24}, {0}, {0, 20}, {0, 1}})
+    ->ArgNames({"log_n", "pinned", "hc", "eq"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 // The same with each assignment MSM sorting its own digits (share_digits off): the A/B of the
 // shared sort, in one binary.
 void BM_prove_stage_cuda_overlap_own_sort(benchmark::State& st) {
@@ -437,16 +465,18 @@ BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 
 // as at 2^24), with every digit sorted (_all_digits), and across msm_h's window bits (hc; 16 is
 // the rule's width up to 2^25, and the width before 2026-12-04 at every size).
 // 2^25 and 2^26 use the same repeated table, for the window sweeps between 2^24 and 2^27.
+// eq:1 (equal chunks across buckets in every MSM) at 2^25-2^27, by msm_h's rule and at hc 16.
 [[maybe_unused]] const bool kStageLargeRegistered = [] {
-  auto add = [](unsigned log_n, int overlap, int pinned, unsigned zc, bool skip_zero, unsigned hc = 0) {
+  auto add = [](unsigned log_n, int overlap, int pinned, unsigned zc, bool skip_zero, unsigned hc = 0, bool eq = false) {
     const std::string base = overlap ? "BM_prove_stage_cuda_overlap" : "BM_prove_stage_cuda";
     benchmark::RegisterBenchmark((base + (skip_zero ? "" : "_all_digits") + "/log_n:" + std::to_string(log_n) +
                                   "/pinned:" + std::to_string(pinned) + "/table:20" +
                                   (zc ? "/zc:" + std::to_string(zc) : std::string()) +
-                                  (hc ? "/hc:" + std::to_string(hc) : std::string()))
+                                  (hc ? "/hc:" + std::to_string(hc) : std::string()) + (eq ? "/eq:1" : ""))
                                      .c_str(),
-                                 [log_n, pinned, overlap, zc, skip_zero, hc](benchmark::State& st) {
-                                   prove_stage_cuda(st, log_n, pinned != 0, 20, overlap != 0, zc, true, {}, skip_zero, hc);
+                                 [log_n, pinned, overlap, zc, skip_zero, hc, eq](benchmark::State& st) {
+                                   prove_stage_cuda(st, log_n, pinned != 0, 20, overlap != 0, zc, true, {}, skip_zero,
+                                                    hc, eq);
                                  })
         ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
   };
@@ -457,6 +487,7 @@ BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 
     for (unsigned zc : {12u, 13u, 14u, 15u, 16u}) add(log_n, 1, 0, zc, true);
     add(log_n, 1, 0, 16, false);
     for (unsigned hc : {16u, 18u, 19u, 20u}) add(log_n, 1, 0, 0, true, hc);
+    for (unsigned hc : {0u, 16u}) add(log_n, 1, 0, 0, true, hc, true);
   }
   return true;
 }();

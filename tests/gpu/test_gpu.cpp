@@ -360,6 +360,27 @@ void check_gpu_msm_against_cpu(std::mt19937_64& g) {
       CHECK(sparse.run(c) == want01);
       CHECK(sparse.upload_and_run(pts, mostly01, c, 3) == want01);
     }
+    // Equal chunks across buckets (Msm::set_equal_chunks): chunks of 2 and 3 points (a bucket's
+    // pieces over many chunks, many rounds), the default, and 4096 (buckets inside one chunk,
+    // added into their buckets there); resident, at 4 and 20 bits, in 7 slices, and with zero
+    // digits left out.
+    for (uint32_t chunk : {0u, 2u, 3u, 4096u}) {
+      INFO("equal chunks of " << chunk << " (0: the default)");
+      cuda::DeviceMsm<P> d, sparse;
+      d.set_equal_chunks(true);
+      sparse.set_equal_chunks(true);
+      sparse.set_skip_zero_digits(true);
+      if (chunk) {
+        d.set_chunk(chunk);
+        sparse.set_chunk(chunk);
+      }
+      d.upload(pts, sc);
+      CHECK(d.run() == want);
+      CHECK(d.run(4) == want);
+      if (chunk == 0) CHECK(d.run(20) == want);
+      CHECK(d.upload_and_run(pts, sc, 0, 7) == want);
+      CHECK(sparse.upload_and_run(pts, mostly01, 0, 3) == want01);
+    }
   }
   // Bit-valued scalars (a Groth16 witness is full of them): one bucket holds most points.
   const size_t n = 200000;
@@ -382,6 +403,12 @@ void check_gpu_msm_against_cpu(std::mt19937_64& g) {
     skip.set_skip_zero_digits(true);
     CHECK(skip.upload_and_run(pts, bits, 0, 5) == want);
     CHECK(skip.upload_and_run(pts, bits, 12, 1) == want);
+    // Equal chunks: the ones' bucket spans thousands of chunks, zeros sorted or left out.
+    cuda::DeviceMsm<P> eq;
+    eq.set_equal_chunks(true);
+    CHECK(eq.upload_and_run(pts, bits, 0, 5) == want);
+    eq.set_skip_zero_digits(true);
+    CHECK(eq.upload_and_run(pts, bits, 0, 1) == want);
   }
   // All zero: the point at infinity (no digit to sort, with zero digits left out or not).
   std::vector<fr_t> zeros(1000, fr_t::zero());
@@ -406,7 +433,7 @@ TEST_CASE("GPU MSMs sharing one sort of their scalars equal the CPU's; a stale p
   const uint64_t seed = fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 g(seed);
-  auto check = [&](std::span<const fr_t> sc, unsigned c, bool skip_zero = true) {
+  auto check = [&](std::span<const fr_t> sc, unsigned c, bool skip_zero = true, bool equal = false) {
     const size_t n = sc.size();
     const std::vector<size_t> skips = {0, std::min<size_t>(3, n), 0, n};
     std::vector<std::vector<g1_affine_t>> pts;
@@ -414,7 +441,7 @@ TEST_CASE("GPU MSMs sharing one sort of their scalars equal the CPU's; a stale p
       pts.push_back(random_points(n - skip, g));
       for (size_t i = 1; i < pts.back().size(); i += 9) pts.back()[i] = g1_affine_t::infinity();
     }
-    const auto got = cuda::msm_g1_planned(pts, skips, sc, c, false, skip_zero);
+    const auto got = cuda::msm_g1_planned(pts, skips, sc, c, false, skip_zero, equal);
     REQUIRE(got.size() == skips.size());
     for (size_t k = 0; k < skips.size(); ++k) {
       INFO("set " << k << ", skip " << skips[k]);
@@ -427,19 +454,24 @@ TEST_CASE("GPU MSMs sharing one sort of their scalars equal the CPU's; a stale p
     for (size_t i = 0; i < n; i += 5) sc[i] = fr_t::zero();
     if (n > 4) sc[4] = -fr_t::one();
     for (unsigned c : {0u, 4u})
-      for (bool skip_zero : {true, false}) {
-        INFO("n " << n << ", window bits " << c << ", zero digits " << (skip_zero ? "left out" : "sorted"));
-        check(sc, c, skip_zero);
-      }
+      for (bool skip_zero : {true, false})
+        for (bool equal : {false, true}) {
+          INFO("n " << n << ", window bits " << c << ", zero digits " << (skip_zero ? "left out" : "sorted")
+                    << (equal ? ", equal chunks" : ""));
+          check(sc, c, skip_zero, equal);
+        }
   }
   // Bit-valued scalars (most of an assignment): one bucket run across many chunks.
   std::vector<fr_t> bits(100000);
   for (auto& b : bits) b = (g() & 3) ? fr_t::one() : fr_t::zero();
-  check(bits, 0);
-  check(bits, 0, false);
-  check(bits, 12);  // the sparse rule's width for an assignment at 2^24
-  check(std::vector<fr_t>(1000, fr_t::zero()), 0);  // nothing to sum: no runs
-  check(std::vector<fr_t>(1000, fr_t::zero()), 0, false);
+  for (bool equal : {false, true}) {
+    INFO((equal ? "equal chunks" : "chunks by bucket"));
+    check(bits, 0, true, equal);
+    check(bits, 0, false, equal);
+    check(bits, 12, true, equal);  // the sparse rule's width for an assignment at 2^24
+    check(std::vector<fr_t>(1000, fr_t::zero()), 0, true, equal);  // nothing to sum: no runs
+    check(std::vector<fr_t>(1000, fr_t::zero()), 0, false, equal);
+  }
   // Another MSM's sort on the workspace between the plan and its use: refused, not misread.
   auto sc = random_elems<fr_t>(100, g);
   const std::vector<std::vector<g1_affine_t>> pts = {random_points(100, g)};
@@ -579,16 +611,19 @@ TEST_CASE("the overlapped proving stage's proofs equal the CPU's; its phases and
   const auto& [f, seed, ws, rs, cpu] = batch;
   // Pageable inputs staged in pieces of 4 KiB too, both fills (StageOptions::upload), so that a
   // circuit's arrays cross several staging buffers and threads.
+  // The last case's MSMs sum their buckets in equal chunks (StageOptions::equal_chunks).
   struct Case {
     bool pin;
     cuda::Staging upload;
+    bool equal = false;
   };
   for (const Case& c : {Case{false, {}}, Case{true, {}}, Case{false, {.fill = cuda::Fill::split, .threads = 3, .buffer_bytes = 4096}},
-                        Case{false, {.fill = cuda::Fill::per_thread, .threads = 3, .buffer_bytes = 4096}}}) {
+                        Case{false, {.fill = cuda::Fill::per_thread, .threads = 3, .buffer_bytes = 4096}},
+                        Case{false, {}, true}}) {
     const bool pin = c.pin;
     INFO("pin_abc " << pin << ", staging " << (c.upload.fill == cuda::Fill::split ? "split" : "per_thread") << " in "
-                    << c.upload.buffer_bytes << " bytes (0: the default)");
-    auto be = cuda::make_cuda_backend({.pin_abc = pin, .overlap = true, .upload = c.upload});
+                    << c.upload.buffer_bytes << " bytes (0: the default), equal chunks " << c.equal);
+    auto be = cuda::make_cuda_backend({.pin_abc = pin, .overlap = true, .equal_chunks = c.equal, .upload = c.upload});
     PhaseLog log;
     instr::set_sink(&log);
     auto got = be->prove_batch(f.pk, ws, rs);
@@ -668,11 +703,13 @@ TEST_CASE("the proving stage at 2^27: A and B equal sums over the repeated table
   const g2_affine_t want_b =
       (msm_g2(std::span(pk.b_g2_query.data(), t), folded) + vk.beta_g2 + vk.delta_g2.to_jacobian().mul(rs.s)).to_affine();
   std::optional<groth16::Proof> serial;
-  for (bool overlap : {false, true}) {
-    INFO("overlapped " << overlap);
+  // The serial and overlapped schedules, and the overlapped one with every MSM's bucket sums in
+  // equal chunks across buckets (StageOptions::equal_chunks).
+  for (auto [overlap, equal] : {std::pair{false, false}, std::pair{true, false}, std::pair{true, true}}) {
+    INFO("overlapped " << overlap << ", equal chunks " << equal);
     groth16::Proof p;
     try {
-      p = cuda::make_cuda_backend({.overlap = overlap})->prove(pk, w, rs);  // one resident key at a time
+      p = cuda::make_cuda_backend({.overlap = overlap, .equal_chunks = equal})->prove(pk, w, rs);  // one resident key at a time
     } catch (const cuda::DeviceOutOfMemory& e) {
       WARN("not run: the 2^27 proving stage does not fit this device: " << e.what());
       return;
