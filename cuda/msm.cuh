@@ -58,7 +58,9 @@ namespace cuzk::cuda {
 // faster (H200, 2026-12-04, docs/cuda-backend.md): 19 bits up to 2^26 scalars (msm_h of the 2^26
 // stage, 2^26 - 1 of them: 490-492 ms at 16 bits, 462-466 at 19 and 20; the G1 MSM of 2^26 from
 // pinned memory: 527 ms at 16, 521 at 19, 537 at 20) and 20 bits above (msm_h of the 2^27 stage:
-// 968-970 ms at 16, 881 at 19, 856-858 at 20). 2^25 was not measured across widths: it keeps 16.
+// 968-970 ms at 16, 881 at 19, 856-858 at 20). At 2^25 (msm_h of the 2^25 stage, 2^25 - 1
+// scalars) 16 and 18 bits measured alike (251.0 and 249.2 ms), 19 and 20 slower (252.1, 269.2):
+// it keeps 16.
 unsigned gpu_msm_window_bits(size_t n);
 // The window widths the GPU MSM takes (Msm::run refuses others, the proving stage's options are
 // checked against them): from 2 bits to 20, the widest the rule gives and the GPU tests check.
@@ -178,7 +180,13 @@ class Msm {
   void set_chunk(uint32_t points);
   uint32_t chunk() const { return chunk_ ? chunk_ : equal_chunks_ ? kEqualChunk : kRunChunk; }
   // Cut the sorted points into equal chunks across buckets (step 4 above) instead of each
-  // bucket's run into chunks of its own; plans made from then on are cut so. Off by default.
+  // bucket's run into chunks of its own; plans made from then on are cut so. Off by default: on
+  // the H200 (2026-12-04, docs/cuda-backend.md) it pays only where buckets hold a few dozen
+  // points (20-bit windows at 2^24: the first round 97.0 ms instead of 122.3), which the width
+  // rule never chooses, and costs 1-4% in the proving stage at 2^24-2^27. Over several slices
+  // into one set of buckets (run() with slices) its additions into buckets that are no longer
+  // empty slow it badly: 322 ms instead of 185 for the G1 MSM of 2^24 from pinned memory at 20
+  // bits (likely their divergence within a warp; not traced).
   void set_equal_chunks(bool on) { equal_chunks_ = on; }
   // Equal chunks of 64 leave two pieces per 64 points, the memory of one sum per 32 points.
   static constexpr uint32_t kRunChunk = 32, kEqualChunk = 64;
