@@ -180,13 +180,14 @@ __global__ void __launch_bounds__(128) sum_points_kernel(const Affine* bases, co
 
 // Round 0 with equal chunks (Msm::set_equal_chunks): chunk t sums the sorted pairs
 // [t chunk, (t + 1) chunk) whatever their buckets, so every thread adds the same number of
-// points however the buckets' sizes fall (per bucket, a bucket of 32 points split as 32 + 0 or
-// 17 + 15 keeps a warp as long as its longest chunk). A bucket whose pairs all lie inside the
-// chunk, neither its first nor its last, is added into its bucket here: no other chunk holds any
-// of it. The first and the last bucket may go on in the chunks before and after, so their sums
-// are pieces: pieces[2t] the first's, pieces[2t + 1] the last's (infinity where the chunk holds
-// one bucket; its key is then the first's). The pieces' keys never decrease, so a bucket's
-// pieces are adjacent, and the later rounds sum them as they sum a bucket's chunk sums.
+// points however the buckets' sizes fall (cut per bucket, buckets of about 32 points give
+// chunks of anywhere from 1 to 32 points, and a warp waits for its longest). A bucket whose
+// pairs all lie inside the chunk, neither its first nor its last, is added into its bucket here:
+// no other chunk holds any of it. The first and the last bucket may go on in the chunks before
+// and after, so their sums are pieces: pieces[2t] the first's, pieces[2t + 1] the last's
+// (infinity where the chunk holds one bucket; its key is then the first's). The pieces' keys
+// never decrease, so a bucket's pieces are adjacent, and the later rounds sum them as they sum
+// a bucket's chunk sums.
 template <class Affine, class Xyzz>
 __global__ void __launch_bounds__(128) sum_chunks_kernel(const Affine* bases, const uint32_t* keys,
                                                          const uint32_t* vals, uint32_t entries, uint32_t tasks,
