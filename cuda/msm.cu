@@ -10,16 +10,17 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/msm.cuh"
+#include "cuda/window_sum.hpp"
 #include "prover/msm/msm.hpp"
 
 namespace cuzk::cuda {
 namespace {
 
-constexpr uint32_t kSegLen = 16;       // buckets per segment in the window reduction
-constexpr uint32_t kGroup = 32;        // partial sums one thread adds when reducing segments
+constexpr uint32_t kSegLen = 16;       // entries per segment in the window reduction's levels
 constexpr size_t kMaxPairs = size_t(1) << 30;
 
 // Signed digit of window w (c bits) of a canonical 4-limb scalar: the Booth rule of
@@ -250,12 +251,6 @@ __global__ void __launch_bounds__(128) sum_partials_kernel(const Xyzz* in, const
   out[t] = acc;
 }
 
-template <class Xyzz>
-__global__ void fill_infinity_kernel(Xyzz* b, size_t n) {
-  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < n) b[i] = Xyzz::infinity();
-}
-
 // Adds each run's sum into its bucket (one run per bucket, so no two threads share one): the
 // buckets accumulate over the slices of a run.
 template <class Xyzz>
@@ -268,47 +263,17 @@ __global__ void __launch_bounds__(128) add_to_buckets_kernel(const Xyzz* sums, c
   if (k != sentinel) buckets[k] = buckets[k].add(sums[seg_off[r]]);
 }
 
-// Segment j of window w: buckets k in [lo, hi] (1-based digits) contribute
-// sum (k - lo + 1) B_k + (lo - 1) * sum B_k.
+// One level of the window reduction (cuda/window_sum.hpp): thread id handles segment j of window
+// w, reading `count` entries a window (the buckets at the first level, the level before's R and t
+// above it) and writing the segment's t and R.
 template <class Xyzz>
-__global__ void __launch_bounds__(128) window_segments_kernel(const Xyzz* buckets, uint32_t per_window,
-                                                              uint32_t windows, uint32_t segs, Xyzz* out) {
-  uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void __launch_bounds__(128) window_level_kernel(const Xyzz* x, const Xyzz* t_in, uint32_t windows,
+                                                           WindowLevel lv, Xyzz* t_out, Xyzz* r_out) {
+  const uint32_t segs = lv.segments();
+  const uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
   if (id >= windows * segs) return;
-  const uint32_t w = id / segs, j = id % segs;
-  const uint32_t len = per_window / segs;
-  const uint32_t lo = j * len + 1, hi = lo + len - 1;
-  const Xyzz* b = buckets + size_t(w) * per_window;
-  Xyzz running = Xyzz::infinity(), total = Xyzz::infinity();
-  for (uint32_t k = hi; k >= lo; --k) {
-    running = running.add(b[k - 1]);
-    total = total.add(running);
-  }
-  // (lo - 1) * running by double-and-add from the top bit.
-  uint32_t m = lo - 1;
-  Xyzz mult = Xyzz::infinity();
-  for (int bit = 31; bit >= 0; --bit) {
-    mult = mult.dbl();
-    if ((m >> bit) & 1) mult = mult.add(running);
-  }
-  out[id] = total.add(mult);
-}
-
-// out[w * groups + q] = the sum of in[w * count + q * len, ...) (at most len terms, within row
-// w): one round of reducing each window's segment sums. Rounds of kGroup keep every thread's
-// chain of dependent additions short (one thread adding 512 sums took 25 ms at 2^24).
-template <class Xyzz>
-__global__ void __launch_bounds__(128) sum_groups_kernel(const Xyzz* in, uint32_t rows, uint32_t count,
-                                                         uint32_t len, Xyzz* out) {
-  const uint32_t groups = (count + len - 1) / len;
-  uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
-  if (id >= rows * groups) return;
-  const uint32_t w = id / groups, q = id % groups;
-  const Xyzz* row = in + size_t(w) * count;
-  const uint32_t end = min(count, (q + 1) * len);
-  Xyzz acc = row[q * len];
-  for (uint32_t k = q * len + 1; k < end; ++k) acc = acc.add(row[k]);
-  out[id] = acc;
+  const size_t at = size_t(id / segs) * lv.count + size_t(id % segs) * lv.len;
+  window_segment(x + at, lv.first ? nullptr : t_in + at, lv, t_out[id], r_out[id]);
 }
 
 unsigned bit_width(uint64_t v) {
@@ -499,32 +464,32 @@ template <class P>
 typename P::xyzz* Msm<P>::clear_buckets(unsigned c, unsigned windows, cudaStream_t s) {
   const size_t all_buckets = size_t(windows) << (c - 1);
   Xyzz* buckets = grow_as<Xyzz>(ws_->buckets, all_buckets, "MSM buckets");
-  fill_infinity_kernel<<<grid_for(all_buckets, 256), 256, 0, s>>>(buckets, all_buckets);
-  CUZK_CUDA_CHECK_LAUNCH("fill_infinity_kernel");
+  // All-zero bytes are a point at infinity (ZZ = 0), and a memset writes them coalesced: a kernel
+  // storing Xyzz::infinity() a thread at a time took 4.4 ms for the 6.8 M buckets of 20-bit
+  // windows (H200, 2026-12-04).
+  static_assert(std::is_trivially_copyable_v<Xyzz>);
+  CUZK_CUDA_CHECK(cudaMemsetAsync(buckets, 0, all_buckets * sizeof(Xyzz), s));
   return buckets;
 }
 
 template <class P>
 typename P::jacobian Msm<P>::reduce_windows(const Xyzz* buckets, unsigned c, unsigned windows, cudaStream_t s) {
   MsmWorkspace& ws = *ws_;
-  const uint32_t per_window = 1u << (c - 1);
-  const uint32_t segs = std::max<uint32_t>(1, per_window / kSegLen);
-  Xyzz* segsums = grow_as<Xyzz>(ws.seg_sums[0], size_t(windows) * segs, "MSM window segments");
-  window_segments_kernel<<<grid_for(size_t(windows) * segs, 128), 128, 0, s>>>(buckets, per_window, windows, segs,
-                                                                              segsums);
-  // Each window's segment sums, reduced in rounds of kGroup to one per window.
-  int src = 0;
-  for (uint32_t count = segs; count > 1;) {
-    const uint32_t groups = (count + kGroup - 1) / kGroup;
-    Xyzz* dst = grow_as<Xyzz>(ws.seg_sums[1 - src], size_t(windows) * groups, "MSM window segments");
-    sum_groups_kernel<<<grid_for(size_t(windows) * groups, 128), 128, 0, s>>>(as<Xyzz>(ws.seg_sums[src]), windows,
-                                                                            count, kGroup, dst);
-    src = 1 - src;
-    count = groups;
+  // Each level writes its t and R beside the level before's, which it reads (window_sum.hpp).
+  const Xyzz *x = buckets, *t_in = nullptr;
+  int side = 0;
+  for (const WindowLevel& lv : window_levels(1u << (c - 1), kSegLen)) {
+    const size_t outs = size_t(windows) * lv.segments();
+    Xyzz* t = grow_as<Xyzz>(ws.seg_sums[2 * side], outs, "MSM window sums");
+    Xyzz* r = grow_as<Xyzz>(ws.seg_sums[2 * side + 1], outs, "MSM window sums");
+    window_level_kernel<<<grid_for(outs, 128), 128, 0, s>>>(x, t_in, windows, lv, t, r);
+    CUZK_CUDA_CHECK_LAUNCH("window_level_kernel");
+    x = r;
+    t_in = t;
+    side = 1 - side;
   }
-  CUZK_CUDA_CHECK_LAUNCH("window reduction");
   std::vector<Xyzz> window_sums(windows);
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums.data(), ws.seg_sums[src].get(), windows * sizeof(Xyzz),
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(window_sums.data(), t_in, windows * sizeof(Xyzz),
                                   cudaMemcpyDeviceToHost, s));
   CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   // Horner on the host: sum_w 2^(c w) W_w.
@@ -621,21 +586,22 @@ std::optional<DigitPlan> Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, u
   size_t tb = cub_temp([&](void* t, size_t& b) {
     return cub::DeviceRadixSort::SortPairs(t, b, kb, vb, items, 0, int(key_bits), s);
   });
-  uint32_t* runs_key = grow(ws.run_key, p.sentinel() + 1, "MSM bucket runs");
-  uint32_t* runs_len = grow(ws.run_len, p.sentinel() + 2, "MSM bucket run lengths");
-  uint32_t* runs_off = grow(ws.run_off, p.sentinel() + 2, "MSM bucket run offsets");
-  uint32_t* counts = grow(ws.run_count, 2, "MSM run count");
-  if (!p.equal)
-    tb = std::max(tb, cub_temp([&](void* t, size_t& b) {
-      return cub::DeviceRunLengthEncode::Encode(t, b, kb.Current(), runs_key, runs_len, counts, items, s);
-    }));
-  void* temp = grow(ws.temp, tb, "MSM CUB temporary storage");
-  CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, tb, kb, vb, items, 0, int(key_bits), s));
-  if (p.equal) {
+  if (p.equal) {  // the runs come from the pieces' keys (cut_equal_chunks), not the buckets'
+    void* temp = grow(ws.temp, tb, "MSM CUB temporary storage");
+    CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, tb, kb, vb, items, 0, int(key_bits), s));
     p.vals = vb.Current();
     cut_equal_chunks(p, kb.Current(), pairs, !skip, s);
     return p;
   }
+  uint32_t* runs_key = grow(ws.run_key, p.sentinel() + 1, "MSM bucket runs");
+  uint32_t* runs_len = grow(ws.run_len, p.sentinel() + 2, "MSM bucket run lengths");
+  uint32_t* runs_off = grow(ws.run_off, p.sentinel() + 2, "MSM bucket run offsets");
+  uint32_t* counts = grow(ws.run_count, 2, "MSM run count");
+  tb = std::max(tb, cub_temp([&](void* t, size_t& b) {
+    return cub::DeviceRunLengthEncode::Encode(t, b, kb.Current(), runs_key, runs_len, counts, items, s);
+  }));
+  void* temp = grow(ws.temp, tb, "MSM CUB temporary storage");
+  CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, tb, kb, vb, items, 0, int(key_bits), s));
   CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(temp, tb, kb.Current(), runs_key, runs_len, counts, items, s));
   uint32_t runs = 0;
   CUZK_CUDA_CHECK(cudaMemcpyAsync(&runs, counts, sizeof runs, cudaMemcpyDeviceToHost, s));

@@ -19,9 +19,8 @@
 //              short last chunk of its bucket: a chunk adds the buckets that lie inside it
 //              straight into them, and leaves the sums of its first and last bucket, which may
 //              go on in its neighbours, as two pieces that the further rounds sum by bucket;
-//  5. windows: each window's 2^(c-1) buckets are split into segments of 16; a thread computes
-//              its segment's sum k * B_k with running sums plus a multiple of the segment's
-//              total, and the segments' results are added in rounds of 32 per thread;
+//  5. windows: each window's sum of k * B_k over its 2^(c-1) buckets, in levels of running sums
+//              over segments of 16 (cuda/window_sum.hpp): about two additions a bucket;
 //  6. host:    Horner's rule over the window sums, c doublings per window.
 // Windows are processed in groups so that a sort never exceeds 2^30 pairs (counting zero digits,
 // so that a group's bound does not depend on the scalars).
@@ -110,7 +109,8 @@ struct MsmWorkspace {
   // Step 4's later rounds (partial sums per run and their offsets), never a plan's.
   DeviceArray<uint32_t> seg_len[2], seg_off[2];
   DeviceArray<uint8_t> temp;
-  DeviceArray<uint8_t> part[2], buckets, seg_sums[2];  // XYZZ points of the MSM's group
+  // XYZZ points of the MSM's group; seg_sums: two levels' t and R of the window reduction.
+  DeviceArray<uint8_t> part[2], buckets, seg_sums[4];
   uint64_t plans = 0;  // plans made on these buffers: a DigitPlan is valid while this is its own
 };
 

@@ -109,9 +109,10 @@ __device__ __forceinline__ void butterfly(fr_t& x, fr_t& y, const fr_t& w) {
   }
 }
 
-// Three blocks per SM: the two-stage round trips need 108-112 registers, which allows only two
-// blocks of 256 threads; capped at 80 (48 bytes of spills) the 2^24 transform takes 4.80 ms
-// instead of 5.00 (natural in, reversed out, H200, 2026-11-30).
+// kBlocks blocks per SM (NttPlan::occupancy), 3 by default: the two-stage round trips need
+// 108-112 registers, which allows only two blocks of 256 threads; capped at 80 (48 bytes of
+// spills) the 2^24 transform takes 4.80 ms instead of 5.00 (natural in, reversed out, H200,
+// 2026-11-30).
 //
 // The pass reads `in` and writes `out` (the same array, or not: in place the block stores only
 // the elements it loaded). With rev_out (only the last stages of a DIF, hmin = 1, where a group is
@@ -120,8 +121,8 @@ __device__ __forceinline__ void butterfly(fr_t& x, fr_t& y, const fr_t& w) {
 // holds the whole transform. The block's groups are then 2^(log_n-k-lg) apart instead of adjacent:
 // the reversals of their positions at each t are adjacent, so the block writes runs of G
 // elements, which the L2 cache merges into whole lines before they reach memory.
-template <bool kDit>
-__global__ void __launch_bounds__(kPassThreads, 3) ntt_pass_kernel(const fr_t* in, fr_t* out, unsigned log_n, unsigned s0,
+template <bool kDit, int kBlocks>
+__global__ void __launch_bounds__(kPassThreads, kBlocks) ntt_pass_kernel(const fr_t* in, fr_t* out, unsigned log_n, unsigned s0,
                                                                unsigned k, unsigned lg, const fr_t* tw, bool rev_out,
                                                                bool last) {
   extern __shared__ uint64_t sh_words[];
@@ -282,8 +283,23 @@ __global__ void zero_kernel(fr_t* d, size_t n) {
 // tiles of 2^10 win only at 2^20, where 2^11 leaves the last wave of blocks short (0.285 ms
 // against 0.290-0.298); above it tiles of 2^11 with up to 10 stages a pass were best or within
 // 0.5% of it (2^22 1.130 ms, 2^24 4.606, 2^26 19.53: 2^26 in 3 passes instead of 4 at 8 stages).
+// The occupancy sweep of 2026-12-04 (same machine kind): 3 blocks per SM best everywhere
+// (2 blocks, no spills, 4-8% slower) except 2^22, where tiles of 2^10 at 4 blocks (64
+// registers; 4 x 32 KiB of shared memory fit) took 1.116-1.118 ms against 1.126-1.130 at 3 (sweep),
+// and 1.115 ms as the rule against 1.125-1.130 before.
+constexpr unsigned kDefaultOccupancy = 3;
 NttPlan default_plan(unsigned log_n) {
-  return log_n <= 20 ? NttPlan{10, 9} : NttPlan{kMaxTileLog, 10};
+  if (log_n <= 20) return NttPlan{10, 9, kDefaultOccupancy};
+  if (log_n <= 22) return NttPlan{10, 10, 4};
+  return NttPlan{kMaxTileLog, 10, kDefaultOccupancy};
+}
+
+// The pass kernel of a direction at an occupancy of 2, 3 or 4 blocks per SM.
+using PassKernel = void (*)(const fr_t*, fr_t*, unsigned, unsigned, unsigned, unsigned, const fr_t*, bool, bool);
+PassKernel pass_kernel(bool dit, unsigned occupancy) {
+  static constexpr PassKernel dif[] = {ntt_pass_kernel<false, 2>, ntt_pass_kernel<false, 3>, ntt_pass_kernel<false, 4>};
+  static constexpr PassKernel dit_[] = {ntt_pass_kernel<true, 2>, ntt_pass_kernel<true, 3>, ntt_pass_kernel<true, 4>};
+  return (dit ? dit_ : dif)[occupancy - 2];
 }
 
 void check_log(unsigned log_n) {
@@ -328,10 +344,19 @@ void NttContext::set_plan(NttPlan plan) {
     throw std::invalid_argument("GPU NTT plan: tile 2^" + std::to_string(plan.tile_log) + " with up to " +
                                 std::to_string(plan.max_stages) + " stages per pass; the tile must be 2^2..2^" +
                                 std::to_string(kMaxTileLog) + " and hold the pass's stages");
+  if (plan.occupancy != 0 && (plan.occupancy < 2 || plan.occupancy > 4))
+    throw std::invalid_argument("GPU NTT plan: occupancy " + std::to_string(plan.occupancy) +
+                                " blocks per SM; it must be 2, 3 or 4 (0: the default, " +
+                                std::to_string(kDefaultOccupancy) + ")");
   plan_ = plan;
 }
 
-NttPlan NttContext::plan_for(unsigned log_n) const { return plan_.tile_log ? plan_ : default_plan(log_n); }
+NttPlan NttContext::plan_for(unsigned log_n) const {
+  NttPlan p = plan_.tile_log ? plan_ : default_plan(log_n);  // {0, 0, k}: the rule's tiles at k
+  if (plan_.occupancy) p.occupancy = plan_.occupancy;
+  if (!p.occupancy) p.occupancy = kDefaultOccupancy;
+  return p;
+}
 
 fr_t* NttContext::scratch(size_t n) {
   if (scratch_.size() < n) {
@@ -349,8 +374,10 @@ void NttContext::passes(const fr_t* src, fr_t* mid, fr_t* dst, unsigned log_n, c
   }
   static bool attr_set = [] {
     const int bytes = int((size_t(1) << kMaxTileLog) * sizeof(fr_t));
-    for (auto* f : {ntt_pass_kernel<false>, ntt_pass_kernel<true>})
-      CUZK_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    for (bool dit : {false, true})
+      for (unsigned occupancy = 2; occupancy <= 4; ++occupancy)
+        CUZK_CUDA_CHECK(
+            cudaFuncSetAttribute(pass_kernel(dit, occupancy), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     return true;
   }();
   (void)attr_set;
@@ -374,7 +401,7 @@ void NttContext::passes(const fr_t* src, fr_t* mid, fr_t* dst, unsigned log_n, c
     fr_t* out = i + 1 == ranges.size() ? dst : mid;
     const bool rev = rev_out && i + 1 == ranges.size() && !dit;
     const bool last = i + 1 == ranges.size();
-    auto* kernel = dit ? ntt_pass_kernel<true> : ntt_pass_kernel<false>;
+    const PassKernel kernel = pass_kernel(dit, plan.occupancy);
     kernel<<<blocks, threads, smem * sizeof(fr_t), s>>>(in, out, log_n, s0, k, lg, tw, rev, last);
     CUZK_CUDA_CHECK_LAUNCH("ntt_pass_kernel");
   }

@@ -9,9 +9,14 @@ namespace cuzk::cuda {
 // stores the tile back; a transform of 2^log_n runs ceil(log_n / max_stages) passes with the
 // stages spread as evenly as they go. {} (both zero) picks the default rule (ntt.cu,
 // default_plan).
+//
+// occupancy: the blocks of 256 threads an SM must be able to hold at once (2 .. 4; 0 the default,
+// 3), which caps each thread's registers (65536 / (256 x occupancy): 128, 85 -> 80, 64): fewer
+// registers spill more but leave more warps to hide the products' latency.
 struct NttPlan {
   unsigned tile_log = 0;    // 2 .. 11 (2^11 elements fill 64 KiB of shared memory)
   unsigned max_stages = 0;  // 1 .. tile_log
+  unsigned occupancy = 0;   // 0 or 2 .. 4
 };
 
 }  // namespace cuzk::cuda

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "cuda/window_sum.hpp"
 #include "prover/ff/fp_ifma.hpp"
 #include "prover/msm/msm.hpp"
 #include "prover/util/thread_pool.hpp"
@@ -67,6 +68,56 @@ TEST_CASE("G1 MSM equals the naive sum: several sizes, zero scalars, repeated an
     REQUIRE(msm_g1(pts, sc, &pool) == expect);
     for (unsigned c : {2u, 7u, 13u}) REQUIRE(msm_g1(pts, sc, &pool, c) == expect);
   }
+}
+
+// The device MSM's window reduction (cuda/window_sum.hpp), its levels run here on the host with
+// the kernel's own segment function, against the plain running sum over all buckets; in G1 and
+// G2, the two groups the kernel is built for. The widths cover one level (2 and 16 buckets), two
+// (32: a full and a one-segment level; 2^9: a short last level) and four (2^12 with segments of
+// 4). Buckets at infinity and repeated ones take the additions' special cases.
+template <class Jac>
+static void check_window_levels(const Jac& gen, std::mt19937_64& g, std::initializer_list<std::pair<uint32_t, uint32_t>> widths) {
+  using Xyzz = xyzz_t<typename Jac::field_t, typename Jac::config_t>;
+  const auto table = random_points(64, gen, g);
+  for (auto [per_window, seg_len] : widths) {
+    INFO("buckets " << per_window << " segments of " << seg_len);
+    const uint32_t windows = 3;
+    std::vector<Xyzz> buckets(size_t(windows) * per_window);
+    for (size_t i = 0; i < buckets.size(); ++i)
+      buckets[i] = i % 5 == 2 ? Xyzz::infinity() : Xyzz::from_affine(table[g() % table.size()]);
+    if (per_window > 2) buckets[1] = buckets[2] = Xyzz::from_affine(table[0]);
+    // The levels as reduce_windows launches them: a thread per segment of every window.
+    std::vector<Xyzz> x = buckets, t_prev, t, r;
+    for (const cuda::WindowLevel& lv : cuda::window_levels(per_window, seg_len)) {
+      const uint32_t segs = lv.segments();
+      t.assign(size_t(windows) * segs, {});
+      r.assign(t.size(), {});
+      for (uint32_t id = 0; id < windows * segs; ++id) {
+        const size_t at = size_t(id / segs) * lv.count + size_t(id % segs) * lv.len;
+        cuda::window_segment(x.data() + at, lv.first ? nullptr : t_prev.data() + at, lv, t[id], r[id]);
+      }
+      x = r;
+      t_prev = t;
+    }
+    REQUIRE(t_prev.size() == windows);
+    for (uint32_t w = 0; w < windows; ++w) {
+      Xyzz running = Xyzz::infinity(), expect = Xyzz::infinity();
+      for (uint32_t b = per_window; b-- > 0;) {
+        running = running.add(buckets[size_t(w) * per_window + b]);
+        expect = expect.add(running);  // sum_b (b + 1) B_b
+      }
+      CHECK(t_prev[w].to_jacobian() == expect.to_jacobian());
+    }
+  }
+}
+
+TEST_CASE("the device MSM's window reduction by levels equals the running sum, in G1 and G2") {
+  const uint64_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  CHECK(cuda::window_levels(1u << 19, 16).size() == 5);  // 2^19 -> 2^15 -> 2^11 -> 2^7 -> 2^3 -> 1
+  check_window_levels(g1_generator().to_jacobian(), g, {{2, 16}, {16, 16}, {32, 16}, {512, 16}, {4096, 4}});
+  check_window_levels(g2_generator().to_jacobian(), g, {{2, 16}, {32, 16}, {512, 16}});
 }
 
 TEST_CASE("G1 MSM of all-zero scalars is infinity; mismatched sizes are rejected") {
