@@ -152,7 +152,8 @@ __device__ __forceinline__ ChunkRange chunk_range(const uint32_t* task_off, cons
 // both groups. That bound leaves a thread the hardware's full 255 registers, so G2 (an Fp2 XYZZ
 // accumulator alone is 96) gains none from a smaller one; the rest spills either way. ptxas
 // (CUDA 13.0, sm_90): each G2 adding kernel uses 255 registers and spills (sum_points 968 bytes
-// stored, sum_partials 1.4 KB, window_segments 9 KB); of G1's only window_segments (184 bytes).
+// stored, sum_partials 1.4 KB, sum_chunks 1.3 KB, window_level 7.3 KB); no G1 kernel spills
+// (window_level, 2026-12-04, replaced window_segments, which spilled 9 KB in G2 and 184 bytes in G1).
 
 // acc + the point of sorted pair v: scalar i's point is bases[i - skip], negated for a negative
 // digit, and the first `skip` scalars have none (Msm::run with a shared plan).

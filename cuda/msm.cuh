@@ -53,11 +53,14 @@ namespace cuzk::cuda {
 // G2's additions, which would favour slightly narrower windows for G2: BM_gpu_msm_g2's window
 // axis measures whether that is worth a rule of its own.
 // Up to 2^25 scalars: about n / 2^8 buckets a window, at most 16 bits (at 2^24 every width from
-// 17 to 20 bits measured slower on the H200, by 4-42 ms of 125). Above, wider windows measured
-// faster (H200, 2026-12-04, docs/cuda-backend.md): 19 bits up to 2^26 scalars (msm_h of the 2^26
-// stage, 2^26 - 1 of them: 490-492 ms at 16 bits, 462-466 at 19 and 20; the G1 MSM of 2^26 from
-// pinned memory: 527 ms at 16, 521 at 19, 537 at 20) and 20 bits above (msm_h of the 2^27 stage:
-// 968-970 ms at 16, 881 at 19, 856-858 at 20). At 2^25 (msm_h of the 2^25 stage, 2^25 - 1
+// 17 to 20 bits measured slower on the H200, by 4-42 ms of 125; by 3-22 ms of 126 once the window
+// reduction ran in levels, 2026-12-04 sixth session, where 20 bits with equal chunks took 118.6
+// on resident data but 307 from pinned memory in slices: set_equal_chunks). Above, wider
+// windows measured faster (H200, 2026-12-04, docs/cuda-backend.md): 19 bits up to 2^26
+// scalars (msm_h of the 2^26 stage, 2^26 - 1 of them: 490-492 ms at 16 bits, 462-466 at 19 and
+// 20; the G1 MSM of 2^26 from pinned memory: 527 ms at 16, 521 at 19, 537 at 20) and 20 bits
+// above (msm_h of the 2^27 stage: 968-970 ms at 16, 881 at 19, 856-858 at 20; 842 at 20 with the
+// reduction in levels). At 2^25 (msm_h of the 2^25 stage, 2^25 - 1
 // scalars) 16 and 18 bits measured alike (251.0 and 249.2 ms), 19 and 20 slower (252.1, 269.2):
 // it keeps 16.
 unsigned gpu_msm_window_bits(size_t n);
@@ -186,7 +189,9 @@ class Msm {
   // rule never chooses, and costs 1-4% in the proving stage at 2^24-2^27. Over several slices
   // into one set of buckets (run() with slices) its additions into buckets that are no longer
   // empty slow it badly: 322 ms instead of 185 for the G1 MSM of 2^24 from pinned memory at 20
-  // bits (likely their divergence within a warp; not traced).
+  // bits (likely their divergence within a warp; not traced); 307 instead of 170 with the window
+  // reduction in levels, which made it the fastest width on resident data (118.6 ms at 20 bits
+  // against 126.1 at the rule's 16, 2026-12-04 sixth session).
   void set_equal_chunks(bool on) { equal_chunks_ = on; }
   // Equal chunks of 64 leave two pieces per 64 points, the memory of one sum per 32 points.
   static constexpr uint32_t kRunChunk = 32, kEqualChunk = 64;
