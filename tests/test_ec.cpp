@@ -1,6 +1,7 @@
 // BLS12-381 G1 and G2: curve membership, group laws across the point forms, scalar
 // multiplication, subgroup checks and batch normalization.
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -275,4 +276,26 @@ TEST_CASE("batch normalization equals per-point normalization, infinity included
     auto out = batch_to_affine(js);
     for (auto& a : out) REQUIRE(a.is_infinity());
   }
+}
+
+// The GPU MSM clears its XYZZ buckets to all-zero bytes (a memset) and relies on their acting as
+// infinity in every addition and conversion.
+template <class Affine, class Xyzz>
+static void check_zero_bytes_are_infinity(const Affine& gen) {
+  Xyzz z;
+  std::memset(static_cast<void*>(&z), 0, sizeof z);
+  const Xyzz p = Xyzz::from_affine(gen);
+  REQUIRE(z.is_infinity());
+  CHECK(z == Xyzz::infinity());
+  CHECK(z.add(p) == p);
+  CHECK(p.add(z) == p);
+  CHECK(z.add(gen) == p);
+  CHECK(z.dbl().is_infinity());
+  CHECK(z.to_jacobian().is_infinity());
+  CHECK(z.to_affine().is_infinity());
+}
+
+TEST_CASE("XYZZ points of all-zero bytes are infinity", "[ec]") {
+  check_zero_bytes_are_infinity<g1_affine_t, g1_xyzz_t>(g1_generator());
+  check_zero_bytes_are_infinity<g2_affine_t, g2_xyzz_t>(g2_generator());
 }
