@@ -237,8 +237,12 @@ void BM_gpu_msm_equal_chunks(benchmark::State& st) {
   msm_g1_resident(st, unsigned(st.range(0)), unsigned(st.range(1)), st.range(2) != 0, uint32_t(st.range(4)),
                   st.range(3) != 0);
 }
+// The sizes around 2^24 say where the width rule could take equal chunks at wider windows (points
+// per bucket 32-128, where equal chunks paid at 2^24).
 BENCHMARK(BM_gpu_msm_equal_chunks)->ArgsProduct({{24}, {16, 17, 18, 19, 20}, {0}, {0, 1}, {0}})
     ->ArgsProduct({{24}, {16, 20}, {0}, {1}, {32, 128}})->ArgsProduct({{24}, {12, 16}, {1}, {0, 1}, {0}})
+    ->ArgsProduct({{22}, {14, 16, 17, 18}, {0}, {0, 1}, {0}})->ArgsProduct({{23}, {15, 16, 18, 19, 20}, {0}, {0, 1}, {0}})
+    ->ArgsProduct({{25}, {16, 18, 19, 20}, {0}, {0, 1}, {0}})->ArgsProduct({{26}, {19, 20}, {0}, {0, 1}, {0}})
     ->ArgNames({"log_n", "c", "mix", "eq", "chunk"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // The G2 MSM on the device (msm_b_g2 of the CUZK_GPU_G2 variant) on resident data: the upload
