@@ -292,7 +292,8 @@ g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> 
 
 std::vector<g1_jacobian_t> msm_g1_planned(std::span<const std::vector<g1_affine_t>> points,
                                           std::span<const size_t> skips, std::span<const fr_t> scalars,
-                                          unsigned window_bits, bool stale, bool skip_zero, bool equal_chunks) {
+                                          unsigned window_bits, bool stale, bool skip_zero,
+                                          std::optional<bool> equal_chunks) {
   if (points.size() != skips.size()) throw std::invalid_argument("msm_g1_planned: one skip per set of points");
   for (size_t k = 0; k < points.size(); ++k)
     if (skips[k] > scalars.size() || points[k].size() != scalars.size() - skips[k])
@@ -395,7 +396,7 @@ typename P::jacobian DeviceMsm<P>::upload_and_run(std::span<const Affine> points
   GpuTimer t;
   t.start(m.st.s);
   SlicedUpload<P> up(m.points.get(), m.scalars.get(), points, scalars, count, m.st.s, m.upload_st.s, m.uploader);
-  Jacobian r = run_sliced(m.msm, up, m.st.s, window_bits ? window_bits : gpu_msm_window_bits(m.n));
+  Jacobian r = run_sliced(m.msm, up, m.st.s, window_bits);  // 0: the MSM's rule for n and its cut
   t.stop(m.st.s);
   m.run_ms = double(t.elapsed_ns()) / 1e6;
   m.upload_ms = 0;
@@ -406,7 +407,7 @@ void DeviceMsm<P>::set_chunk(uint32_t points) { impl_->msm.set_chunk(points); }
 template <class P>
 void DeviceMsm<P>::set_skip_zero_digits(bool on) { impl_->msm.set_skip_zero_digits(on); }
 template <class P>
-void DeviceMsm<P>::set_equal_chunks(bool on) { impl_->msm.set_equal_chunks(on); }
+void DeviceMsm<P>::set_equal_chunks(std::optional<bool> on) { impl_->msm.set_equal_chunks(on); }
 template <class P>
 double DeviceMsm<P>::last_upload_ms() const { return impl_->upload_ms; }
 template <class P>

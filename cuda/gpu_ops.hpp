@@ -3,6 +3,7 @@
 // DeviceOutOfMemory (cuda/runtime.hpp) on failure.
 #pragma once
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -42,12 +43,12 @@ g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> 
 // sum_{i >= skips[k]} scalars[i] * points[k][i - skips[k]] (points[k] holds scalars.size() -
 // skips[k] points). With `stale`, another MSM sorts scalars of its own on the same workspace
 // between the plan and its first use, which must throw std::logic_error. `skip_zero`:
-// Msm::set_skip_zero_digits; `equal_chunks`: Msm::set_equal_chunks. Empty where the digits do
-// not fit one sort (Msm::plan).
+// Msm::set_skip_zero_digits; `equal_chunks`: Msm::set_equal_chunks (unset: its rule). Empty
+// where the digits do not fit one sort (Msm::plan).
 std::vector<g1_jacobian_t> msm_g1_planned(std::span<const std::vector<g1_affine_t>> points,
                                           std::span<const size_t> skips, std::span<const fr_t> scalars,
                                           unsigned window_bits = 0, bool stale = false, bool skip_zero = false,
-                                          bool equal_chunks = false);
+                                          std::optional<bool> equal_chunks = std::nullopt);
 
 // Element-wise products on the device (to check the device arithmetic against the host).
 std::vector<fr_t> fr_mul(std::span<const fr_t> a, std::span<const fr_t> b);
@@ -78,7 +79,7 @@ class DeviceMsm {
                           unsigned slices = 0);
   void set_chunk(uint32_t points);  // Msm<P>::set_chunk
   void set_skip_zero_digits(bool on);  // Msm<P>::set_skip_zero_digits
-  void set_equal_chunks(bool on);  // Msm<P>::set_equal_chunks
+  void set_equal_chunks(std::optional<bool> on);  // Msm<P>::set_equal_chunks (unset: its rule)
   double last_upload_ms() const;
   double last_run_gpu_ms() const;
 

@@ -264,6 +264,13 @@ __global__ void __launch_bounds__(128) add_to_buckets_kernel(const Xyzz* sums, c
   if (k != sentinel) buckets[k] = buckets[k].add(sums[seg_off[r]]);
 }
 
+// buckets[i] += extra[i]: a slice's own buckets into the shared ones (Msm::accumulate).
+template <class Xyzz>
+__global__ void __launch_bounds__(128) add_buckets_kernel(const Xyzz* extra, size_t count, Xyzz* buckets) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < count) buckets[i] = buckets[i].add(extra[i]);
+}
+
 // One level of the window reduction (cuda/window_sum.hpp): thread id handles segment j of window
 // w, reading `count` entries a window (the buckets at the first level, the level before's R and t
 // above it) and writing the segment's t and R.
@@ -343,11 +350,16 @@ unsigned windows_of(unsigned c) { return (256 + c - 1) / c; }  // Booth digits n
 
 }  // namespace
 
-unsigned gpu_msm_window_bits(size_t n) {
+unsigned gpu_msm_window_bits(size_t n, bool equal_chunks) {
   const unsigned lg = bit_width(n);
-  if (n <= (size_t(1) << 25)) return std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);
-  return n <= (size_t(1) << 26) ? 19u : 20u;  // measured, cuda/msm.cuh
+  const unsigned small = std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);  // about n / 2^8 buckets
+  // measured, cuda/msm.cuh
+  if (equal_chunks) return n <= (size_t(1) << 23) ? small : 20u;
+  if (n <= (size_t(1) << 25)) return small;
+  return n <= (size_t(1) << 26) ? 19u : 20u;
 }
+
+bool gpu_msm_equal_chunks(size_t pairs, size_t buckets) { return pairs <= 128 * buckets; }
 
 unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample) {
   const unsigned dense = gpu_msm_window_bits(n);
@@ -368,7 +380,7 @@ unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample) {
     }
     const double share = double(nonzero) / (double(canon.size()) * windows);
     if (share >= 0.5) return dense;  // full-width scalars: the usual rule
-    const unsigned next = gpu_msm_window_bits(size_t(std::ceil(double(n) * share)));
+    const unsigned next = gpu_msm_window_bits(size_t(std::ceil(double(n) * share)), false);
     if (next == c) break;
     c = next;
   }
@@ -387,16 +399,14 @@ std::vector<fr_t> sample_scalars(std::span<const fr_t> a, std::span<const fr_t> 
   return out;
 }
 
-namespace {
-// The window bits asked for (0: the rule for n points), checked.
-unsigned window_bits_for(size_t n, unsigned c) {
-  if (c == 0) c = gpu_msm_window_bits(n);
+template <class P>
+unsigned Msm<P>::window_bits_for(size_t n, unsigned c) const {
+  if (c == 0) c = gpu_msm_window_bits(n, equal_chunks_.value_or(true));
   if (c < kMinWindowBits || c > kMaxWindowBits)
     throw std::invalid_argument("GPU MSM: window bits must be in [" + std::to_string(kMinWindowBits) + ", " +
                                 std::to_string(kMaxWindowBits) + "]");
   return c;
 }
-}  // namespace
 
 template <class P>
 void Msm<P>::set_chunk(uint32_t points) {
@@ -422,8 +432,12 @@ typename P::jacobian Msm<P>::run(std::span<const Slice> slices, cudaStream_t s, 
   c = window_bits_for(total, c);
   const unsigned windows = windows_of(c);
   Xyzz* buckets = clear_buckets(c, windows, s);
+  bool fresh = true;
   for (const Slice& sl : slices)
-    if (sl.n) accumulate(sl, s, c, windows, buckets);
+    if (sl.n) {
+      accumulate(sl, s, c, windows, buckets, fresh);
+      fresh = false;
+    }
   return reduce_windows(buckets, c, windows, s);
 }
 
@@ -503,7 +517,8 @@ typename P::jacobian Msm<P>::reduce_windows(const Xyzz* buckets, unsigned c, uns
 }
 
 template <class P>
-void Msm<P>::accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned windows, Xyzz* all_buckets) {
+void Msm<P>::accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned windows, Xyzz* all_buckets,
+                        bool fresh) {
   const size_t n = sl.n;
   const uint32_t per_window = 1u << (c - 1);
   const unsigned group = unsigned(std::max<size_t>(1, std::min<size_t>(windows, kMaxPairs / n)));
@@ -525,7 +540,22 @@ void Msm<P>::accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned wi
       CUZK_CUDA_CHECK(cudaStreamWaitEvent(s, sl.bases_ready, 0));
       waited = true;
     }
-    sum_runs(p, sl.bases, 0, s, all_buckets + size_t(w0) * per_window);
+    Xyzz* into = all_buckets + size_t(w0) * per_window;
+    if (!p.equal || fresh) {
+      sum_runs(p, sl.bases, 0, s, into);
+      continue;
+    }
+    // Equal chunks add the buckets inside a chunk straight into them, a thread at a time
+    // wherever its buckets end: on buckets at infinity that is a copy, on buckets an earlier
+    // slice filled a full addition, which the warp's other threads wait for (msm.cuh,
+    // set_equal_chunks). So this slice's buckets start at infinity, and are added in afterwards,
+    // a thread a bucket.
+    const size_t count = size_t(p.windows) * per_window;
+    Xyzz* own = grow_as<Xyzz>(ws_->slice_buckets, count, "MSM buckets of a slice");
+    CUZK_CUDA_CHECK(cudaMemsetAsync(own, 0, count * sizeof(Xyzz), s));  // infinity (clear_buckets)
+    sum_runs(p, sl.bases, 0, s, own);
+    add_buckets_kernel<<<grid_for(count, 128), 128, 0, s>>>(own, count, into);
+    CUZK_CUDA_CHECK_LAUNCH("add_buckets_kernel");
   }
 }
 
@@ -538,8 +568,6 @@ std::optional<DigitPlan> Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, u
   p.n = n;
   p.c = c;
   p.windows = wn;
-  p.chunk = chunk();
-  p.equal = equal_chunks_;
   p.ws = &ws;
   p.id = ++ws.plans;  // from here on the buffers of any earlier plan are overwritten
   const unsigned key_bits = bit_width(p.sentinel());
@@ -569,6 +597,9 @@ std::optional<DigitPlan> Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, u
     }
   }
   if (pairs > kMaxPairs) return std::nullopt;
+  // The cut (Msm::set_equal_chunks): the rule's only where every digit is sorted.
+  p.equal = equal_chunks_ ? *equal_chunks_ : !skip && gpu_msm_equal_chunks(pairs, size_t(wn) << (c - 1));
+  p.chunk = chunk_ ? chunk_ : p.equal ? kEqualChunk : kRunChunk;
   if (pairs == 0) return p;  // every digit zero: no runs
   uint32_t* k0 = grow(ws.keys[0], pairs, "MSM bucket keys");
   uint32_t* k1 = grow(ws.keys[1], pairs, "MSM bucket keys (sort buffer)");
@@ -694,10 +725,10 @@ void Msm<P>::sum_runs(const DigitPlan& p, const Affine* d_bases, size_t skip, cu
   for (uint32_t tasks = p.outputs(); tasks > runs;) {
     uint32_t* ncnt = grow(ws.seg_len[0], runs + 1, "MSM chunk counts");
     uint32_t* ntoff = grow(ws.seg_off[1], runs + 1, "MSM chunk offsets");
-    const uint32_t ntasks = chunk_offsets(ws, len, runs, chunk(), ncnt, ntoff, s);
+    const uint32_t ntasks = chunk_offsets(ws, len, runs, p.chunk, ncnt, ntoff, s);
     Xyzz* nxt = grow_as<Xyzz>(ws.part[1 - which], ntasks, "MSM bucket partial sums");
     cur = as<Xyzz>(ws.part[which]);
-    sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, chunk(), nxt);
+    sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, p.chunk, nxt);
     CUZK_CUDA_CHECK_LAUNCH("sum_partials_kernel");
     CUZK_CUDA_CHECK(cudaMemcpyAsync(len, ncnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
     CUZK_CUDA_CHECK(cudaMemcpyAsync(off, ntoff, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));

@@ -52,29 +52,39 @@ namespace cuzk::cuda {
 // rule carries over. Only the sort, the same cost per key in both groups, weighs less beside
 // G2's additions, which would favour slightly narrower windows for G2: BM_gpu_msm_g2's window
 // axis measures whether that is worth a rule of its own.
-// Up to 2^25 scalars: about n / 2^8 buckets a window, at most 16 bits (at 2^24 every width from
-// 17 to 20 bits measured slower on the H200, by 4-42 ms of 125; by 3-22 ms of 126 once the window
-// reduction ran in levels, 2026-12-04 sixth session, where 20 bits with equal chunks took 118.6
-// on resident data but 307 from pinned memory in slices: set_equal_chunks). Above, wider
-// windows measured faster (H200, 2026-12-04, docs/cuda-backend.md): 19 bits up to 2^26
-// scalars (msm_h of the 2^26 stage, 2^26 - 1 of them: 490-492 ms at 16 bits, 462-466 at 19 and
-// 20; the G1 MSM of 2^26 from pinned memory: 527 ms at 16, 521 at 19, 537 at 20) and 20 bits
-// above (msm_h of the 2^27 stage: 968-970 ms at 16, 881 at 19, 856-858 at 20; 842 at 20 with the
-// reduction in levels). At 2^25 (msm_h of the 2^25 stage, 2^25 - 1
-// scalars) 16 and 18 bits measured alike (251.0 and 249.2 ms), 19 and 20 slower (252.1, 269.2):
-// it keeps 16.
-unsigned gpu_msm_window_bits(size_t n);
+// Up to 2^23 scalars: about n / 2^8 buckets a window, at most 16 bits. Above, 20 bits, where the
+// bucket sums go in equal chunks (gpu_msm_equal_chunks: up to 2^26 scalars, at most 128 digits a
+// bucket). The G1 MSM on resident data, H200, 2026-12-04 seventh session (docs/cuda-backend.md),
+// the old rule's width against 20 bits with equal chunks: 2^23 66.4 ms (16 bits) / 65.5; 2^24
+// 126 (16) / 118; 2^25 250 (16) / 223; 2^26 452 (19) / 432. Above 2^26 buckets hold over 128
+// digits and are cut per bucket, at 20 bits as before (msm_h of the 2^27 stage: 968-970 ms at
+// 16 bits, 881 at 19, 856-858 at 20; 842 at 20 with the reduction in levels).
+// equal_chunks false: the widths for bucket sums cut per bucket (Msm::set_equal_chunks(false),
+// and the sparse rule below, whose MSMs cut so), as measured before equal chunks: 16 bits up to
+// 2^25 (at 2^24 every width from 17 to 20 bits measured slower, by 3-22 ms of 126), 19 up to
+// 2^26, 20 above.
+unsigned gpu_msm_window_bits(size_t n, bool equal_chunks = true);
+// Whether an MSM whose every digit is sorted (full-width scalars) sums its buckets in equal chunks
+// across buckets (Msm::set_equal_chunks, left to the rule): where its `pairs` sorted digits
+// average at most 128 over its `buckets`. Measured on the H200 (2026-12-04, G1, resident): equal
+// chunks were faster wherever buckets held 128 digits or fewer (2^22 at 16 bits 35.4 ms against
+// 36.3; 2^24 at 18-20 bits 128 / 124 / 118 against 132 / 137 / 148; 2^25 at 19 and 20 bits; 2^26
+// at 20 bits 432 against 444) and slower at 256 or more (2^22-2^26 at the widths where buckets
+// hold 256-1024 digits: by 0.4-4%).
+bool gpu_msm_equal_chunks(size_t pairs, size_t buckets);
 // The window widths the GPU MSM takes (Msm::run refuses others, the proving stage's options are
 // checked against them): from 2 bits to 20, the widest the rule gives and the GPU tests check.
 inline constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 20;
 
 // Window width for n scalars of which most have few non-zero digits: the proving stage's
 // assignment (in a PoRep partition about half 0, half 1 and 1.4% other values). `sample` holds
-// scalars drawn evenly from the n (sample_scalars). gpu_msm_window_bits gives each window about
-// n / 2^8 buckets, n being the digits per window that full-width scalars have; here n is the
-// *non-zero* digits per window, estimated from the sample (zero digits are not sorted or added,
-// Msm::set_skip_zero_digits), so windows of mostly-short scalars get fewer buckets to reduce.
-// Where at least half of the sample's digits are non-zero (full-width scalars) it is
+// scalars drawn evenly from the n (sample_scalars). gpu_msm_window_bits(n, false) gives each
+// window about n / 2^8 buckets, n being the digits per window that full-width scalars have; here
+// n is the *non-zero* digits per window, estimated from the sample (zero digits are not sorted or
+// added, Msm::set_skip_zero_digits), so windows of mostly-short scalars get fewer buckets to
+// reduce. Their MSMs cut their buckets' sums per bucket (the equal-chunk rule is for full-width
+// scalars; an assignment's digits pile into a few buckets), hence the widths for that cut. Where
+// at least half of the sample's digits are non-zero (full-width scalars) it is
 // gpu_msm_window_bits(n), and so it is for an empty sample.
 unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample);
 // Up to k scalars evenly spaced over a then b (the assignment: its inputs, then its aux values);
@@ -112,8 +122,9 @@ struct MsmWorkspace {
   // Step 4's later rounds (partial sums per run and their offsets), never a plan's.
   DeviceArray<uint32_t> seg_len[2], seg_off[2];
   DeviceArray<uint8_t> temp;
-  // XYZZ points of the MSM's group; seg_sums: two levels' t and R of the window reduction.
-  DeviceArray<uint8_t> part[2], buckets, seg_sums[4];
+  // XYZZ points of the MSM's group; seg_sums: two levels' t and R of the window reduction;
+  // slice_buckets: the buckets of a slice after the first, with equal chunks (Msm::accumulate).
+  DeviceArray<uint8_t> part[2], buckets, seg_sums[4], slice_buckets;
   uint64_t plans = 0;  // plans made on these buffers: a DigitPlan is valid while this is its own
 };
 
@@ -181,18 +192,20 @@ class Msm {
   // Points (or partial sums) one thread adds per round of the bucket sums (default 32 per
   // bucket run, kEqualChunk with equal chunks).
   void set_chunk(uint32_t points);
-  uint32_t chunk() const { return chunk_ ? chunk_ : equal_chunks_ ? kEqualChunk : kRunChunk; }
-  // Cut the sorted points into equal chunks across buckets (step 4 above) instead of each
-  // bucket's run into chunks of its own; plans made from then on are cut so. Off by default: on
-  // the H200 (2026-12-04, docs/cuda-backend.md) it pays only where buckets hold a few dozen
-  // points (20-bit windows at 2^24: the first round 97.0 ms instead of 122.3), which the width
-  // rule never chooses, and costs 1-4% in the proving stage at 2^24-2^27. Over several slices
-  // into one set of buckets (run() with slices) its additions into buckets that are no longer
-  // empty slow it badly: 322 ms instead of 185 for the G1 MSM of 2^24 from pinned memory at 20
-  // bits (likely their divergence within a warp; not traced); 307 instead of 170 with the window
-  // reduction in levels, which made it the fastest width on resident data (118.6 ms at 20 bits
-  // against 126.1 at the rule's 16, 2026-12-04 sixth session).
-  void set_equal_chunks(bool on) { equal_chunks_ = on; }
+  // Cut the sorted points into equal chunks across buckets (step 4 above: on) or each bucket's
+  // run into chunks of its own (off); plans made from then on are cut so. Unset (the default):
+  // the rule, gpu_msm_equal_chunks, where every digit is sorted (full-width scalars), and per
+  // bucket where only the non-zero digits are (an assignment's, set_skip_zero_digits). The width
+  // rule (window bits 0) follows: the equal-chunk widths unless this is off. On the H200
+  // (2026-12-04, docs/cuda-backend.md) equal chunks pay where buckets hold 128 digits or fewer
+  // (20-bit windows at 2^24: the first round 97.0 ms instead of 122.3). Over several slices into
+  // one set of buckets (run() with slices), every slice after the first sums into buckets of its
+  // own that are then added into the shared ones (accumulate): added into the shared buckets
+  // straight from the chunks, as before the seventh session, the additions diverged within a
+  // warp (a chunk's buckets end at different points for each thread; on fresh buckets at
+  // infinity an addition is a copy, on the slices after the first a full XYZZ addition), and the
+  // G1 MSM of 2^24 from pinned memory at 20 bits took 307 ms instead of 170.
+  void set_equal_chunks(std::optional<bool> on) { equal_chunks_ = on; }
   // Equal chunks of 64 leave two pieces per 64 points, the memory of one sum per 32 points.
   static constexpr uint32_t kRunChunk = 32, kEqualChunk = 64;
   // Sort only the non-zero digits, for scalars that are mostly short (an assignment: on in the
@@ -203,8 +216,9 @@ class Msm {
   const std::shared_ptr<MsmWorkspace>& workspace() const { return ws_; }
 
  private:
-  // Digits, sort and bucket sums of one slice, added into all_buckets (windows x 2^(c-1)).
-  void accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned windows, Xyzz* all_buckets);
+  // Digits, sort and bucket sums of one slice, added into all_buckets (windows x 2^(c-1)); `fresh`:
+  // no slice has added into them yet (they are all at infinity).
+  void accumulate(const Slice& sl, cudaStream_t s, unsigned c, unsigned windows, Xyzz* all_buckets, bool fresh);
   // Steps 1-3 and the chunk cut for windows [w0, w1) of n scalars, into the plan buffers. Its
   // windows are w1 - w0; runs == 0 when every digit is zero; nothing when the digits to sort
   // exceed 2^30.
@@ -218,9 +232,12 @@ class Msm {
   // Fresh buckets for `windows` windows of c bits (all at infinity), and steps 5-6 on them.
   Xyzz* clear_buckets(unsigned c, unsigned windows, cudaStream_t s);
   Jacobian reduce_windows(const Xyzz* buckets, unsigned c, unsigned windows, cudaStream_t s);
+  // The window bits asked for (0: the rule for n points and this MSM's cut), checked.
+  unsigned window_bits_for(size_t n, unsigned c) const;
   std::shared_ptr<MsmWorkspace> ws_;
-  uint32_t chunk_ = 0;  // 0: the default of the cut (chunk())
-  bool skip_zero_ = false, equal_chunks_ = false;
+  uint32_t chunk_ = 0;  // 0: the default of the plan's cut (kRunChunk or kEqualChunk)
+  bool skip_zero_ = false;
+  std::optional<bool> equal_chunks_;  // unset: gpu_msm_equal_chunks
 };
 
 using MsmG1 = Msm<G1Points>;

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -61,10 +62,10 @@ struct StageOptions {
   // of its values), where msm_h keeps the rule for full-width scalars. Benchmarks sweep it.
   unsigned assignment_window_bits = 0;
   // Window bits of msm_h, whose scalars (H's coefficients) are full-width; 0: the rule for n
-  // full-width scalars (gpu_msm_window_bits: 16 bits up to 2^25 scalars, 19-20 above). Benchmarks
-  // sweep it (wider windows: fewer of them, so fewer point additions, against more buckets to
-  // reduce; on the H200 18-20 bits measured 10-42 ms slower than 16 at 2^24, and 20 bits 112 ms
-  // faster than 16 at 2^27, docs/cuda-backend.md).
+  // full-width scalars (gpu_msm_window_bits: about n / 2^8 buckets up to 2^23 scalars, 20 bits
+  // above; the widths for cuts per bucket where equal_chunks is off). Benchmarks sweep it (wider
+  // windows: fewer of them, so fewer point additions, against more buckets to reduce,
+  // docs/cuda-backend.md).
   unsigned h_window_bits = 0;
   // Sort the assignment's digits once for all of its MSMs (cuda/msm.cuh, DigitPlan), where they
   // fit one sort; off: each MSM sorts its own (as before 2026-12-03, for the A/B).
@@ -73,10 +74,11 @@ struct StageOptions {
   // scalars are full-width and sort every digit either way); off: every digit, zeros included (as
   // before 2026-12-04, for the A/B).
   bool skip_zero_digits = true;
-  // The bucket sums of every MSM of the stage in equal chunks across buckets
-  // (Msm::set_equal_chunks); off (the default): each bucket's run in chunks of its own. On
-  // measured 1-4% slower at 2^24-2^27 on the H200 (2026-12-04); kept for the A/B.
-  bool equal_chunks = false;
+  // The bucket sums of every MSM of the stage in equal chunks across buckets (on) or each
+  // bucket's run in chunks of its own (off); unset (the default): Msm::set_equal_chunks's rule,
+  // equal chunks for msm_h where its buckets hold 128 digits or fewer (2^23-2^26 scalars at the
+  // rule's 20 bits), per bucket for the assignment's MSMs. Set, for the A/B.
+  std::optional<bool> equal_chunks = std::nullopt;
   // How pageable a, b, c and z are staged for the copy engine (cuda/staging.hpp): filling
   // threads, buffers per thread or one buffer at a time (Fill::split, the only way before
   // 2026-12-04), buffer sizes. The overlapped 2^24 stage waits about 20 ms for the assignment's

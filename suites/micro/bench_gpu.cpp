@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -117,8 +118,10 @@ BENCHMARK(BM_gpu_msm_g1)->ArgsProduct({{20, 22, 24}, {1, 0}})->ArgNames({"log_n"
 // threefold (cuda/gpu_ops.cu). Every MSM benchmark runs once untimed first: the first MSM in a
 // process also loads the kernels (CUDA loads modules lazily), and a new DeviceMsmG1 grows its
 // buffers.
-// eq: the bucket sums in equal chunks across buckets (DeviceMsmG1::set_equal_chunks).
-void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned, unsigned c = 0, bool eq = false) {
+// eq: the bucket sums in equal chunks across buckets or per bucket (DeviceMsmG1::set_equal_chunks;
+// unset: its rule, equal chunks where buckets hold 128 digits or fewer).
+void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned, unsigned c = 0,
+                    std::optional<bool> eq = std::nullopt) {
   std::span<const g1_affine_t> pts(g1_points(n).data(), n);
   std::vector<fr_t> sc = random_scalars(n, 2);
   std::unique_ptr<cuda::HostPin> pin_p, pin_s;
@@ -140,18 +143,19 @@ void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned
   st.counters["distinct_log"] = std::min<double>(double(st.range(0)), kG1DistinctLog);
 }
 void BM_gpu_msm_g1_overlap(benchmark::State& st) { msm_g1_overlap(st, size_t(1) << st.range(0), unsigned(st.range(1)), true); }
-// The same across window bits c (0: the rule): the G1 target's measure at widths past the rule's
-// 16 at 2^24 (13 windows at 20 bits instead of 16); at 2^26 the width before 2026-12-04 (16) and
-// 20 beside the rule's 19 (BM_gpu_msm_g1_overlap/log_n:26).
+// The same across window bits c, the cut by the rule (equal chunks at 2^24 from 18 bits, at 2^26
+// at 20): the G1 target's measure at 2^24 from the old rule's 16 bits to the rule's 20 (since
+// the seventh session, 2026-12-04), and at 2^26 the widths before (16, 19) and now (20).
 void BM_gpu_msm_g1_overlap_window(benchmark::State& st) {
   msm_g1_overlap(st, size_t(1) << st.range(0), 0, true, unsigned(st.range(1)));
 }
-BENCHMARK(BM_gpu_msm_g1_overlap_window)->ArgsProduct({{24}, {16, 18, 19, 20}})->ArgsProduct({{26}, {16, 20}})
+BENCHMARK(BM_gpu_msm_g1_overlap_window)->ArgsProduct({{24}, {16, 18, 19, 20}})->ArgsProduct({{26}, {16, 19, 20}})
     ->ArgNames({"log_n", "c"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 // The same with the bucket sums in equal chunks across buckets (eq 1) or each bucket's run in
-// chunks of its own (eq 0, the default), in one process: the G1 target's measure at 2^24, where
-// wider windows leave buckets of 32-128 points whose last chunks are short, and at 2^26.
+// chunks of its own (eq 0, the only cut before 2026-12-04), either way whatever the rule says, in
+// one process: the G1 target's measure at 2^24, where wider windows leave buckets of 32-128
+// points whose last chunks are short, and at 2^26.
 void BM_gpu_msm_g1_overlap_equal(benchmark::State& st) {
   msm_g1_overlap(st, size_t(1) << st.range(0), 0, true, unsigned(st.range(1)), st.range(2) != 0);
 }
@@ -381,10 +385,11 @@ void report_phases(benchmark::State& st, const PhaseTotals& t) {
 // skip_zero: only non-zero digits sorted (StageOptions::skip_zero_digits).
 // hc: the window bits of msm_h (StageOptions::h_window_bits; 0: the rule for full-width
 // scalars, whose choice the counter h_bits reports).
-// eq: every MSM's bucket sums in equal chunks across buckets (StageOptions::equal_chunks).
+// eq: every MSM's bucket sums in equal chunks across buckets or per bucket (StageOptions::equal_chunks;
+// unset: the rule, equal chunks for msm_h at 2^23-2^26).
 void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap,
                       unsigned zc = 0, bool share = true, cuda::Staging upload = {}, bool skip_zero = true,
-                      unsigned hc = 0, bool eq = false) {
+                      unsigned hc = 0, std::optional<bool> eq = std::nullopt) {
   const circuits::SyntheticPartition& s = synthetic(log_n, table_log);
   auto backend = cuda::make_cuda_backend({.pin_abc = pinned,
                                           .overlap = overlap,
@@ -396,7 +401,7 @@ void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigne
                                           .upload = upload});
   auto w = s.witness();
   st.counters["assignment_bits"] = zc ? zc : cuda::default_assignment_window_bits(w);
-  st.counters["h_bits"] = hc ? hc : cuda::gpu_msm_window_bits(s.pk.h_query.size());
+  st.counters["h_bits"] = hc ? hc : cuda::gpu_msm_window_bits(s.pk.h_query.size(), eq.value_or(true));
   auto rs = groth16::Randomness::from_seed(1);
   backend->prove(s.pk, w, rs);  // uploads the key's points (resident afterwards), warms up
   PhaseTotals totals;
@@ -435,8 +440,9 @@ void BM_prove_stage_cuda_overlap_h_window(benchmark::State& st) {
 }
 BENCHMARK(BM_prove_stage_cuda_overlap_h_window)->ArgsProduct({{24}, {0}, {16, 18, 19, 20}})
     ->ArgNames({"log_n", "pinned", "hc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
-// Every MSM's bucket sums in equal chunks across buckets (eq 1) or not (eq 0), at msm_h's rule
-// (hc 0) and at 20 bits, in one process.
+// Every MSM's bucket sums in equal chunks across buckets (eq 1) or not (eq 0: the stage before
+// 2026-12-04's seventh session, with msm_h's rule for cuts per bucket, 16 bits at 2^24), at
+// msm_h's rule (hc 0) and at 20 bits, in one process; the rule's cut is BM_prove_stage_cuda_overlap.
 void BM_prove_stage_cuda_overlap_equal(benchmark::State& st) {
   prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, 0, true, {}, true, unsigned(st.range(2)),
                    st.range(3) != 0);
@@ -470,7 +476,8 @@ BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 
 // as at 2^24), with every digit sorted (_all_digits), and across msm_h's window bits (hc; 16 is
 // the rule's width up to 2^25, and the width before 2026-12-04 at every size).
 // 2^25 and 2^26 use the same repeated table, for the window sweeps between 2^24 and 2^27.
-// eq:1 (equal chunks across buckets in every MSM) at 2^25-2^27, by msm_h's rule and at hc 16.
+// eq:1 (equal chunks across buckets in every MSM) at 2^25-2^27, by msm_h's rule and at hc 16; the
+// rest with the cut by the rule.
 [[maybe_unused]] const bool kStageLargeRegistered = [] {
   auto add = [](unsigned log_n, int overlap, int pinned, unsigned zc, bool skip_zero, unsigned hc = 0, bool eq = false) {
     const std::string base = overlap ? "BM_prove_stage_cuda_overlap" : "BM_prove_stage_cuda";
@@ -481,7 +488,7 @@ BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 
                                      .c_str(),
                                  [log_n, pinned, overlap, zc, skip_zero, hc, eq](benchmark::State& st) {
                                    prove_stage_cuda(st, log_n, pinned != 0, 20, overlap != 0, zc, true, {}, skip_zero,
-                                                    hc, eq);
+                                                    hc, eq ? std::optional<bool>(true) : std::nullopt);
                                  })
         ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
   };

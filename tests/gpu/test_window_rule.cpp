@@ -3,7 +3,7 @@
 // with its sample: host code, run everywhere (CI has no GPU). For full-width scalars the
 // assignment's rule is the usual one; for an assignment's mix of mostly 0 and 1 it gives each
 // window about 2^8 times fewer buckets than it has non-zero digits, which is what the usual rule
-// gives full-width scalars up to 2^25.
+// gives full-width scalars up to 2^23 (and, cut per bucket as the assignment's MSMs are, to 2^25).
 #include <cmath>
 #include <vector>
 
@@ -34,19 +34,57 @@ double nonzero_share(const std::vector<fr_t>& v, unsigned c) {
 }
 }  // namespace
 
-// The widths the H200 measured fastest (cuda/msm.cuh): up to 2^25 scalars about n / 2^8 buckets,
-// at most 16 bits; 19 bits above, up to 2^26; 20 bits above that.
-TEST_CASE("the window rule for full-width scalars: 16 bits up to 2^25, 19 up to 2^26, 20 above") {
+// The widths the H200 measured fastest (cuda/msm.cuh): up to 2^23 scalars about n / 2^8 buckets,
+// at most 16 bits; 20 bits above, with equal chunks up to 2^26. Cut per bucket (equal chunks
+// turned off, and the sparse rule's MSMs): 16 bits up to 2^25, 19 up to 2^26, 20 above.
+TEST_CASE("the window rule for full-width scalars: n / 2^8 buckets up to 2^23, 20 bits above") {
   CHECK(cuda::gpu_msm_window_bits(1) == 6);
   CHECK(cuda::gpu_msm_window_bits(size_t(1) << 20) == 13);
-  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 24) - 1) == 16);
-  CHECK(cuda::gpu_msm_window_bits(size_t(1) << 25) == 16);
-  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 25) + 1) == 19);
-  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 26) - 1) == 19);
-  CHECK(cuda::gpu_msm_window_bits(size_t(1) << 26) == 19);
-  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 26) + 1) == 20);
+  CHECK(cuda::gpu_msm_window_bits(size_t(1) << 23) == 16);
+  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 23) + 1) == 20);
+  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 24) - 1) == 20);
+  CHECK(cuda::gpu_msm_window_bits(size_t(1) << 26) == 20);
   CHECK(cuda::gpu_msm_window_bits((size_t(1) << 27) - 1) == 20);
   CHECK(cuda::gpu_msm_window_bits(size_t(1) << 30) == 20);
+}
+
+TEST_CASE("the window rule for cuts per bucket: 16 bits up to 2^25, 19 up to 2^26, 20 above") {
+  CHECK(cuda::gpu_msm_window_bits(1, false) == 6);
+  CHECK(cuda::gpu_msm_window_bits(size_t(1) << 20, false) == 13);
+  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 24) - 1, false) == 16);
+  CHECK(cuda::gpu_msm_window_bits(size_t(1) << 25, false) == 16);
+  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 25) + 1, false) == 19);
+  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 26) - 1, false) == 19);
+  CHECK(cuda::gpu_msm_window_bits(size_t(1) << 26, false) == 19);
+  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 26) + 1, false) == 20);
+  CHECK(cuda::gpu_msm_window_bits((size_t(1) << 27) - 1, false) == 20);
+  CHECK(cuda::gpu_msm_window_bits(size_t(1) << 30, false) == 20);
+  // Up to 2^23 both cuts take the same widths.
+  for (size_t n : {size_t(1), size_t(1000), size_t(1) << 16, (size_t(1) << 22) + 5, size_t(1) << 23})
+    CHECK(cuda::gpu_msm_window_bits(n, false) == cuda::gpu_msm_window_bits(n));
+}
+
+// Equal chunks where the sorted digits average at most 128 a bucket: so with the rule's widths,
+// from just above 2^23 scalars (20 bits, 13 windows) up to 2^26, not at 2^23 and below (16 bits
+// and under: about 256 digits a bucket) nor above 2^26.
+TEST_CASE("the equal-chunk rule: at most 128 sorted digits a bucket") {
+  CHECK(cuda::gpu_msm_equal_chunks(0, 1));
+  CHECK(cuda::gpu_msm_equal_chunks(128, 1));
+  CHECK_FALSE(cuda::gpu_msm_equal_chunks(129, 1));
+  CHECK(cuda::gpu_msm_equal_chunks(size_t(128) << 19, size_t(1) << 19));
+  auto by_rule = [](size_t n) {
+    const unsigned c = cuda::gpu_msm_window_bits(n);
+    const size_t windows = (256 + c - 1) / c;
+    return cuda::gpu_msm_equal_chunks(windows * n, windows << (c - 1));
+  };
+  CHECK_FALSE(by_rule(size_t(1) << 20));
+  CHECK_FALSE(by_rule(size_t(1) << 23));
+  CHECK(by_rule((size_t(1) << 23) + 1));
+  CHECK(by_rule((size_t(1) << 24) - 1));
+  CHECK(by_rule(size_t(1) << 25));
+  CHECK(by_rule(size_t(1) << 26));
+  CHECK_FALSE(by_rule((size_t(1) << 26) + 1));
+  CHECK_FALSE(by_rule((size_t(1) << 27) - 1));
 }
 
 TEST_CASE("the sparse window rule is the usual one for full-width scalars and an empty sample") {
@@ -72,7 +110,7 @@ TEST_CASE("the sparse window rule narrows the windows of a PoRep assignment's mi
     const unsigned c = cuda::gpu_msm_window_bits_sparse(n, porep);
     INFO("2^" << log_n << ": " << c << " bits");
     CHECK(c < cuda::gpu_msm_window_bits(n));
-    CHECK(c == cuda::gpu_msm_window_bits(size_t(std::ceil(double(n) * nonzero_share(porep, c)))));
+    CHECK(c == cuda::gpu_msm_window_bits(size_t(std::ceil(double(n) * nonzero_share(porep, c))), false));
   }
   // The widths worked out in docs/cuda-backend.md from the shares (about 0.035-0.043 of the
   // windows hold a non-zero digit): 12 bits at 2^24, then one more per doubling.
@@ -82,7 +120,7 @@ TEST_CASE("the sparse window rule narrows the windows of a PoRep assignment's mi
   // Only zeros: no digit at all, the narrowest width; only ones: one digit a scalar.
   CHECK(cuda::gpu_msm_window_bits_sparse(size_t(1) << 24, std::vector<fr_t>(100, fr_t::zero())) == 6);
   const unsigned ones = cuda::gpu_msm_window_bits_sparse(size_t(1) << 24, std::vector<fr_t>(100, fr_t::one()));
-  CHECK(ones == cuda::gpu_msm_window_bits((size_t(1) << 24) / ((256 + ones - 1) / ones)));
+  CHECK(ones == cuda::gpu_msm_window_bits((size_t(1) << 24) / ((256 + ones - 1) / ones), false));
 }
 
 TEST_CASE("sample_scalars takes evenly spaced values across both parts") {
