@@ -144,10 +144,10 @@ void msm_g1_overlap(benchmark::State& st, size_t n, unsigned slices, bool pinned
 }
 void BM_gpu_msm_g1_overlap(benchmark::State& st) { msm_g1_overlap(st, size_t(1) << st.range(0), unsigned(st.range(1)), true); }
 // The same across window bits c, the cut by the rule, which each slice's plan applies to its own
-// digits (2 slices, n/4 and 3n/4: at 2^24 equal chunks in both from 18 bits; at 2^26 in both at
-// 20 bits, in the first only at 19): the G1 target's measure at 2^24 from the old rule's 16 bits
-// to the rule's 20 (since the seventh session, 2026-12-04), and at 2^26 the widths before (16,
-// 19) and now (20).
+// digits (2 slices, n/4 and 3n/4: at 2^24 equal chunks in both from 18 bits, in the first only
+// at 16; at 2^26 in both at 20 bits, in the first only at 19): the G1 target's measure at 2^24
+// from the old rule's 16 bits to the rule's 20 (since the seventh session, 2026-12-04), and at
+// 2^26 the widths before (16, 19) and now (20).
 void BM_gpu_msm_g1_overlap_window(benchmark::State& st) {
   msm_g1_overlap(st, size_t(1) << st.range(0), 0, true, unsigned(st.range(1)));
 }
