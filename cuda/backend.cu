@@ -80,8 +80,8 @@ constexpr bool kGpuG2 = CUZK_GPU_G2 != 0;
 // The assignment's values the window rule looks at (gpu_msm_window_bits_sparse). For a PoRep
 // partition's mix 8192 estimate the share of non-zero digits within about 4% (one standard
 // deviation by binomial arithmetic, mostly from the 1.4% full-width values), against the 2x
-// between one width and the next. Picking and converting them took 1.1-2.3 ms for a 2^24
-// assignment on the 2-core development VM (each pick a cache miss into 512 MiB).
+// between one width and the next, and picking them costs a host thread little beside the MSMs
+// (each pick a cache miss into 512 MiB; the overlapped stage does it while the assignment uploads).
 constexpr size_t kWindowSample = 8192;
 
 // The key's points on the device, for the key they were uploaded from.

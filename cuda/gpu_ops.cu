@@ -99,9 +99,8 @@ class SlicedUpload {
 
   // Slices growing by kGrowth: only the first slice's upload waits in front of the GPU's work,
   // so it is kept short, and each later slice's upload hides behind the GPU's work on the ones
-  // before it, which takes about 3 times as long per point (2^24 G1 points on the H200: 41.5 ms
-  // to upload from pinned memory, 128 ms to sum; a G2 point is twice the bytes and about three
-  // times the additions). Equal slices where n is too short for that.
+  // before it, which takes about 3 times as long per point (a G2 point is twice the bytes and
+  // about three times the additions). Equal slices where n is too short for that.
   static constexpr size_t kGrowth = 3;
   static std::vector<size_t> slice_lengths(size_t n, size_t count) {
     count = std::clamp<size_t>(count, 1, std::max<size_t>(n, 1));
@@ -390,8 +389,8 @@ typename P::jacobian DeviceMsm<P>::upload_and_run(std::span<const Affine> points
   auto& m = *impl_;
   m.reserve(points, scalars);
   // Each slice costs work of its own (its sort, its chunk sums, additions into every bucket),
-  // so few: 2 growing slices (n/4, 3n/4; SlicedUpload::slice_lengths) from 2^21 points. At 2^24
-  // on the H200 (2026-11-30, warm, G1): 1 slice 161.5 ms, 2: 139.7, 3: 138.9, 4: 140.1, 5: 141.4.
+  // so few: 2 growing slices (n/4, 3n/4; SlicedUpload::slice_lengths) from 2^21 points, the
+  // fastest count measured (docs/cuda-backend.md#upload-slices-growing-threefold).
   const size_t count = slices ? slices : m.n >= (size_t(1) << 21) ? 2 : 1;
   GpuTimer t;
   t.start(m.st.s);

@@ -1,10 +1,9 @@
 // Host-to-device copies from any host memory without making the caller pin it.
 //
 // cudaMemcpyAsync from pageable memory is a copy the driver stages through its own small pinned
-// buffers, one piece at a time, on the calling thread: about 5 GB/s on the H200's host (2^24
-// G1 points and scalars, 2.1 GB, took 0.45 s; docs/cuda-backend.md), against about 40 GB/s
-// from page-locked memory. Pinning the caller's memory (cudaHostRegister) costs about as much
-// as that slow copy again (pin_abc: 106 ms for 1.5 GiB). HostUploader instead keeps pinned
+// buffers, one piece at a time, on the calling thread, several times slower than a copy from
+// page-locked memory; pinning the caller's memory (cudaHostRegister) costs about as much as that
+// slow copy again (docs/cuda-backend.md#staging-rather-than-pinning). HostUploader instead keeps pinned
 // buffers of its own: host threads copy the next pieces into free buffers while the copy engine
 // drains the previous ones, so the copy runs at the slower of the two rates and the caller's
 // memory is never registered. Page-locked sources are copied directly.
@@ -31,11 +30,9 @@ class HostUploader {
  public:
   // The pinned buffers are allocated on the first staged copy.
   explicit HostUploader(Staging staging = {});
-  // Half the CPUs the process may use, between 2 and 8. On the H200's host (16 cores; 1 GiB
-  // through buffers of 16 MiB, BM_staged_upload, 2026-12-02) 2 threads staged 6.3 GB/s, 4
-  // threads 24, 8 threads 29 to 47 (two runs), 12 threads 52, where the copy engine takes about
-  // 55 GB/s from pinned memory (docs/cuda-backend.md): the copy is bound by the host's copying
-  // up to 8 threads or more, and half the cores stay with the CPU's own work.
+  // Half the CPUs the process may use, between 2 and 8: the copy is bound by the host's copying
+  // up to 8 threads or more, and half the cores stay with the CPU's own work (the staging sweep:
+  // results/reference/h200/stage-2026-12-02/README.md).
   static unsigned default_threads();
   ~HostUploader();  // waits for the copies out of its buffers
   HostUploader(const HostUploader&) = delete;

@@ -51,7 +51,7 @@ __device__ __forceinline__ uint32_t digit_val(size_t i, int d) { return uint32_t
 // uploaded; points at infinity go into buckets like any other and add nothing.
 //
 // digits_kernel: every digit, zero digits under the sentinel key, which sorts past every bucket
-// (Msm::set_skip_zero_digits(false), the way before 2026-12-04).
+// (Msm::set_skip_zero_digits(false), the former way).
 __global__ void digits_kernel(const fr_t* scalars, size_t n, unsigned c, unsigned w0, unsigned w1, uint32_t sentinel,
                               uint32_t* keys, uint32_t* vals) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -153,7 +153,7 @@ __device__ __forceinline__ ChunkRange chunk_range(const uint32_t* task_off, cons
 // accumulator alone is 96) gains none from a smaller one; the rest spills either way. ptxas
 // (CUDA 13.0, sm_90): each G2 adding kernel uses 255 registers and spills (sum_points 968 bytes
 // stored, sum_partials 1.4 KB, sum_chunks 1.3 KB, window_level 7.3 KB); no G1 kernel spills
-// (window_level, 2026-12-04, replaced window_segments, which spilled 9 KB in G2 and 184 bytes in G1).
+// (window_level replaced window_segments, which spilled 9 KB in G2 and 184 bytes in G1).
 
 // acc + the point of sorted pair v: scalar i's point is bases[i - skip], negated for a negative
 // digit, and the first `skip` scalars have none (Msm::run with a shared plan).
@@ -479,9 +479,9 @@ template <class P>
 typename P::xyzz* Msm<P>::clear_buckets(unsigned c, unsigned windows, cudaStream_t s) {
   const size_t all_buckets = size_t(windows) << (c - 1);
   Xyzz* buckets = grow_as<Xyzz>(ws_->buckets, all_buckets, "MSM buckets");
-  // All-zero bytes are a point at infinity (ZZ = 0), and a memset writes them coalesced: a kernel
-  // storing Xyzz::infinity() a thread at a time took 4.4 ms for the 6.8 M buckets of 20-bit
-  // windows (H200, 2026-12-04).
+  // All-zero bytes are a point at infinity (ZZ = 0), and a memset writes them coalesced, far
+  // faster than a kernel storing Xyzz::infinity() a thread at a time
+  // (docs/cuda-backend.md#window-reduction-in-levels-and-buckets-cleared-by-memset).
   static_assert(std::is_trivially_copyable_v<Xyzz>);
   CUZK_CUDA_CHECK(cudaMemsetAsync(buckets, 0, all_buckets * sizeof(Xyzz), s));
   return buckets;
@@ -589,8 +589,8 @@ std::optional<DigitPlan> Msm<P>::plan_windows(const fr_t* d_scalars, size_t n, u
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
     pairs = size_t(total);
     // Mostly non-zero digits (full-width scalars): each thread's digits land side by side, which
-    // writes 5 ms slower than digits_kernel's window-major rows at 2^24 x 16 windows (H200,
-    // 2026-12-04), and the sort gains little; so sort them all, as digits_kernel writes them.
+    // writes slower than digits_kernel's window-major rows, and the sort gains little; so sort
+    // them all, as digits_kernel writes them (docs/cuda-backend.md#zero-digits-skipped-for-the-assignment-only).
     if (2 * pairs > all) {
       skip = false;
       pairs = all;

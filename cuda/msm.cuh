@@ -54,23 +54,16 @@ namespace cuzk::cuda {
 // axis measures whether that is worth a rule of its own.
 // Up to 2^23 scalars: about n / 2^8 buckets a window, at most 16 bits. Above, 20 bits, where the
 // bucket sums go in equal chunks (gpu_msm_equal_chunks: up to 2^26 scalars, at most 128 digits a
-// bucket). The G1 MSM on resident data, H200, 2026-12-04 seventh session (docs/cuda-backend.md),
-// the old rule's width against 20 bits with equal chunks: 2^23 66.4 ms (16 bits) / 65.5; 2^24
-// 126 (16) / 118; 2^25 250 (16) / 223; 2^26 452 (19) / 432. Above 2^26 buckets hold over 128
-// digits and are cut per bucket, at 20 bits as before (msm_h of the 2^27 stage: 968-970 ms at
-// 16 bits, 881 at 19, 856-858 at 20; 842 at 20 with the reduction in levels).
+// bucket), because fewer windows then save more additions than the larger buckets cost; above
+// 2^26 buckets hold over 128 digits and are cut per bucket, at 20 bits.
 // equal_chunks false: the widths for bucket sums cut per bucket (Msm::set_equal_chunks(false),
-// and the sparse rule below, whose MSMs cut so), as measured before equal chunks: 16 bits up to
-// 2^25 (at 2^24 every width from 17 to 20 bits measured slower, by 3-22 ms of 126), 19 up to
-// 2^26, 20 above.
+// and the sparse rule below, whose MSMs cut so): 16 bits up to 2^25, 19 up to 2^26, 20 above,
+// where each was the fastest width measured (docs/cuda-backend.md#msm-window-rule).
 unsigned gpu_msm_window_bits(size_t n, bool equal_chunks = true);
 // Whether an MSM whose every digit is sorted (full-width scalars) sums its buckets in equal chunks
 // across buckets (Msm::set_equal_chunks, left to the rule): where its `pairs` sorted digits
-// average at most 128 over its `buckets`. Measured on the H200 (2026-12-04, G1, resident): equal
-// chunks were faster wherever buckets held 128 digits or fewer (2^22 at 16 bits 35.4 ms against
-// 36.3; 2^24 at 18-20 bits 128 / 124 / 118 against 132 / 137 / 148; 2^25 at 19 and 20 bits; 2^26
-// at 20 bits 432 against 444) and slower at 256 or more (2^22-2^26 at the widths where buckets
-// hold 256-1024 digits: by 0.4-4%).
+// average at most 128 over its `buckets`: equal chunks were faster wherever buckets held 128
+// digits or fewer and slower at 256 or more (docs/cuda-backend.md#equal-chunks-by-rule).
 bool gpu_msm_equal_chunks(size_t pairs, size_t buckets);
 // The window widths the GPU MSM takes (Msm::run refuses others, the proving stage's options are
 // checked against them): from 2 bits to 20, the widest the rule gives and the GPU tests check.
@@ -196,15 +189,12 @@ class Msm {
   // run into chunks of its own (off); plans made from then on are cut so. Unset (the default):
   // the rule, gpu_msm_equal_chunks, where every digit is sorted (full-width scalars), and per
   // bucket where only the non-zero digits are (an assignment's, set_skip_zero_digits). The width
-  // rule (window bits 0) follows: the equal-chunk widths unless this is off. On the H200
-  // (2026-12-04, docs/cuda-backend.md) equal chunks pay where buckets hold 128 digits or fewer
-  // (20-bit windows at 2^24: the first round 97.0 ms instead of 122.3). Over several slices into
-  // one set of buckets (run() with slices), every slice after the first sums into buckets of its
-  // own that are then added into the shared ones (accumulate): added into the shared buckets
-  // straight from the chunks, as before the seventh session, the additions diverged within a
-  // warp (a chunk's buckets end at different points for each thread; on fresh buckets at
-  // infinity an addition is a copy, on the slices after the first a full XYZZ addition), and the
-  // G1 MSM of 2^24 from pinned memory at 20 bits took 307 ms instead of 170.
+  // rule (window bits 0) follows: the equal-chunk widths unless this is off. Equal chunks pay
+  // where buckets hold 128 digits or fewer, since no thread then waits on a short last chunk.
+  // Over several slices into one set of buckets (run() with slices), every slice after the first
+  // sums into buckets of its own that are then added into the shared ones (accumulate), because
+  // adding straight into buckets an earlier slice filled makes each lane's addition a full XYZZ
+  // addition at a different step, and the warp diverges (docs/cuda-backend.md#a-slices-own-buckets).
   void set_equal_chunks(std::optional<bool> on) { equal_chunks_ = on; }
   // Equal chunks of 64 leave two pieces per 64 points, the memory of one sum per 32 points.
   static constexpr uint32_t kRunChunk = 32, kEqualChunk = 64;

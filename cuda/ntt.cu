@@ -89,8 +89,8 @@ struct SharedPlanes {
 // and differences fold back by 2p, the product skips its final subtraction, with the twiddle
 // w < p as the operand that bound needs below p); the last pass of a transform reduces its output.
 // DIF: (x, y) -> (x + y, (x - y) w); DIT: (x, y) -> (x + w y, x - w y); the unit stage's w = 1
-// needs no product. Against values reduced after every operation (2026-12-02, H200, best plan
-// of each): 2^20 0.285 ms instead of 0.289, 2^22 1.12 / 1.14, 2^24 4.61 / 4.71, 2^26 19.5 / 20.0.
+// needs no product. Lazy values skip a subtraction per operation and measured 2-3% faster than
+// values reduced after every operation (docs/cuda-backend.md#ntt-plans-lazy-values-no-reversal-pass).
 __device__ __forceinline__ void butterfly_unit(fr_t& x, fr_t& y) {
   const fr_t s = fr_t::add_words_2p(x, y);
   y = fr_t::sub_words_2p(x, y);
@@ -111,8 +111,8 @@ __device__ __forceinline__ void butterfly(fr_t& x, fr_t& y, const fr_t& w) {
 
 // kBlocks blocks per SM (NttPlan::occupancy), 3 by default: the two-stage round trips need
 // 108-112 registers, which allows only two blocks of 256 threads; capped at 80 (48 bytes of
-// spills) the 2^24 transform takes 4.80 ms instead of 5.00 (natural in, reversed out, H200,
-// 2026-11-30).
+// spills) three fit, and the passes want warps more than registers (measured faster:
+// docs/cuda-backend.md#ntt-plans-lazy-values-no-reversal-pass).
 //
 // The pass reads `in` and writes `out` (the same array, or not: in place the block stores only
 // the elements it loaded). With rev_out (only the last stages of a DIF, hmin = 1, where a group is
@@ -279,14 +279,10 @@ __global__ void zero_kernel(fr_t* d, size_t n) {
   if (i < n) d[i] = fr_t::zero();
 }
 
-// The plan sweep of 2026-12-02 (H200, BM_gpu_ntt_plan, lazy values; docs/cuda-backend.md):
-// tiles of 2^10 win only at 2^20, where 2^11 leaves the last wave of blocks short (0.285 ms
-// against 0.290-0.298); above it tiles of 2^11 with up to 10 stages a pass were best or within
-// 0.5% of it (2^22 1.130 ms, 2^24 4.606, 2^26 19.53: 2^26 in 3 passes instead of 4 at 8 stages).
-// The occupancy sweep of 2026-12-04 (same machine kind): 3 blocks per SM best everywhere
-// (2 blocks, no spills, 4-8% slower) except 2^22, where tiles of 2^10 at 4 blocks (64
-// registers; 4 x 32 KiB of shared memory fit) took 1.116-1.118 ms against 1.126-1.130 at 3 (sweep),
-// and 1.115 ms as the rule against 1.125-1.130 before.
+// Tiles of 2^10 up to 2^20, where tiles of 2^11 leave the last wave of blocks short, and tiles of
+// 2^11 with up to 10 stages above; 3 blocks per SM, except tiles of 2^10 at 4 blocks at
+// 2^21-2^22, where more warps beat fewer spills (the plan and occupancy sweeps:
+// docs/cuda-backend.md#ntt-plans-lazy-values-no-reversal-pass).
 constexpr unsigned kDefaultOccupancy = 3;
 NttPlan default_plan(unsigned log_n) {
   if (log_n <= 20) return NttPlan{10, 9, kDefaultOccupancy};

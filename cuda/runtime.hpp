@@ -64,15 +64,15 @@ struct StageOptions {
   // Window bits of msm_h, whose scalars (H's coefficients) are full-width; 0: the rule for n
   // full-width scalars (gpu_msm_window_bits: about n / 2^8 buckets up to 2^23 scalars, 20 bits
   // above; the widths for cuts per bucket where equal_chunks is off). Benchmarks sweep it (wider
-  // windows: fewer of them, so fewer point additions, against more buckets to reduce,
-  // docs/cuda-backend.md).
+  // windows: fewer of them, so fewer point additions, against more buckets to reduce;
+  // docs/cuda-backend.md#msm-window-rule).
   unsigned h_window_bits = 0;
   // Sort the assignment's digits once for all of its MSMs (cuda/msm.cuh, DigitPlan), where they
-  // fit one sort; off: each MSM sorts its own (as before 2026-12-03, for the A/B).
+  // fit one sort; off: each MSM sorts its own (the former way, for the A/B).
   bool share_digits = true;
   // Sort only the non-zero digits in the assignment's MSMs (Msm::set_skip_zero_digits; msm_h's
-  // scalars are full-width and sort every digit either way); off: every digit, zeros included (as
-  // before 2026-12-04, for the A/B).
+  // scalars are full-width and sort every digit either way); off: every digit, zeros included
+  // (the former way, for the A/B).
   bool skip_zero_digits = true;
   // The bucket sums of every MSM of the stage in equal chunks across buckets (on) or each
   // bucket's run in chunks of its own (off); unset (the default): Msm::set_equal_chunks's rule,
@@ -80,10 +80,9 @@ struct StageOptions {
   // rule's 20 bits), per bucket for the assignment's MSMs. Set, for the A/B.
   std::optional<bool> equal_chunks = std::nullopt;
   // How pageable a, b, c and z are staged for the copy engine (cuda/staging.hpp): filling
-  // threads, buffers per thread or one buffer at a time (Fill::split, the only way before
-  // 2026-12-04), buffer sizes. The overlapped 2^24 stage waits about 20 ms for the assignment's
-  // upload before its first kernel (docs/cuda-backend.md), and that upload is bound by the
-  // host's copying.
+  // threads, buffers per thread or one buffer at a time (Fill::split, the former way), buffer
+  // sizes. The overlapped stage's compute stream waits first for the assignment's upload, which
+  // the host's copying bounds (docs/cuda-backend.md#staging-per-thread).
   Staging upload{};
 };
 // The options of this build's variant flags.

@@ -9,13 +9,12 @@ namespace cuzk::cuda {
 // How the host threads share the staging.
 enum class Fill {
   // All threads fill one buffer together, then its copy is enqueued and they go on to the next
-  // (one ring for all). Every buffer ends in a join of the threads. On the H200's host
-  // (BM_staged_upload, 8 threads, 2026-12-04) 16 MiB buffers staged 49.4 GB/s and 4 MiB ones
-  // 25.4: if the rest is proportional to the bytes, each join costs about 100 us.
+  // (one ring for all). Every buffer ends in a join of the threads, which costs enough that
+  // small buffers stage at half the rate (docs/cuda-backend.md#staging-per-thread).
   split,
   // Each thread takes the next piece of the copy, fills a buffer of its own ring with it and
-  // enqueues that buffer's copy itself: no join until the whole copy is enqueued. Same run, 8
-  // threads with 2 buffers of 4 MiB each: 49.9 GB/s; the 2^24 stage 4-7 ms faster than split.
+  // enqueues that buffer's copy itself: no join until the whole copy is enqueued, so small
+  // buffers stage as fast as split's large ones and a delayed thread holds up only its piece.
   per_thread,
 };
 

@@ -13,9 +13,9 @@
 // over its segment, until one segment is left, whose t is S. So the reduction costs about two
 // additions a bucket and a few doublings a segment above the first level. The levels replaced a
 // kernel that multiplied each segment's sum by its offset with a 32-bit double-and-add, then
-// added the segments in rounds of 32: on the H200 (2026-12-04, nsys, the 2^24 G1 MSM) 25.5 ->
-// 10.6 ms at 20-bit windows, but 2.1 -> 2.7 ms at 16 bits, where the levels above the first run
-// few threads in series (docs/cuda-backend.md).
+// added the segments in rounds of 32; they are much faster at wide windows and slightly slower at
+// 16 bits, where the levels above the first run few threads in series
+// (docs/cuda-backend.md#window-reduction-in-levels-and-buckets-cleared-by-memset).
 #pragma once
 #include <algorithm>
 #include <cstdint>

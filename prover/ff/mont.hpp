@@ -432,8 +432,8 @@ CUZK_FF_UNROLL
   // (words j, j+1), and Y those with j odd, one word up. So each product's two mad steps (lo
   // and hi, the same operands) sit next to each other in one carry chain, which the GPU can issue
   // as one wide multiply-add; a row-by-row layout (all low halves, then all high halves) cannot.
-  // On the H200 this layout took Fp products from 17.2 to 26.4 G/s and Fr from 36.8 to 49.9 G/s
-  // (docs/cuda-backend.md).
+  // Measured much faster on the GPU than the row layout
+  // (docs/cuda-backend.md#chunks-of-32-points-a-thread-evenodd-product-layout).
   // Invariant at the top of row i: T * 2^32 = X + Y * 2^32 with X[0] = 0. Bounds: with the spare
   // bit every T < 2^(32W) and every row sum < 2^(32(W+1)), so X needs W+1 words, Y needs W, and
   // the chains marked "no carry out" cannot carry.

@@ -1,4 +1,4 @@
-// GPU benchmarks (H200 figures in docs/cuda-backend.md): G1 MSM from pinned and pageable host
+// GPU benchmarks (current figures: docs/cuda-backend.md#current-figures): G1 MSM from pinned and pageable host
 // memory, the G2 MSM on the device beside the CPU's on the same input, the device NTT, and the
 // proving stage of one synthetic partition with the CUDA backend (pinned and pageable) and, at a
 // size both can do, the CPU backend in the same run.
@@ -146,8 +146,8 @@ void BM_gpu_msm_g1_overlap(benchmark::State& st) { msm_g1_overlap(st, size_t(1) 
 // The same across window bits c, the cut by the rule, which each slice's plan applies to its own
 // digits (2 slices, n/4 and 3n/4: at 2^24 equal chunks in both from 18 bits, in the first only
 // at 16; at 2^26 in both at 20 bits, in the first only at 19): the G1 target's measure at 2^24
-// from the old rule's 16 bits to the rule's 20 (since the seventh session, 2026-12-04), and at
-// 2^26 the widths before (16, 19) and now (20).
+// from the former rule's 16 bits to the rule's 20, and at 2^26 the former widths (16, 19) and the
+// rule's (20).
 void BM_gpu_msm_g1_overlap_window(benchmark::State& st) {
   msm_g1_overlap(st, size_t(1) << st.range(0), 0, true, unsigned(st.range(1)));
 }
@@ -155,7 +155,7 @@ BENCHMARK(BM_gpu_msm_g1_overlap_window)->ArgsProduct({{24}, {16, 18, 19, 20}})->
     ->ArgNames({"log_n", "c"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 // The same with the bucket sums in equal chunks across buckets (eq 1) or each bucket's run in
-// chunks of its own (eq 0, the only cut before 2026-12-04), either way whatever the rule says, in
+// chunks of its own (eq 0, the former only cut), either way whatever the rule says, in
 // one process: the G1 target's measure at 2^24, where wider windows leave buckets of 32-128
 // points whose last chunks are short, and at 2^26.
 void BM_gpu_msm_g1_overlap_equal(benchmark::State& st) {
@@ -163,7 +163,7 @@ void BM_gpu_msm_g1_overlap_equal(benchmark::State& st) {
 }
 BENCHMARK(BM_gpu_msm_g1_overlap_equal)->ArgsProduct({{24}, {16, 18, 20}, {0, 1}})->ArgsProduct({{26}, {19, 20}, {0, 1}})
     ->ArgNames({"log_n", "c", "eq"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
-// 2^26 (sppark's 627 ms pinned, docs/cuda-backend.md): points repeated from the 2^24 set (see
+// 2^26 (compared with sppark: docs/cuda-backend.md#current-figures): points repeated from the 2^24 set (see
 // g1_points), pinned as at 2^24.
 BENCHMARK(BM_gpu_msm_g1_overlap)->ArgsProduct({{20, 22, 24}, {0, 1, 2, 3}})->ArgsProduct({{24}, {4, 5}})
     ->ArgsProduct({{26}, {0}})
@@ -188,7 +188,7 @@ void staged_upload(benchmark::State& st, const cuda::Staging& staging) {
   st.counters["GBps"] = gbps / double(st.iterations());
 }
 // All threads (0: HostUploader::default_threads()) filling each of 4 pinned buffers of
-// buffer_mib in turn (Fill::split, the stage's only way before 2026-12-04).
+// buffer_mib in turn (Fill::split, the stage's former way).
 void BM_staged_upload(benchmark::State& st) {
   staged_upload(st, {.fill = cuda::Fill::split, .threads = unsigned(st.range(0)), .buffer_bytes = size_t(st.range(1)) << 20, .buffers = 4});
 }
@@ -310,7 +310,7 @@ BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 21, 22, 24, 26, 27}, {0, 1}})->
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
 
 // The pass plans (cuda/ntt_plan.hpp): tiles of 2^10 or 2^11 elements, up to 8..10 stages per
-// pass (11 was never the best with lazy values, 2026-12-02), 2..4 blocks of 256 threads per
+// pass (11 was never the best with lazy values), 2..4 blocks of 256 threads per
 // SM, natural order (the default rule is in cuda/ntt.cu).
 void BM_gpu_ntt_plan(benchmark::State& st) {
   const unsigned log_n = unsigned(st.range(0));
@@ -426,7 +426,7 @@ void BM_prove_stage_cuda_overlap(benchmark::State& st) {
 BENCHMARK(BM_prove_stage_cuda_overlap)->ArgsProduct({{20, 24}, {1, 0}, {0}})
     ->ArgsProduct({{24}, {0}, {10, 11, 12, 13, 14, 16}})
     ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
-// The same with every digit sorted, zeros included (skip_zero_digits off, as before 2026-12-04):
+// The same with every digit sorted, zeros included (skip_zero_digits off, the former way):
 // zc 16 and share on is the stage as it was.
 void BM_prove_stage_cuda_overlap_all_digits(benchmark::State& st) {
   prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, unsigned(st.range(2)), true, {}, false);
@@ -435,15 +435,15 @@ BENCHMARK(BM_prove_stage_cuda_overlap_all_digits)->ArgsProduct({{24}, {0}, {0, 1
     ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 // msm_h's window width (hc), the rest as by default: wider windows than the rule's 16 at 2^24
 // mean fewer windows (13 at 20 bits), so fewer point additions, against more buckets to reduce
-// (at 2^24 the H200 measured every wider width slower, 2026-12-04; at 2^26 and 2^27 faster, hence
-// the rule's 19-20 bits there).
+// (measured slower at 2^24 and faster at 2^26 and 2^27 for cuts per bucket, hence that rule's
+// 19-20 bits there: docs/cuda-backend.md#msm-window-rule).
 void BM_prove_stage_cuda_overlap_h_window(benchmark::State& st) {
   prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, 0, true, {}, true, unsigned(st.range(2)));
 }
 BENCHMARK(BM_prove_stage_cuda_overlap_h_window)->ArgsProduct({{24}, {0}, {16, 18, 19, 20}})
     ->ArgNames({"log_n", "pinned", "hc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
-// Every MSM's bucket sums in equal chunks across buckets (eq 1) or not (eq 0: the stage before
-// 2026-12-04's seventh session, with msm_h's rule for cuts per bucket, 16 bits at 2^24), at
+// Every MSM's bucket sums in equal chunks across buckets (eq 1) or not (eq 0: the former stage,
+// with msm_h's rule for cuts per bucket, 16 bits at 2^24), at
 // msm_h's rule (hc 0) and at 20 bits, in one process; the rule's cut is BM_prove_stage_cuda_overlap.
 void BM_prove_stage_cuda_overlap_equal(benchmark::State& st) {
   prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, 0, true, {}, true, unsigned(st.range(2)),
@@ -459,7 +459,7 @@ void BM_prove_stage_cuda_overlap_own_sort(benchmark::State& st) {
 BENCHMARK(BM_prove_stage_cuda_overlap_own_sort)->ArgsProduct({{24}, {0}, {0, 12}})
     ->ArgNames({"log_n", "pinned", "zc"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 // The overlapped pageable stage with `threads` staging threads, each filling buffers of its own
-// (split 0, the default) or all filling one buffer at a time (split 1, as before 2026-12-04):
+// (split 0, the default) or all filling one buffer at a time (split 1, the former way):
 // the upload of the assignment is what the compute stream waits for first.
 void BM_prove_stage_cuda_overlap_staging(benchmark::State& st) {
   const cuda::Fill fill = st.range(3) ? cuda::Fill::split : cuda::Fill::per_thread;
@@ -476,7 +476,7 @@ BENCHMARK(BM_prove_stage_cuda_overlap_staging)->ArgsProduct({{24}, {0, 12}, {8, 
 // their names (distinct points, no table argument).
 // The overlapped pageable case, the fastest at 2^24, also across the assignment's window bits (zc,
 // as at 2^24), with every digit sorted (_all_digits), and across msm_h's window bits (hc; 16 is
-// the rule's width up to 2^25, and the width before 2026-12-04 at every size).
+// the rule's width for cuts per bucket up to 2^25, and the former width at every size).
 // 2^25 and 2^26 use the same repeated table, for the window sweeps between 2^24 and 2^27.
 // eq:1 (equal chunks across buckets in every MSM) at 2^25-2^27, by msm_h's rule and at hc 16; the
 // rest with the cut by the rule.
