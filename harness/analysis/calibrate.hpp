@@ -16,6 +16,15 @@
 //    is an A/A verdict "slower" or "faster"; a detection is an A/B verdict "slower". Trials
 //    overlap in the runs they draw: they are resamples of pool_a + pool_b independent runs, not
 //    independent experiments (the docs say what this means for the rates).
+//    Draws (--draw): "unpaired" (the above), "paired" (every round of the pool holds two plain
+//    runs A and A'; a trial draws N rounds and both sides come from those rounds: A/A pairs A
+//    with A', A/B pairs A with the level's run; each sample carries its round as round_id, so
+//    compare's paired design applies), or "both" from one pool, side by side.
+//    Duet (--duet, harness/measure/duet.hpp): each pair of a round (A with A', A with each
+//    level's run) runs at the same time, each on half of the CPUs, halves swapped per round.
+//    Counter (--counter NAME): each calibrated phase judged by that per-phase counter instead
+//    of time (its value stands in for the phase's wall time in the trial files), the injection
+//    planting real work (":work") so that the counter grows.
 // 3. Runs needed. From the A pool's robust coefficient of variation of each phase's observations
 //    (cv = 1.4826 MAD / median), the normal-theory estimate of runs per side for a target effect
 //    (see runs_needed()), next to the empirical detection curve.
@@ -46,6 +55,9 @@ struct Options {
   int pool_b = 0;                        // per level; 0 -> 2 * runs
   uint64_t seed = 1;
   std::string out_dir;                   // "" -> results/local/calibrate-<UTC time>
+  std::string draw = "unpaired";         // "unpaired", "paired" or "both"
+  bool duet = false;                     // the pool's pairs run at once on halves of the CPUs
+  std::string counter;                   // "" (time) or a counter judged instead (e.g. sim::instructions)
   CompareOptions compare;
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
@@ -70,11 +82,21 @@ struct PhaseResult {
   std::string note;                 // caveats (e.g. threshold above target)
 };
 
+// The trials of one draw ("unpaired" or "paired") over the pool.
+struct DrawResult {
+  std::string draw;
+  std::vector<PhaseResult> phases;  // in the order of Options::phases
+  int aa_any_phase_alarms = 0;      // A/A trials where any phase's primary row got slower/faster
+};
+
 struct Result {
   Options options;
   std::string out_dir;
-  std::vector<PhaseResult> phases;  // in the order of Options::phases
-  int aa_any_phase_alarms = 0;      // A/A trials where any phase's primary row got slower/faster
+  std::vector<PhaseResult> phases;  // the first draw's (draws.front().phases)
+  int aa_any_phase_alarms = 0;      // the first draw's
+  std::vector<DrawResult> draws;    // one, or unpaired then paired (--draw both)
+  int pool_rounds = 0;
+  nlohmann::json duet;              // the CPU halves (duet::describe), null without --duet
   std::string unit = "samples";     // "processes" when reps > 1 (per-process medians)
   double pool_seconds = 0;
   nlohmann::json machine;

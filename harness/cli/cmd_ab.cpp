@@ -18,6 +18,7 @@
 
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/duet_rounds.hpp"
 #include "harness/cli/variant_builds.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/output_file.hpp"
@@ -40,6 +41,7 @@ struct AbOptions {
   FormatOptions format;  // --wide
   int reps = 1;         // measured repetitions in each round's process (> 1: the block design)
   bool stable = false;  // each run with --stable (docs/ab.md)
+  bool duet = false;    // A and B at the same time on halves of the CPUs (duet_rounds.hpp)
   AnalysisChoices analysis;
   std::string out_dir;
   bool no_build = false;
@@ -66,6 +68,8 @@ int run_ab(const AbOptions& o) {
   const OnFailure on_failure = parse_on_failure(o.on_failure);
   if (o.bin_a.empty() != o.bin_b.empty()) throw Error("--bin-a and --bin-b go together");
   const bool given = !o.bin_a.empty();
+  std::optional<duet::Halves> halves;
+  if (o.duet) halves = check_duet_request(o.stable);
   if (!given && (o.a.empty() || o.b.empty())) throw Error("name both variants: --a PRESET --b PRESET (or --bin-a/--bin-b)");
   const std::string src =
       fs::weakly_canonical(o.source_dir.empty() ? std::string(build_provenance().source_dir) : o.source_dir).string();
@@ -123,6 +127,7 @@ int run_ab(const AbOptions& o) {
                {"failed_runs", json::array()}};
   const std::vector<std::string> names = {name_a, name_b};
   auto write_meta = [&](const std::string& status) {
+  if (halves) meta["duet"] = duet::describe(*halves);
     meta["status"] = status;
     meta["runs_failed"] = failed_run_counts(meta["failed_runs"], names, o.rounds);
     write_output_file(dir + "/ab.json", meta.dump(2) + "\n");
@@ -141,7 +146,13 @@ int run_ab(const AbOptions& o) {
   int warm_a = 0, warm_b = 0;  // warm-up rounds that succeeded (merge_rounds marks them)
   const int total = o.warmup + o.rounds;
   const auto t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < total; ++r) {
+  if (halves) {
+    DuetAbRounds d = run_duet_rounds({bin_a, bin_b, name_a, name_b, suite_path, extra, dir, o.reps, o.warmup, o.rounds,
+                                      o.run_timeout, on_failure, *halves},
+                                     meta, write_meta, stop_interrupted);
+    files_a = d.files_a, files_b = d.files_b, warm_a = d.warm_a, warm_b = d.warm_b;
+  }
+  for (int r = 0; r < (halves ? 0 : total); ++r) {
     for (int v = 0; v < 2; ++v) {
       const std::string& bin = v == 0 ? bin_a : bin_b;
       const std::string& who = v == 0 ? name_a : name_b;
@@ -149,7 +160,7 @@ int run_ab(const AbOptions& o) {
       const double e = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       fmt::print(stderr, "[ab] round {}/{}{} variant {} ({}) elapsed {:.1f}s\n", r + 1, total,
                  r < o.warmup ? " (warm-up)" : "", v == 0 ? "A" : "B", who, e);
-      const std::string cmd = suite_run_command(bin, suite_path, o.reps, out, extra);
+      const std::string cmd = suite_run_command(bin, suite_path, o.reps, out, extra, r);
       ChildOptions co;
       co.timeout_s = o.run_timeout;
       const ChildResult c = run_child(cmd, co);
@@ -199,16 +210,19 @@ int run_ab(const AbOptions& o) {
   }
   // Failed runs are stated with the comparison, never silently dropped.
   const std::string failed_md = failed_runs_markdown(meta["failed_runs"], names, o.rounds);
-  write_output_file(dir + "/comparison.md", failed_md + format_markdown(cmp, o.format));
+  const std::string duet_md = halves ? duet::relative_note(*halves) + "\n\n" : "";
+  write_output_file(dir + "/comparison.md", duet_md + failed_md + format_markdown(cmp, o.format));
   json cj = to_json(cmp);
   cj["failed_runs"] = meta["failed_runs"];
   cj["runs_failed"] = meta["runs_failed"];
   write_output_file(dir + "/comparison.json", cj.dump(2) + "\n");
   fmt::print("A = {} ({}), B = {} ({}), suite {}, {} round(s) of {} repetition(s) + {} warm-up round(s){}\n", name_a,
+  if (halves) cj["duet"] = meta["duet"];
              bin_a, name_b, bin_b, s.name, o.rounds, o.reps, o.warmup, o.stable ? ", --stable" : "");
   if (!failed_md.empty()) fmt::print("{}", failed_md);
   fmt::print("{}", format_table(cmp, o.format));
   fmt::print("results: {}\n", dir);
+  if (halves) fmt::print("{}\n", duet::relative_note(*halves));
   return kExitOk;
 }
 
@@ -228,6 +242,9 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
   sub->add_flag("--stable", o->stable, "run every process in the stable mode (placement, eager loading, warm-up until settled)");
   add_analysis_options(sub, o->analysis);
   sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-<a>-vs-<b>)");
+  sub->add_flag("--duet", o->duet,
+                "run A and B at the same time, each on half of the CPUs (swapped every round), every repetition started "
+                "together: a relative comparison at half the cores per side (docs/ab.md, \"Duet\")");
   add_cmake_arg_option(sub, o->cmake_args);
   sub->add_flag("--no-build", o->no_build, "use build/<preset>/harness/cuzk-bench as built (still provenance-checked)");
   sub->add_option("--bin-a", o->bin_a, "prebuilt binary of A (instead of building; still provenance-checked)");

@@ -12,8 +12,10 @@
 #include "harness/analysis/calibrate.hpp"
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/measure/duet.hpp"
 #include "harness/measure/inject.hpp"
 #include "harness/measure/output_file.hpp"
+#include "prover/util/cpu_placement.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -87,10 +89,29 @@ Registrar reg_calibrate("calibrate", [](CLI::App& app) -> Runner {
   sub->add_option("--workload-arg", o->workload_args, "extra argument for the workload subcommand (repeatable)")
       ->allow_extra_args(false);
   sub->add_option("--out-dir", o->out_dir, "output folder (default results/local/calibrate-<UTC time>)");
+  auto draw = std::make_shared<std::string>();
+  sub->add_option("--draw", *draw,
+                  "how trials draw their sides from the pool: unpaired (independent runs), paired (both sides from the "
+                  "same rounds, analysed paired by round), or both side by side (default unpaired; paired with --duet)");
+  sub->add_flag("--duet", o->duet,
+                "run the pool's pairs at the same time, each on half of the CPUs (A with A', A with each level), halves "
+                "swapped per round (docs/calibration.md)");
+  sub->add_option("--counter", o->counter,
+                  "calibrate a per-phase counter instead of time (e.g. sim::instructions; the workload must record it, "
+                  "see --workload-arg); injections plant work (:work)");
   add_analysis_options(sub, o->compare.analysis);
   return [=] {
     calibrate::Options opt = *o;
+    opt.draw = *draw;
     check_analysis_options(opt.compare.analysis);
+    // Before the folder exists: a duet on one CPU is refused with nothing written.
+    if (opt.duet) {
+      try {
+        (void)duet::split_halves(placement::allowed_cpus());
+      } catch (const std::invalid_argument& e) {
+        throw Error(e.what());
+      }
+    }
     if (!phases->empty()) opt.phases = *phases;
     opt.slowdowns = parse_list(*slowdowns);
     opt.target_effect = parse_pct(*target, "--target-effect");

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,6 +57,11 @@ ChildResult run_child(const std::string& cmd, const ChildOptions& o) {
   int pipefd[2] = {-1, -1};
   if (o.capture && ::pipe2(pipefd, O_CLOEXEC) != 0) return r;
   std::fflush(nullptr);  // no buffered output is written twice (by the child too)
+  // The CPU set is built here: between fork and exec only async-signal-safe calls may run.
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int c : o.cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &cpus);
   const bool own_group = interrupt::installed();
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -64,6 +70,7 @@ ChildResult run_child(const std::string& cmd, const ChildOptions& o) {
   }
   if (pid == 0) {
     if (own_group) ::setpgid(0, 0);
+    if (!o.cpus.empty() && ::sched_setaffinity(0, sizeof cpus, &cpus) != 0) ::_exit(127);
     // The parent's handlers do not survive exec, but restore the defaults explicitly anyway.
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);

@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cuzk {
 
@@ -26,6 +27,7 @@ struct ChildOptions {
   double timeout_s = 0;   // > 0: SIGTERM to the group after this long, SIGKILL kChildGraceSeconds later
   bool capture = false;   // collect stdout in ChildResult::out
   bool quiet = false;     // stderr to /dev/null
+  std::vector<int> cpus;  // non-empty: the child's CPU set (sched_setaffinity between fork and exec; duet.hpp)
 };
 struct ChildResult {
   int code = -1;           // exit status, or 128 + signal; -1 when it could not start

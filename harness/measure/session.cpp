@@ -28,12 +28,16 @@ std::string default_results_path(const std::string& prefix) {
 }
 
 Session::Session(const SessionOptions& o) {
+  // A duet member (duet.hpp) says so in its header: side, round, the CPUs it had.
+  duet_ = duet::Member::from_env();
+  nlohmann::json header_extra = o.header_extra;
+  if (duet_) header_extra["duet"] = duet_->header();
   RecorderOptions ro;
   ro.counters = counters_from(o.counters, o.default_counters);
   ro.spans = o.spans;
   recorder_ = std::make_unique<Recorder>(ro);
   // Built before the file is created, so that bad header_extra leaves no empty file behind.
-  const nlohmann::json header = make_header({o.suite, own_command_line(), recorder_->counter_status(), o.header_extra});
+  const nlohmann::json header = make_header({o.suite, own_command_line(), recorder_->counter_status(), header_extra});
   writer_ = std::make_unique<ResultsWriter>(o.out.empty() ? default_results_path(o.suite) : o.out,
                                             o.overwrite ? ResultsWriter::Mode::kOverwrite : ResultsWriter::Mode::kCreateNew);
   writer_->drop_if_header_only();
@@ -57,6 +61,8 @@ void Session::write_sample(const nlohmann::json& line) {
 
 nlohmann::json Session::measure(const SampleInfo& info, const std::function<void()>& fn) {
   interrupt::check();  // a stop requested between samples: nothing is in flight
+  // Both sides of a duet start each sample together; the wait is outside the sample.
+  if (duet_) duet_->arrive_and_wait();
   measuring_ = true;
   struct Done {
     std::atomic<bool>& f;
@@ -66,6 +72,7 @@ nlohmann::json Session::measure(const SampleInfo& info, const std::function<void
   // The probe's own readings stay outside the sample's wall time (take_sample starts it).
   env_.begin();
   recorder_->take_sample();  // drop anything recorded between samples
+  const uint64_t start_ns = now_ns();
   try {
     fn();
   } catch (...) {
@@ -73,10 +80,12 @@ nlohmann::json Session::measure(const SampleInfo& info, const std::function<void
     throw;
   }
   Sample s = recorder_->take_sample();
+  const uint64_t end_ns = now_ns();
   nlohmann::json env = env_.end();
   recorder_->uninstall();
   nlohmann::json line = make_sample(info, s, recorder_->options().spans);
   line["env"] = std::move(env);
+  if (duet_) line["duet"] = duet_->sample_fields(start_ns, end_ns);
   write_sample(line);
   // A stop requested while this sample ran: it is complete and kept; the run ends here.
   interrupt::check();

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/measure/duet.hpp"
 #include "harness/measure/env_readings.hpp"
 #include "harness/measure/recorder.hpp"
 #include "harness/measure/results.hpp"
@@ -66,6 +67,7 @@ class Session {
 
  private:
   void write_sample(const nlohmann::json& line);
+  std::unique_ptr<duet::Member> duet_;  // one side of a duet run: a barrier before every sample
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<ResultsWriter> writer_;
   EnvProbe env_;
