@@ -16,7 +16,10 @@
 namespace cuzk::report {
 namespace {
 
-constexpr double kLabelW = 230, kBarW = 520, kValueW = 200, kRowH = 22, kTop = 30, kBottom = 26;
+// Named for the chart: the unity build puts this file beside the forest plot's, whose layout
+// constants are in the same namespace.
+constexpr double kWaterfallLabelW = 230, kWaterfallBarW = 520, kWaterfallValueW = 200, kWaterfallRowH = 22,
+                 kWaterfallTop = 30, kWaterfallBottom = 26;
 
 std::string label_of(const AccountingTerm& t) {
   if (t.kind != "child") return t.kind;
@@ -55,10 +58,10 @@ std::string waterfall_svg(const Accounting& a) {
   const double pad = 0.04 * (hi - lo);
   lo -= pad;
   hi += pad;
-  auto x = [&](double ns) { return kLabelW + (ns - lo) / (hi - lo) * kBarW; };
+  auto x = [&](double ns) { return kWaterfallLabelW + (ns - lo) / (hi - lo) * kWaterfallBarW; };
 
-  const double height = kTop + kRowH * static_cast<double>(bars.size()) + kBottom;
-  const double width = kLabelW + kBarW + kValueW;
+  const double height = kWaterfallTop + kWaterfallRowH * static_cast<double>(bars.size()) + kWaterfallBottom;
+  const double width = kWaterfallLabelW + kWaterfallBarW + kWaterfallValueW;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"waterfall\" width=\"{:.0f}\" height=\"{:.0f}\" "
       "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n",
@@ -67,31 +70,31 @@ std::string waterfall_svg(const Accounting& a) {
   svg += fmt::format("<text x=\"0\" y=\"16\" font-weight=\"bold\">{}: {} (wall time, change of medians B - A)</text>\n",
                      html_escape(a.parent), html_escape(signed_ms(a.delta)));
   // The zero line and the scale's ends.
-  svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" stroke=\"#444\"/>\n", x(0), kTop - 4,
-                     height - kBottom + 4);
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"start\" fill=\"#666\">{}</text>\n", kLabelW,
+  svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" stroke=\"#444\"/>\n", x(0), kWaterfallTop - 4,
+                     height - kWaterfallBottom + 4);
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"start\" fill=\"#666\">{}</text>\n", kWaterfallLabelW,
                      height - 6, html_escape(signed_ms(lo)));
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"end\" fill=\"#666\">{}</text>\n", kLabelW + kBarW,
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"end\" fill=\"#666\">{}</text>\n", kWaterfallLabelW + kWaterfallBarW,
                      height - 6, html_escape(signed_ms(hi)));
   for (size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
-    const double y = kTop + kRowH * static_cast<double>(i);
+    const double y = kWaterfallTop + kWaterfallRowH * static_cast<double>(i);
     const double x0 = x(std::min(b.from, b.to)), x1 = x(std::max(b.from, b.to));
     const char* fill = b.total ? "#3b6fb6" : (b.to >= b.from ? "#c9483c" : "#3f9a4f");
-    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n", kLabelW - 8, y + 15,
+    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n", kWaterfallLabelW - 8, y + 15,
                        html_escape(b.label));
     svg += fmt::format(
         "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\" fill-opacity=\"{}\"/>\n",
-        b.total ? "total" : "term", x0, y + 3, std::max(1.0, x1 - x0), kRowH - 6, fill, b.significant ? "0.9" : "0.3");
+        b.total ? "total" : "term", x0, y + 3, std::max(1.0, x1 - x0), kWaterfallRowH - 6, fill, b.significant ? "0.9" : "0.3");
     if (std::isfinite(b.lo) && std::isfinite(b.hi))
       svg += fmt::format("<line class=\"ci\" x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#222\"/>\n",
-                         x(b.lo), y + kRowH / 2, x(b.hi), y + kRowH / 2);
+                         x(b.lo), y + kWaterfallRowH / 2, x(b.hi), y + kWaterfallRowH / 2);
     // A dotted connector carries the running total to the next row.
     if (i + 1 < bars.size() && !b.total)
       svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" stroke=\"#999\" "
                          "stroke-dasharray=\"2,2\"/>\n",
-                         x(b.to), y + kRowH - 3, y + kRowH + 3);
-    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">{}{}</text>\n", kLabelW + kBarW + 8, y + 15,
+                         x(b.to), y + kWaterfallRowH - 3, y + kWaterfallRowH + 3);
+    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">{}{}</text>\n", kWaterfallLabelW + kWaterfallBarW + 8, y + 15,
                        html_escape(signed_ms(b.to - b.from)), b.significant ? "" : " (n.s.)");
   }
   svg += "</svg>\n";
