@@ -3,22 +3,26 @@
 #
 #   scripts/gate-merge.sh BASE_REV CANDIDATE_REV [--suite S] [--rounds N] [--warmup N]
 #                         [--thresholds FILE] [--quick] [--out-dir DIR] [--preset P] [--keep]
+#                         [--confirm-rounds N]
 #
 # Each revision is checked out into its own git worktree (in a temporary folder), configured
 # with `cmake --preset baseline` (or --preset P) and built (target cuzk-bench only). Then
 # `cuzk-bench ab` runs the suite interleaved (base, candidate, base, candidate, ...) with the
 # candidate's suite file, checking each binary's provenance against its own worktree, and
-# `cuzk-bench gate` decides. The script exits with gate's code: 0 pass, 1 regression,
-# 2 error (including any failure to build or run: never a pass). docs/ab.md.
+# `cuzk-bench gate` decides. An alarm is re-measured before it fails the merge: the alarmed
+# cases run again for --confirm-rounds rounds (default twice --rounds; 0: no confirmation) and
+# the gate fails only on alarms the fresh rounds confirm on their own. The script exits with
+# gate's code: 0 pass, 1 regression, 2 error (including any failure to build or run, or an
+# interruption: never a pass). docs/ab.md, docs/gating.md.
 set -euo pipefail
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "gate-merge.sh: error: $*" >&2; exit 2; }
 
 [[ $# -ge 2 ]] || { usage >&2; exit 2; }
 BASE_REV=$1 CAND_REV=$2
 shift 2
-SUITE=e2e ROUNDS=5 WARMUP=1 THRESHOLDS="" QUICK="" OUT_DIR="" PRESET=baseline KEEP=0
+SUITE=e2e ROUNDS=5 WARMUP=1 THRESHOLDS="" QUICK="" OUT_DIR="" PRESET=baseline KEEP=0 CONFIRM_ROUNDS=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --suite) SUITE=${2:?--suite needs a value}; shift 2 ;;
@@ -29,10 +33,15 @@ while [[ $# -gt 0 ]]; do
     --out-dir) OUT_DIR=${2:?--out-dir needs a value}; shift 2 ;;
     --preset) PRESET=${2:?--preset needs a value}; shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --confirm-rounds) CONFIRM_ROUNDS=${2:?--confirm-rounds needs a value}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1'" ;;
   esac
 done
+
+[[ $ROUNDS =~ ^[0-9]+$ ]] || die "--rounds must be a whole number (got '$ROUNDS')"
+[[ -n $CONFIRM_ROUNDS ]] || CONFIRM_ROUNDS=$((2 * ROUNDS))
+[[ $CONFIRM_ROUNDS =~ ^[0-9]+$ ]] || die "--confirm-rounds must be a whole number, 0 to fail on the first alarm (got '$CONFIRM_ROUNDS')"
 
 ROOT=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel) || die "not inside a git repository"
 cd "$ROOT"
@@ -55,6 +64,8 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+# An interruption is an error, never a pass; exiting runs the EXIT trap, which removes the worktrees.
+trap 'echo "gate-merge.sh: interrupted" >&2; exit 2' INT TERM
 
 build() {  # build <name> <sha>
   local dir=$WORK/$1
@@ -89,8 +100,36 @@ set -e
 
 set +e
 "$BIN_B" gate --baseline "$OUT_DIR/a.jsonl" --candidate "$OUT_DIR/b.jsonl" --thresholds "$THRESHOLDS" \
-  --json-out "$OUT_DIR/gate.json" --markdown-out "$OUT_DIR/gate.md"
+  --json-out "$OUT_DIR/gate.json" --markdown-out "$OUT_DIR/gate.md" --cases-out "$OUT_DIR/alarmed-cases.txt"
 rc=$?
 set -e
+
+# Confirmation: the alarmed cases again, on fresh rounds, judged on those rounds alone (the first
+# rounds were picked because they looked slow; reusing them would carry that into the test).
+if [[ $rc == 1 && $CONFIRM_ROUNDS -gt 0 ]]; then
+  CASE_ARGS=()
+  while IFS= read -r c; do [[ -n $c ]] && CASE_ARGS+=(--case "$c"); done <"$OUT_DIR/alarmed-cases.txt"
+  [[ ${#CASE_ARGS[@]} -gt 0 ]] || die "the gate reported a regression but named no case to re-measure"
+  echo "gate-merge.sh: alarm; re-measuring $((${#CASE_ARGS[@]} / 2)) case(s) with $CONFIRM_ROUNDS more rounds" >&2
+  set +e
+  "$BIN_B" ab --a-name base --b-name candidate --bin-a "$BIN_A" --bin-b "$BIN_B" \
+    --source-dir "$WORK/base" --source-dir-b "$WORK/candidate" \
+    --suite "$SUITE_FILE" --rounds "$CONFIRM_ROUNDS" --warmup "$WARMUP" $QUICK "${CASE_ARGS[@]}" \
+    --out-dir "$OUT_DIR/confirm"
+  rc=$?
+  set -e
+  [[ $rc == 0 ]] || die "the confirming A/B run failed (exit $rc); see above"
+  set +e
+  "$BIN_B" gate --baseline "$OUT_DIR/a.jsonl" --candidate "$OUT_DIR/b.jsonl" --thresholds "$THRESHOLDS" \
+    --confirm-with "$OUT_DIR/confirm/a.jsonl" "$OUT_DIR/confirm/b.jsonl" \
+    --json-out "$OUT_DIR/gate.json" --markdown-out "$OUT_DIR/gate.md"
+  rc=$?
+  set -e
+  case $rc in
+    0) echo "gate-merge.sh: re-measured $CONFIRM_ROUNDS more rounds: not confirmed (pass)" >&2 ;;
+    1) echo "gate-merge.sh: re-measured $CONFIRM_ROUNDS more rounds: confirmed (regression)" >&2 ;;
+  esac
+fi
+[[ $rc == 0 || $rc == 1 ]] || rc=2
 echo "gate-merge.sh: base $BASE_SHA, candidate $CAND_SHA, gate exit $rc; results in $OUT_DIR" >&2
 exit $rc

@@ -117,6 +117,12 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
       const int64_t n = v.as_integer()->get();
       if (n < 2) throw GateError(name + ": [default] min_samples must be an integer >= 2");
       g.min_samples = static_cast<size_t>(n);
+    } else if (key == "multiple") {
+      auto m = v.value<std::string>();
+      if (!m || (*m != "hierarchy" && *m != "holm" && *m != "none"))
+        throw GateError(fmt::format("{}: [default] multiple must be \"hierarchy\", \"holm\" or \"none\"{}", name,
+                                    m ? fmt::format(" (got \"{}\")", *m) : std::string(" (a string)")));
+      g.multiple = *m;
     } else if (key == "fail_on_noisy") {
       auto b = v.value<bool>();
       if (!b) throw GateError(name + ": [default] fail_on_noisy must be true or false");
@@ -190,24 +196,178 @@ GateThresholds load_thresholds(const std::string& path) {
   return parse_thresholds(text, path);
 }
 
-GateResult run_gate(const std::string& baseline, const std::string& candidate, const std::string& thresholds_path,
-                    const GateOptions& o) {
-  GateResult g;
-  g.baseline = baseline;
-  g.candidate = candidate;
-  g.thresholds_path = thresholds_path;
-  auto fail = [&](std::string why) {
-    g.errors.push_back(std::move(why));
+std::vector<double> holm_adjusted(const std::vector<double>& p) {
+  const size_t m = p.size();
+  std::vector<size_t> order(m);
+  for (size_t i = 0; i < m; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return p[x] < p[y]; });
+  std::vector<double> adj(m);
+  double running = 0;
+  for (size_t k = 0; k < m; ++k) {
+    // The running maximum keeps the adjusted values in the order of the raw ones: Holm stops at
+    // the first phase it cannot reject, so no later phase may look more significant.
+    running = std::max(running, std::min(1.0, static_cast<double>(m - k) * p[order[k]]));
+    adj[order[k]] = running;
+  }
+  return adj;
+}
+
+// Named, so that these helpers cannot meet another file's in a unity build.
+namespace gate_detail {
+namespace {
+
+std::string where_of(const PhaseComparison& r) { return fmt::format("{} {} {}", case_key(r), r.phase, r.metric); }
+
+std::string where_of(const GateAlarm& a) {
+  std::string w = fmt::format("{}/{} {} {}", a.suite, a.case_name, a.phase, a.metric);
+  return a.kind == "counter" ? w + " counter " + a.counter : w;
+}
+
+// Smallest two-sided p-value the exact U test can give with these sizes: 2 / C(m+n, m).
+double smallest_u_p(size_t m, size_t n) {
+  double c = 1;
+  for (size_t i = 1; i <= m; ++i) c = c * static_cast<double>(n + i) / static_cast<double>(i);
+  return std::min(1.0, 2.0 / c);
+}
+
+// Observations per side (equal sides) at which the exact U test can reach p < level.
+size_t u_observations_for(double level) {
+  size_t n = 2;
+  while (n < 64 && smallest_u_p(n, n) >= level) ++n;
+  return n;
+}
+
+// Different build variants are what an A/B changes; a gate compares revisions of one variant.
+void check_variants(const Comparison& c, const GateOptions& o, const std::string& which, GateResult& g) {
+  if (c.format_a == "cuzk") {
+    json fa = c.provenance_a.value("flags", json::object()), fb = c.provenance_b.value("flags", json::object());
+    if (fa == fb) return;
+    std::string diff;
+    std::set<std::string> keys;
+    for (auto& [k, v] : fa.items()) keys.insert(k);
+    for (auto& [k, v] : fb.items()) keys.insert(k);
+    for (const auto& k : keys) {
+      json va = fa.value(k, json()), vb = fb.value(k, json());
+      if (va != vb) diff += fmt::format("{}{}: {} vs {}", diff.empty() ? "" : ", ", k, va.dump(), vb.dump());
+    }
+    std::string msg = which + "baseline and candidate were built with different variant flags (" + diff + ")";
+    if (o.allow_variant_mismatch) g.warnings.push_back(msg);
+    else g.errors.push_back(msg + " (use --allow-variant-mismatch to gate anyway)");
+  } else {
+    std::string ba = c.provenance_a.value("library_build_type", ""), bb = c.provenance_b.value("library_build_type", "");
+    if (ba == bb) return;
+    std::string msg = fmt::format("{}Google Benchmark library build types differ ({} vs {})", which, ba, bb);
+    if (o.allow_variant_mismatch) g.warnings.push_back(msg);
+    else g.errors.push_back(msg + " (use --allow-variant-mismatch to gate anyway)");
+  }
+}
+
+std::optional<double> counter_ratio(const PhaseComparison& r, const std::string& name, std::string& why) {
+  // init-capture: clang before 16 (the fuzz preset's clang-14) cannot capture a structured binding
+  auto d = std::find_if(r.counters.begin(), r.counters.end(), [&want = name](const CounterDelta& x) { return x.name == want; });
+  if (d == r.counters.end() || !d->median_a || !d->median_b) {
+    why = d == r.counters.end() ? "not recorded" : d->note;
+    return std::nullopt;
+  }
+  return *d->median_a == 0 ? (*d->median_b == 0 ? 1.0 : INFINITY) : *d->median_b / *d->median_a;
+}
+
+const CounterDelta* find_counter(const PhaseComparison& r, const std::string& name) {
+  for (const auto& d : r.counters)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+// Applies the procedure to the gated rows: fills adjusted_p, family and family_size, and
+// returns whether each row can reach an adjusted p below alpha at its sample sizes (as far as
+// the exact U test tells: rows of other designs count as reachable).
+std::vector<bool> adjust(const std::vector<const PhaseComparison*>& rows, std::vector<GatedPhase>& out,
+                         const GateThresholds& t) {
+  const size_t m = rows.size();
+  std::vector<int> parent(m, -1);
+  if (t.multiple == "hierarchy") {
+    // A row's parent is its nearest ancestor path that is itself gated in the same case, so an
+    // ignored phase passes its children up to its own parent.
+    std::map<std::string, size_t> by_key;
+    for (size_t i = 0; i < m; ++i) by_key[case_key(*rows[i]) + '\x1f' + rows[i]->params + '\x1f' + rows[i]->phase] = i;
+    for (size_t i = 0; i < m; ++i) {
+      std::string path = rows[i]->phase;
+      for (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/')) {
+        path.resize(slash);
+        auto it = by_key.find(case_key(*rows[i]) + '\x1f' + rows[i]->params + '\x1f' + path);
+        if (it != by_key.end()) {
+          parent[i] = static_cast<int>(it->second);
+          break;
+        }
+      }
+    }
+  }
+  // Families: the key is the parent's index (-1: every root of every case, or everything for holm).
+  std::map<int, std::vector<size_t>> families;
+  for (size_t i = 0; i < m; ++i) families[t.multiple == "none" ? static_cast<int>(i) : parent[i]].push_back(i);
+  std::vector<double> holm(m, 1.0);
+  for (const auto& [key, members] : families) {
+    std::vector<double> p;
+    for (size_t i : members) p.push_back(rows[i]->p_value);
+    std::vector<double> a = holm_adjusted(p);
+    for (size_t k = 0; k < members.size(); ++k) {
+      const size_t i = members[k];
+      holm[i] = a[k];
+      out[i].family_size = members.size();
+      out[i].family = t.multiple == "none" ? "self" : t.multiple == "holm" ? "all" : key < 0 ? "roots" : rows[key]->phase;
+    }
+  }
+  // A child is rejected only when its parent is: its adjusted p is the larger of its own Holm
+  // value and its parent's adjusted p. Parents have shorter paths, so they are settled first.
+  std::vector<size_t> by_depth(m);
+  for (size_t i = 0; i < m; ++i) by_depth[i] = i;
+  std::stable_sort(by_depth.begin(), by_depth.end(),
+                   [&](size_t x, size_t y) { return rows[x]->phase.size() < rows[y]->phase.size(); });
+  std::vector<bool> reachable(m, true);
+  for (size_t i : by_depth) {
+    out[i].adjusted_p = parent[i] < 0 ? holm[i] : std::max(holm[i], out[static_cast<size_t>(parent[i])].adjusted_p);
+    const PhaseComparison& r = *rows[i];
+    const bool u_test = r.unit == "samples" || r.unit == "processes";
+    reachable[i] = (!u_test || static_cast<double>(out[i].family_size) * smallest_u_p(r.n_a, r.n_b) < t.alpha) &&
+                   (parent[i] < 0 || reachable[static_cast<size_t>(parent[i])]);
+  }
+  return reachable;
+}
+
+std::string family_text(const GatedPhase& p, const std::string& method) {
+  if (method == "none") return "no adjustment";
+  if (method == "holm") return fmt::format("Holm over {} phases", p.family_size);
+  if (p.family == "roots") return fmt::format("hierarchy: {} root phase{}", p.family_size, p.family_size == 1 ? "" : "s");
+  return fmt::format("hierarchy: {} phase{} under {}", p.family_size, p.family_size == 1 ? "" : "s", p.family);
+}
+
+// "(B/A 1.102, 99.6% CI for 13 phases [1.05, 1.15]": the family-widened CI where compare made
+// one (a row whose raw verdict is a change), else the 95% CI.
+std::string ratio_text(const PhaseComparison& r, const std::string& method) {
+  if (method != "none" && !std::isnan(r.family_low) && !std::isnan(r.family_high) && r.family > 1)
+    return fmt::format("B/A {:.3f}, {:.4g}% CI for the case's {} phases [{:.3f}, {:.3f}]", r.ratio,
+                       100 * (1 - (1 - CompareOptions{}.ci_level) / static_cast<double>(r.family)), r.family,
+                       r.family_low, r.family_high);
+  return fmt::format("B/A {:.3f}, 95% CI [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high);
+}
+
+void set_result(GateResult& g) {
+  if (!g.errors.empty()) {
     g.exit_code = 2;
     g.result = "error";
-    return g;
-  };
-  try {
-    g.thresholds = load_thresholds(thresholds_path);
-  } catch (const std::exception& e) {
-    return fail(e.what());
+  } else if (!g.regressions.empty()) {
+    g.exit_code = 1;
+    g.result = "regression";
+  } else {
+    g.exit_code = 0;
+    g.result = "pass";
   }
-  const GateThresholds& t = *g.thresholds;
+}
+
+}  // namespace
+}  // namespace gate_detail
+
+CompareOptions gate_compare_options(const GateThresholds& t, const GateOptions& o) {
   CompareOptions co;
   co.alpha = t.alpha;
   co.noise_threshold = t.max_slowdown;
@@ -218,38 +378,20 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
   co.allow_machine_mismatch = o.allow_machine_mismatch;
   co.allow_injected = o.allow_injected;  // refused by compare_files: a gate error (exit 2)
   co.analysis = o.analysis;
-  try {
-    g.comparison = compare_files(baseline, candidate, co);
-  } catch (const std::exception& e) {
-    return fail(e.what());
-  }
-  const Comparison& c = *g.comparison;
-  for (const auto& w : c.warnings) g.warnings.push_back(w);
+  return co;
+}
 
-  // Same build variant: the flags are what an A/B changes; a gate compares revisions.
-  if (c.format_a == "cuzk") {
-    json fa = c.provenance_a.value("flags", json::object()), fb = c.provenance_b.value("flags", json::object());
-    if (fa != fb) {
-      std::string diff;
-      std::set<std::string> keys;
-      for (auto& [k, v] : fa.items()) keys.insert(k);
-      for (auto& [k, v] : fb.items()) keys.insert(k);
-      for (const auto& k : keys) {
-        json va = fa.value(k, json()), vb = fb.value(k, json());
-        if (va != vb) diff += fmt::format("{}{}: {} vs {}", diff.empty() ? "" : ", ", k, va.dump(), vb.dump());
-      }
-      std::string msg = "baseline and candidate were built with different variant flags (" + diff + ")";
-      if (o.allow_variant_mismatch) g.warnings.push_back(msg);
-      else g.errors.push_back(msg + " (use --allow-variant-mismatch to gate anyway)");
-    }
-  } else {
-    std::string ba = c.provenance_a.value("library_build_type", ""), bb = c.provenance_b.value("library_build_type", "");
-    if (ba != bb) {
-      std::string msg = fmt::format("Google Benchmark library build types differ ({} vs {})", ba, bb);
-      if (o.allow_variant_mismatch) g.warnings.push_back(msg);
-      else g.errors.push_back(msg + " (use --allow-variant-mismatch to gate anyway)");
-    }
-  }
+GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const GateOptions& o) {
+  using namespace gate_detail;
+  GateResult g;
+  g.thresholds = t;
+  g.comparison = c;
+  g.baseline = c.path_a;
+  g.candidate = c.path_b;
+  g.multiple = t.multiple;
+  const std::string tfile = "the thresholds";
+  for (const auto& w : c.warnings) g.warnings.push_back(w);
+  check_variants(c, o, "", g);
 
   for (const auto& k : c.cases_only_a) g.errors.push_back("case " + k + " is in the baseline but not in the candidate");
   for (const auto& k : c.cases_only_b) g.warnings.push_back("case " + k + " is new in the candidate (not gated)");
@@ -266,17 +408,31 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
       in_a = in_a || r.missing != "a";
       in_b = in_b || r.missing != "b";
     }
-    if (!in_a) g.errors.push_back("phase " + p + " (named in " + thresholds_path + ") is missing in the baseline");
-    if (!in_b) g.errors.push_back("phase " + p + " (named in " + thresholds_path + ") is missing in the candidate");
+    if (!in_a) g.errors.push_back("phase " + p + " (named in " + tfile + ") is missing in the baseline");
+    if (!in_b) g.errors.push_back("phase " + p + " (named in " + tfile + ") is missing in the candidate");
   }
   for (const auto& rc : t.required_cases) {
     bool found = false;
     for (const auto& r : c.rows) found = found || case_key(r) == rc;
     if (!found) g.errors.push_back("required case " + rc + " is not in both files");
   }
+  auto alarm = [&](const PhaseComparison& r, std::string kind, std::string text) {
+    GateAlarm a;
+    a.kind = std::move(kind);
+    a.suite = r.suite;
+    a.case_name = r.case_name;
+    a.params = r.params;
+    a.phase = r.phase;
+    a.metric = r.metric;
+    a.text = text;
+    g.regressions.push_back(std::move(text));
+    g.alarms.push_back(std::move(a));
+    return &g.alarms.back();
+  };
   std::set<std::string> ignored(t.ignore_phases.begin(), t.ignore_phases.end());
+  std::vector<const PhaseComparison*> gated;
   for (const auto& r : c.rows) {
-    std::string where = fmt::format("{} {} {}", case_key(r), r.phase, r.metric);
+    const std::string where = where_of(r);
     if (r.missing == "b") {
       g.errors.push_back("phase " + where + " is in the baseline but missing in the candidate");
       continue;
@@ -288,7 +444,7 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
                                          r.median_b / 1e6, ignored.count(r.phase) ? ": [ignore]" : "; [new_phases] gates it"));
         continue;
       }
-      if (std::string reg = new_phase_regression(c, r, l); !reg.empty()) g.regressions.push_back(reg);
+      if (std::string reg = new_phase_regression(c, r, l); !reg.empty()) alarm(r, "new_phase", reg);
       continue;
     }
     if (ignored.count(r.phase)) continue;
@@ -304,41 +460,269 @@ GateResult run_gate(const std::string& baseline, const std::string& candidate, c
     }
     if (auto lim = t.counter_limits.find(r.phase); lim != t.counter_limits.end()) {
       for (const auto& [name, max] : lim->second) {
-        // init-capture: clang before 16 (the fuzz preset's clang-14) cannot capture a structured binding
-        auto d = std::find_if(r.counters.begin(), r.counters.end(),
-                              [&want = name](const CounterDelta& x) { return x.name == want; });
-        if (d == r.counters.end() || !d->median_a || !d->median_b) {
-          g.errors.push_back(fmt::format("counter {} of {} cannot be gated: {}", name, where,
-                                         d == r.counters.end() ? "not recorded" : d->note));
+        std::string why;
+        const std::optional<double> ratio = counter_ratio(r, name, why);
+        if (!ratio) {
+          g.errors.push_back(fmt::format("counter {} of {} cannot be gated: {}", name, where, why));
           continue;
         }
-        const double ratio = *d->median_a == 0 ? (*d->median_b == 0 ? 1.0 : INFINITY) : *d->median_b / *d->median_a;
-        if (ratio > max)
-          g.regressions.push_back(fmt::format("{}: counter {} went {:.6g} -> {:.6g} (medians, x{:.3g}), above max ratio {:g}",
-                                              where, name, *d->median_a, *d->median_b, ratio, max));
+        if (*ratio > max) {
+          const CounterDelta* d = find_counter(r, name);
+          alarm(r, "counter",
+                fmt::format("{}: counter {} went {:.6g} -> {:.6g} (medians, x{:.3g}), above max ratio {:g}", where, name,
+                            *d->median_a, *d->median_b, *ratio, max))
+              ->counter = name;
+        }
       }
     }
-    if (r.verdict == "slower") {
-      g.regressions.push_back(fmt::format("{}: {:+.1f}% (B/A {:.3f}, 95% CI [{:.3f}, {:.3f}], p = {:.3g}) exceeds max slowdown {:.1f}%",
-                                          where, (r.ratio - 1) * 100, r.ratio, r.ci_low, r.ci_high, r.p_value,
-                                          r.threshold * 100));
-    } else if (r.verdict == "too noisy") {
-      std::string msg = fmt::format("{}: too noisy to tell (B/A {:.3f}, 95% CI [{:.3f}, {:.3f}], p = {:.3g})", where,
-                                    r.ratio, r.ci_low, r.ci_high, r.p_value);
+    gated.push_back(&r);
+  }
+
+  // The multiple-testing procedure over every gated phase of every case (docs/gating.md).
+  g.gated.resize(gated.size());
+  for (size_t i = 0; i < gated.size(); ++i) {
+    const PhaseComparison& r = *gated[i];
+    GatedPhase& p = g.gated[i];
+    p.suite = r.suite;
+    p.case_name = r.case_name;
+    p.params = r.params;
+    p.phase = r.phase;
+    p.metric = r.metric;
+    p.p_value = r.p_value;
+  }
+  const std::vector<bool> reachable = adjust(gated, g.gated, t);
+  size_t families = 0, largest = 0, opened = 0, child_families = 0;
+  {
+    std::map<std::string, size_t> seen;  // family key -> size
+    std::set<std::string> opened_keys;
+    for (const auto& p : g.gated) {
+      const std::string key = p.family == "self" ? p.suite + p.case_name + p.params + p.phase
+                                                 : p.family == "roots" || p.family == "all" ? p.family
+                                                                                             : p.suite + p.case_name + p.params + p.family;
+      seen[key] = p.family_size;
+      largest = std::max(largest, p.family_size);
+    }
+    families = seen.size();
+    if (t.multiple == "hierarchy")
+      for (const auto& p : g.gated) {
+        // A family of children is opened when its parent's adjusted p is below alpha.
+        for (const auto& q : g.gated)
+          if (q.phase == p.family && q.suite == p.suite && q.case_name == p.case_name && q.params == p.params &&
+              q.adjusted_p < t.alpha)
+            opened_keys.insert(p.suite + p.case_name + p.params + p.family);
+      }
+    for (const auto& [k, n] : seen) child_families += k != "roots";
+    opened = opened_keys.size();
+  }
+  std::set<std::string> cases;
+  for (const auto& p : g.gated) cases.insert(p.suite + "/" + p.case_name + " " + p.params);
+  const std::string in_cases = fmt::format("{} case{}", cases.size(), cases.size() == 1 ? "" : "s");
+  if (t.multiple == "none")
+    g.family_summary = fmt::format("no multiple-testing adjustment: each of {} gated phases ({}) is tested at alpha {:g} "
+                                   "on its own",
+                                   g.gated.size(), in_cases, t.alpha);
+  else if (t.multiple == "holm")
+    g.family_summary = fmt::format("Holm's procedure over one family of {} gated phases ({}) at alpha {:g}",
+                                   g.gated.size(), in_cases, t.alpha);
+  else
+    g.family_summary = fmt::format(
+        "hierarchy over {} gated phases ({}) in {} families (largest {}) at alpha {:g}: the root phases first, then "
+        "the children of a phase that changed; {} of {} families of children opened",
+        g.gated.size(), in_cases, families, largest, t.alpha, opened, child_families);
+
+  // A phase that cannot fail is not gated, whatever the thresholds say: say so, loudly. Not an
+  // error: a gate of counters alone ([counters], with times left wide) is a sound gate.
+  size_t unreachable = 0;
+  const PhaseComparison* example = nullptr;
+  size_t example_family = 0;
+  for (size_t i = 0; i < gated.size(); ++i)
+    if (!reachable[i]) {
+      ++unreachable;
+      if (!example || g.gated[i].family_size > example_family) {
+        example = gated[i];
+        example_family = g.gated[i].family_size;
+      }
+    }
+  if (unreachable > 0) {
+    const std::string msg = fmt::format(
+        "{} of {} gated phases cannot fail with these sample counts (e.g. {}: with {} and {} {} the U test's smallest "
+        "p is {:.2g}, and its family of {} needs p < {:.2g}); about {} per side would let them (multiple = {})",
+        unreachable, gated.size(), where_of(*example), example->n_a, example->n_b, example->unit,
+        smallest_u_p(example->n_a, example->n_b), example_family, t.alpha / static_cast<double>(example_family),
+        u_observations_for(t.alpha / static_cast<double>(example_family)), t.multiple);
+    g.cannot_fail = unreachable == gated.size() ? msg + ": no phase's time can fail this gate" : msg;
+    g.warnings.push_back(g.cannot_fail);
+  }
+
+  for (size_t i = 0; i < gated.size(); ++i) {
+    const PhaseComparison& r = *gated[i];
+    GatedPhase& p = g.gated[i];
+    // compare's own "too noisy" for rows it could not test stands; otherwise the verdict rule
+    // of compare.md with the adjusted p in place of the raw one.
+    p.verdict = std::isnan(r.ci_low) || r.n_a < 2 || r.n_b < 2
+                    ? r.verdict
+                    : compare_verdict(p.adjusted_p, r.ratio, r.ci_low, r.ci_high, t.alpha, r.threshold);
+    const std::string where = where_of(r);
+    if (p.verdict == "slower") {
+      GateAlarm* a = alarm(r, "phase",
+                           fmt::format("{}: {:+.1f}% ({}), p = {:.3g}, adjusted p = {:.3g} ({}) exceeds max slowdown {:.1f}%",
+                                       where, (r.ratio - 1) * 100, ratio_text(r, t.multiple), r.p_value, p.adjusted_p,
+                                       family_text(p, t.multiple), r.threshold * 100));
+      a->p_value = r.p_value;
+      a->adjusted_p = p.adjusted_p;
+    } else if (p.verdict == "too noisy") {
+      std::string msg = fmt::format("{}: too noisy to tell (B/A {:.3f}, 95% CI [{:.3f}, {:.3f}], p = {:.3g}, adjusted p = {:.3g})",
+                                    where, r.ratio, r.ci_low, r.ci_high, r.p_value, p.adjusted_p);
       if (t.fail_on_noisy) g.errors.push_back(msg + " and fail_on_noisy is set");
       else g.warnings.push_back(msg);
     }
   }
+  set_result(g);
+  return g;
+}
+
+void confirm_alarms(GateResult& g, const Comparison& fresh, const GateThresholds& t, const GateOptions& o) {
+  using namespace gate_detail;
+  if (g.exit_code != 1) return;
+  g.confirm_baseline = fresh.path_a;
+  g.confirm_candidate = fresh.path_b;
+  for (const auto& w : fresh.warnings) g.warnings.push_back("confirmation files: " + w);
+  check_variants(fresh, o, "confirmation files: ", g);
+  auto find = [&](const GateAlarm& a) -> const PhaseComparison* {
+    for (const auto& r : fresh.rows)
+      if (r.suite == a.suite && r.case_name == a.case_name && r.params == a.params && r.phase == a.phase &&
+          r.metric == a.metric)
+        return &r;
+    return nullptr;
+  };
+  // Every alarm needs its row in the fresh data with enough samples; else no honest decision.
+  std::vector<const PhaseComparison*> rows(g.alarms.size(), nullptr);
+  std::vector<size_t> phase_alarms;
+  std::vector<double> p;
+  for (size_t i = 0; i < g.alarms.size(); ++i) {
+    const GateAlarm& a = g.alarms[i];
+    const PhaseComparison* r = find(a);
+    const bool wanted_missing = a.kind == "new_phase";
+    if (!r || (wanted_missing ? r->missing != "a" : !r->missing.empty())) {
+      g.errors.push_back(fmt::format("cannot confirm the alarm on {}: not in both confirmation files ({}, {})",
+                                     where_of(a), fresh.path_a, fresh.path_b));
+      continue;
+    }
+    if (!wanted_missing && (r->n_a < t.min_samples || r->n_b < t.min_samples)) {
+      g.errors.push_back(fmt::format("cannot confirm the alarm on {}: too few samples in the confirmation files ({} "
+                                     "baseline, {} candidate; min_samples = {})",
+                                     where_of(a), r->n_a, r->n_b, t.min_samples));
+      continue;
+    }
+    rows[i] = r;
+    if (a.kind == "phase") {
+      phase_alarms.push_back(i);
+      p.push_back(r->p_value);
+    }
+  }
   if (!g.errors.empty()) {
+    set_result(g);
+    return;
+  }
+  // The family of the replication is the set of alarms being confirmed, nothing more: only
+  // they are tested on the fresh data.
+  const std::vector<double> adj = holm_adjusted(p);
+  std::vector<std::string> confirmed, not_confirmed;
+  for (size_t i = 0; i < g.alarms.size(); ++i) {
+    GateAlarm& a = g.alarms[i];
+    const PhaseComparison& r = *rows[i];
+    std::string first, fresh_text;
+    bool yes = false;
+    if (a.kind == "phase") {
+      const size_t k = static_cast<size_t>(std::find(phase_alarms.begin(), phase_alarms.end(), i) - phase_alarms.begin());
+      const std::string v = std::isnan(r.ci_low) ? r.verdict
+                                                 : compare_verdict(adj[k], r.ratio, r.ci_low, r.ci_high, t.alpha, r.threshold);
+      yes = v == "slower";
+      first = fmt::format("p = {:.3g}, adjusted p = {:.3g}", a.p_value, a.adjusted_p);
+      fresh_text = fmt::format("{:+.1f}%, B/A 95% CI [{:.3f}, {:.3f}], p = {:.3g}, adjusted p = {:.3g} over {} alarm{}",
+                               (r.ratio - 1) * 100, r.ci_low, r.ci_high, r.p_value, adj[k], adj.size(),
+                               adj.size() == 1 ? "" : "s");
+    } else if (a.kind == "new_phase") {
+      yes = !new_phase_regression(fresh, r, new_phase_limit(t, r.phase)).empty();
+      first = "new phase above its limit";
+      fresh_text = fmt::format("costs {:.1f} ms, 95% CI [{:.1f}, {:.1f}] ms", r.median_b / 1e6, r.delta_low / 1e6,
+                               r.delta_high / 1e6);
+    } else {
+      std::string why;
+      const std::optional<double> ratio = counter_ratio(r, a.counter, why);
+      const double max = t.counter_limits.at(a.phase).at(a.counter);
+      if (!ratio) {
+        g.errors.push_back(fmt::format("cannot confirm the alarm on {}: {}", where_of(a), why));
+        continue;
+      }
+      yes = *ratio > max;
+      first = fmt::format("counter ratio above {:g}", max);
+      fresh_text = fmt::format("x{:.3g}", *ratio);
+    }
+    a.confirmed = yes;
+    a.confirmation = fmt::format("alarm on {} ({}); re-measured {} and {} more {}: {} ({})", where_of(a), first, r.n_a,
+                                 r.n_b, r.unit, yes ? "confirmed" : "not confirmed", fresh_text);
+    (yes ? confirmed : not_confirmed).push_back(a.confirmation);
+  }
+  g.regressions = confirmed;
+  for (auto& n : not_confirmed) g.warnings.push_back(n);
+  set_result(g);
+}
+
+std::vector<std::string> alarmed_cases(const GateResult& g) {
+  std::set<std::string> out;
+  for (const auto& a : g.alarms)
+    if (a.confirmed.value_or(true)) out.insert(a.case_name);
+  return {out.begin(), out.end()};
+}
+
+GateResult run_gate(const std::string& baseline, const std::string& candidate, const std::string& thresholds_path,
+                    const GateOptions& o) {
+  using namespace gate_detail;
+  GateResult g;
+  auto fail = [&](std::string why) {
+    g.errors.push_back(std::move(why));
     g.exit_code = 2;
     g.result = "error";
-  } else if (!g.regressions.empty()) {
-    g.exit_code = 1;
-    g.result = "regression";
-  } else {
-    g.exit_code = 0;
-    g.result = "pass";
+    return g;
+  };
+  auto fill_paths = [&] {
+    g.baseline = baseline;
+    g.candidate = candidate;
+    g.thresholds_path = thresholds_path;
+  };
+  fill_paths();
+  if (o.confirm_baseline.empty() != o.confirm_candidate.empty())
+    return fail("the confirmation needs two files (--confirm-with BASELINE CANDIDATE)");
+  GateThresholds t;
+  try {
+    t = load_thresholds(thresholds_path);
+  } catch (const std::exception& e) {
+    return fail(e.what());
   }
+  g.thresholds = t;
+  const CompareOptions co = gate_compare_options(t, o);
+  Comparison c;
+  try {
+    c = compare_files(baseline, candidate, co);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  g = gate_comparison(c, t, o);
+  fill_paths();
+  for (auto& e : g.errors)
+    if (auto at = e.find("named in the thresholds"); at != std::string::npos)
+      e.replace(at, std::string("named in the thresholds").size(), "named in " + thresholds_path);
+  if (g.exit_code != 1 || o.confirm_baseline.empty()) return g;
+  Comparison fresh;
+  try {
+    fresh = compare_files(o.confirm_baseline, o.confirm_candidate, co);
+  } catch (const std::exception& e) {
+    g.errors.push_back(std::string("confirmation files: ") + e.what());
+    set_result(g);
+    return g;
+  }
+  confirm_alarms(g, fresh, t, o);
   return g;
 }
 
@@ -360,7 +744,26 @@ nlohmann::json to_json(const GateResult& g) {
     j["thresholds"]["new_phases"] = limit(g.thresholds->new_phases);
     j["thresholds"]["new_phase_overrides"] = overrides;
     j["thresholds"]["counters"] = g.thresholds->counter_limits;
+    j["thresholds"]["multiple"] = g.thresholds->multiple;
   }
+  json gated = json::array();
+  for (const auto& p : g.gated)
+    gated.push_back({{"suite", p.suite}, {"case", p.case_name}, {"params", p.params}, {"phase", p.phase},
+                     {"metric", p.metric}, {"p_value", p.p_value}, {"adjusted_p", p.adjusted_p}, {"family", p.family},
+                     {"family_size", p.family_size}, {"verdict", p.verdict}});
+  j["multiple_testing"] = {{"method", g.multiple}, {"summary", g.family_summary}, {"phases", g.gated.size()},
+                           {"gated", gated}};
+  auto num = [](double x) { return std::isnan(x) ? json(nullptr) : json(x); };
+  json alarms = json::array();
+  for (const auto& a : g.alarms)
+    alarms.push_back({{"kind", a.kind}, {"suite", a.suite}, {"case", a.case_name}, {"params", a.params},
+                      {"phase", a.phase}, {"metric", a.metric}, {"counter", a.counter.empty() ? json(nullptr) : json(a.counter)},
+                      {"p_value", num(a.p_value)}, {"adjusted_p", num(a.adjusted_p)}, {"text", a.text},
+                      {"confirmed", a.confirmed ? json(*a.confirmed) : json(nullptr)},
+                      {"confirmation", a.confirmation.empty() ? json(nullptr) : json(a.confirmation)}});
+  j["alarms"] = alarms;
+  j["alarmed_cases"] = alarmed_cases(g);
+  j["confirm_with"] = g.confirm_baseline.empty() ? json(nullptr) : json::array({g.confirm_baseline, g.confirm_candidate});
   j["comparison"] = g.comparison ? to_json(*g.comparison) : json(nullptr);
   return j;
 }
@@ -369,6 +772,10 @@ std::string format_markdown(const GateResult& g) {
   std::string head = g.result == "pass" ? "PASS" : (g.result == "regression" ? "REGRESSION" : "ERROR");
   std::string out = fmt::format("## cuzk gate: {}\n\nbaseline `{}`, candidate `{}`, thresholds `{}` (exit {})\n\n", head,
                                 g.baseline, g.candidate, g.thresholds_path, g.exit_code);
+  if (!g.confirm_baseline.empty())
+    out += fmt::format("alarms re-measured in `{}` and `{}`: the gate fails only on those the fresh data confirm\n\n",
+                       g.confirm_baseline, g.confirm_candidate);
+  if (!g.family_summary.empty()) out += "Multiple testing: " + g.family_summary + ".\n\n";
   if (!g.errors.empty()) {
     out += "### Errors (the gate fails closed)\n\n";
     for (const auto& e : g.errors) out += "- " + e + "\n";

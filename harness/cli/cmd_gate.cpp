@@ -1,4 +1,5 @@
-// `cuzk-bench gate --baseline A --candidate B --thresholds FILE [--json-out F] [--markdown-out F]`:
+// `cuzk-bench gate --baseline A --candidate B --thresholds FILE [--json-out F] [--markdown-out F]
+//                  [--confirm-with A2 B2] [--cases-out F]`:
 // exit 0 pass, 1 regression, 2 error (fails closed). docs/gating.md.
 #include <fmt/core.h>
 
@@ -16,7 +17,8 @@ namespace cuzk::cli {
 namespace {
 
 struct GateArgs {
-  std::string baseline, candidate, thresholds, json_out, markdown_out;
+  std::string baseline, candidate, thresholds, json_out, markdown_out, cases_out;
+  std::vector<std::string> confirm_with;
   GateOptions o;
 };
 
@@ -33,8 +35,16 @@ int run_gate_cmd(const GateArgs& args) {
   check_analysis_options(args.o.analysis);
   // Paths first: an output that cannot be written is known before any verdict is printed, so
   // the verdict on the screen and the exit code always agree.
-  const std::vector<NamedPath> inputs = {
+  std::vector<NamedPath> inputs = {
       {"--baseline", args.baseline}, {"--candidate", args.candidate}, {"--thresholds", args.thresholds}};
+  GateOptions o = args.o;
+  if (!args.confirm_with.empty()) {
+    // CLI11 enforces the count; a missing file is the gate's error below, like the others.
+    o.confirm_baseline = args.confirm_with.at(0);
+    o.confirm_candidate = args.confirm_with.at(1);
+    inputs.push_back({"--confirm-with (baseline)", o.confirm_baseline});
+    inputs.push_back({"--confirm-with (candidate)", o.confirm_candidate});
+  }
   // An unreadable input is the gate's own verdict "error" (fails closed, and --json-out still
   // says so to the CI job), not an exit before the verdict.
   std::vector<std::string> unreadable;
@@ -43,14 +53,15 @@ int run_gate_cmd(const GateArgs& args) {
     } catch (const FileError& e) {
       unreadable.push_back(e.what());
     }
-  check_distinct(inputs, {{"--json-out", args.json_out}, {"--markdown-out", args.markdown_out}});
+  check_distinct(inputs, {{"--json-out", args.json_out}, {"--markdown-out", args.markdown_out}, {"--cases-out", args.cases_out}});
   // Verdicts are rewritten on every run (a CI job's artifact): replacing one is not a loss.
   if (!args.json_out.empty()) check_output_file(args.json_out, "--json-out", /*force=*/true);
   if (!args.markdown_out.empty()) check_output_file(args.markdown_out, "--markdown-out", /*force=*/true);
+  if (!args.cases_out.empty()) check_output_file(args.cases_out, "--cases-out", /*force=*/true);
   GateResult g;
   try {
     if (unreadable.empty()) {
-      g = run_gate(args.baseline, args.candidate, args.thresholds, args.o);
+      g = run_gate(args.baseline, args.candidate, args.thresholds, o);
     } else {
       g.errors = unreadable;
       g.baseline = args.baseline;
@@ -65,13 +76,22 @@ int run_gate_cmd(const GateArgs& args) {
   OutputFiles out;
   if (!args.json_out.empty()) out.add(args.json_out, to_json(g).dump(2) + "\n");
   if (!args.markdown_out.empty()) out.add(args.markdown_out, md);
+  if (!args.cases_out.empty()) {
+    std::string names;
+    for (const auto& c : alarmed_cases(g)) names += c + "\n";
+    out.add(args.cases_out, names);
+  }
   out.commit();
   if (const char* s = std::getenv("GITHUB_STEP_SUMMARY"); s && *s) {
     if (!append_text(s, md + "\n")) fmt::print(stderr, "cuzk-bench: warning: cannot append to $GITHUB_STEP_SUMMARY ({})\n", s);
   }
   std::cout << md << std::flush;
   for (const auto& e : g.errors) fmt::print(stderr, "cuzk-bench: gate error: {}\n", e);
+  if (!g.family_summary.empty()) fmt::print(stderr, "cuzk-bench: gate: {}\n", g.family_summary);
+  if (!g.cannot_fail.empty()) fmt::print(stderr, "cuzk-bench: warning: {}\n", g.cannot_fail);
   for (const auto& r : g.regressions) fmt::print(stderr, "cuzk-bench: regression: {}\n", r);
+  for (const auto& a : g.alarms)
+    if (a.confirmed && !*a.confirmed) fmt::print(stderr, "cuzk-bench: {}\n", a.confirmation);
   // Too few samples is the first error of the documented flow: say what to record.
   for (const auto& e : g.errors)
     if (e.find("too few samples") != std::string::npos && g.thresholds) {
@@ -93,6 +113,11 @@ Registrar reg_gate("gate", [](CLI::App& app) -> Runner {
   sub->add_option("--thresholds", args->thresholds, "thresholds TOML file (docs/gating.md)")->required();
   sub->add_option("--json-out", args->json_out, "write the JSON verdict here");
   sub->add_option("--markdown-out", args->markdown_out, "write the markdown summary here");
+  sub->add_option("--confirm-with", args->confirm_with,
+                  "a fresh baseline and candidate file (A2 B2): an alarm fails the gate only when these confirm it")
+      ->expected(2);
+  sub->add_option("--cases-out", args->cases_out,
+                  "write the names of the cases with an alarm here, one a line (for `ab --case`)");
   sub->add_flag("--allow-machine-mismatch", args->o.allow_machine_mismatch, "gate results from different machines");
   sub->add_flag("--allow-variant-mismatch", args->o.allow_variant_mismatch,
                 "gate results built with different variant flags");
