@@ -18,6 +18,8 @@ set -euo pipefail
 
 usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "gate-merge.sh: error: $*" >&2; exit 2; }
+# An option without its value is an error (exit 2); bash's ${2:?} would exit 1, a "regression".
+need() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
 
 [[ $# -ge 2 ]] || { usage >&2; exit 2; }
 BASE_REV=$1 CAND_REV=$2
@@ -25,15 +27,15 @@ shift 2
 SUITE=e2e ROUNDS=5 WARMUP=1 THRESHOLDS="" QUICK="" OUT_DIR="" PRESET=baseline KEEP=0 CONFIRM_ROUNDS=""
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --suite) SUITE=${2:?--suite needs a value}; shift 2 ;;
-    --rounds) ROUNDS=${2:?--rounds needs a value}; shift 2 ;;
-    --warmup) WARMUP=${2:?--warmup needs a value}; shift 2 ;;
-    --thresholds) THRESHOLDS=${2:?--thresholds needs a value}; shift 2 ;;
+    --suite) need "$@"; SUITE=$2; shift 2 ;;
+    --rounds) need "$@"; ROUNDS=$2; shift 2 ;;
+    --warmup) need "$@"; WARMUP=$2; shift 2 ;;
+    --thresholds) need "$@"; THRESHOLDS=$2; shift 2 ;;
     --quick) QUICK=--quick; shift ;;
-    --out-dir) OUT_DIR=${2:?--out-dir needs a value}; shift 2 ;;
-    --preset) PRESET=${2:?--preset needs a value}; shift 2 ;;
+    --out-dir) need "$@"; OUT_DIR=$2; shift 2 ;;
+    --preset) need "$@"; PRESET=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    --confirm-rounds) CONFIRM_ROUNDS=${2:?--confirm-rounds needs a value}; shift 2 ;;
+    --confirm-rounds) need "$@"; CONFIRM_ROUNDS=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1'" ;;
   esac
