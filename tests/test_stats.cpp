@@ -210,3 +210,55 @@ print(json.dumps({"low": float(np.percentile(r, 2.5)), "high": float(np.percenti
   // Sanity of the tolerance: resampling only one side gives a clearly different lower end.
   CHECK(std::fabs(out["one_side_low"].get<double>() - out["low"].get<double>()) > 0.05 * width);
 }
+
+TEST_CASE("Wilcoxon signed-rank and the t interval against scipy.stats at test time") {
+  if (!have_scipy()) {
+    WARN("SKIPPED: /usr/bin/python3 lacks scipy (install python3-scipy: scripts/setup.sh)");
+    return;
+  }
+  std::mt19937_64 rng(20261201);
+  std::normal_distribution<double> nd(0.01, 0.02);
+  // Exact branch (n <= 25, continuous), the boundary, the normal branch (n > 25), ties and zeros.
+  std::vector<std::vector<double>> cases;
+  for (size_t n : {3, 6, 10, 25, 26, 40}) {
+    std::vector<double> d;
+    for (size_t i = 0; i < n; ++i) d.push_back(nd(rng));
+    cases.push_back(d);
+  }
+  cases.push_back({0.01, 0.01, -0.02, 0.03, 0, 0.02, 0.01, -0.01, 0.04, 0.02, 0.03, 0});
+  nlohmann::json in = nlohmann::json::array();
+  std::vector<cuzk::WilcoxonResult> ours;
+  for (const auto& d : cases) {
+    ours.push_back(cuzk::wilcoxon_signed_rank(d));
+    in.push_back({{"d", d}, {"method", ours.back().exact ? "exact" : "approx"}});
+  }
+  auto out = python(R"(
+import json, sys, warnings
+import numpy as np
+from scipy.stats import wilcoxon, t
+warnings.simplefilter("ignore")
+res = []
+for c in json.load(open(sys.argv[1])):
+    d = np.array(c["d"])
+    r = wilcoxon(d, alternative="two-sided", zero_method="wilcox", correction=False, method=c["method"])
+    ra = wilcoxon(d, alternative="two-sided", zero_method="wilcox", correction=False, method="approx")
+    lo, hi = t.interval(0.95, len(d) - 1, loc=d.mean(), scale=d.std(ddof=1) / np.sqrt(len(d)))
+    res.append({"stat": float(r.statistic), "p": float(r.pvalue), "p_normal": float(ra.pvalue), "lo": lo, "hi": hi})
+print(json.dumps(res))
+)",
+                    in);
+  REQUIRE(out.size() == cases.size());
+  int exact_seen = 0, normal_seen = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    INFO("case " << i << " n=" << cases[i].size() << " exact=" << ours[i].exact);
+    CHECK(ours[i].statistic == Approx(out[i]["stat"].get<double>()));
+    CHECK(ours[i].p_value == Approx(out[i]["p"].get<double>()).epsilon(1e-9).margin(1e-15));
+    CHECK(cuzk::wilcoxon_p_normal(cases[i]) == Approx(out[i]["p_normal"].get<double>()).epsilon(1e-9).margin(1e-15));
+    const cuzk::MeanCI ci = cuzk::t_interval(cases[i], 0.95);
+    CHECK(ci.low == Approx(out[i]["lo"].get<double>()).epsilon(1e-7));
+    CHECK(ci.high == Approx(out[i]["hi"].get<double>()).epsilon(1e-7));
+    (ours[i].exact ? exact_seen : normal_seen)++;
+  }
+  CHECK(exact_seen >= 4);
+  CHECK(normal_seen >= 3);
+}

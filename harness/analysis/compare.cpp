@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -85,19 +86,6 @@ double min_exact_p(size_t m, size_t n) {
   return std::min(1.0, 2.0 / c);
 }
 
-// Whether a case's samples are analysed with processes as the units (block design): every
-// sample names its process, each side has at least two processes, and some process ran more
-// than one repetition (otherwise a process median is the sample itself).
-bool use_process_blocks(const CaseData& a, const CaseData& b, const CompareOptions& o) {
-  if (o.analysis.blocks == "off") return false;
-  bool repeated = false;
-  for (const CaseData* c : {&a, &b}) {
-    if (c->per_process.count("") || c->per_process.size() < 2) return false;
-    for (auto& [id, n] : c->per_process) repeated = repeated || n > 1;
-  }
-  return repeated;
-}
-
 void fill_stats(PhaseComparison& r, const std::vector<double>& a, const std::vector<double>& b,
                 const CompareOptions& o) {
   r.n_a = a.size();
@@ -143,21 +131,152 @@ std::vector<double> absent_observations(const CaseData& c, bool blocks) {
   return std::vector<double>(blocks ? c.per_process.size() : c.samples, 0.0);
 }
 
-// The observations behind a row, as fill_stats saw them (zeros on a side without the phase).
-std::pair<std::vector<double>, std::vector<double>> row_observations(const CaseData& ca, const CaseData& cb,
-                                                                     const PhaseComparison& r, bool blocks) {
-  auto side = [&](const CaseData& cd) {
-    auto it = cd.phases.find(r.phase);
-    if (it == cd.phases.end()) return absent_observations(cd, blocks);
-    const PhaseData& d = it->second;
-    return r.metric == "gpu_ns" ? observations(d.gpu, d.gpu_process, blocks) : observations(d.wall, d.wall_process, blocks);
-  };
-  return {side(ca), side(cb)};
+// One side's values of a row's metric, with the process and the round behind each value.
+struct Series {
+  const std::vector<double>* v = nullptr;
+  const std::vector<std::string>* process = nullptr;
+  const std::vector<int64_t>* round = nullptr;
+};
+Series wall_series(const PhaseData& d) { return {&d.wall, &d.wall_process, &d.wall_round}; }
+Series gpu_series(const PhaseData& d) { return {&d.gpu, &d.gpu_process, &d.gpu_round}; }
+Series counter_series(const PhaseData& d, const std::string& n) {
+  return {&d.counters.at(n), &d.counter_process.at(n), &d.counter_round.at(n)};
+}
+
+// Whether counter `n` has a value in every sample of the phase, each with its process and round:
+// only then can it judge the phase (a subset of the samples would not do).
+bool counter_in_every_sample(const PhaseData& d, const std::string& n) {
+  auto it = d.counters.find(n);
+  if (it == d.counters.end() || d.counter_null.count(n) || it->second.size() != d.wall.size()) return false;
+  auto p = d.counter_process.find(n);
+  return p != d.counter_process.end() && p->second.size() == it->second.size();
+}
+
+// The series of a row on one side; nullopt on a side without the phase.
+std::optional<Series> row_series(const CaseData& cd, const PhaseComparison& r) {
+  auto it = cd.phases.find(r.phase);
+  if (it == cd.phases.end()) return std::nullopt;
+  if (r.metric == "gpu_ns") return gpu_series(it->second);
+  if (r.metric == "wall_ns") return wall_series(it->second);
+  return counter_series(it->second, r.metric);
+}
+
+// Paired design: each round's median on each side, over the rounds both sides have (0 on a side
+// without the phase, which cost nothing there); a round in which a present side lacks the phase
+// is left out.
+struct PairedValues {
+  std::vector<double> a, b;
+};
+PairedValues paired_values(const std::optional<Series>& sa, const std::optional<Series>& sb,
+                           const std::vector<int64_t>& rounds) {
+  const std::map<int64_t, double> ma = sa ? round_medians(*sa->v, *sa->round) : std::map<int64_t, double>{};
+  const std::map<int64_t, double> mb = sb ? round_medians(*sb->v, *sb->round) : std::map<int64_t, double>{};
+  PairedValues p;
+  for (int64_t r : rounds) {
+    auto ia = ma.find(r), ib = mb.find(r);
+    if ((sa && ia == ma.end()) || (sb && ib == mb.end())) continue;
+    p.a.push_back(sa ? ia->second : 0.0);
+    p.b.push_back(sb ? ib->second : 0.0);
+  }
+  return p;
+}
+
+// The per-round observations the paired statistics run on: log ratios ln(B_r / A_r) when every
+// median is positive and both sides have the phase, else differences B_r - A_r.
+bool paired_logs(const PairedValues& p, const PhaseComparison& r) {
+  if (!r.missing.empty() || p.a.empty()) return false;
+  for (size_t i = 0; i < p.a.size(); ++i)
+    if (!(p.a[i] > 0) || !(p.b[i] > 0)) return false;
+  return true;
+}
+std::vector<double> paired_d(const PairedValues& p, bool logs) {
+  std::vector<double> d(p.a.size());
+  for (size_t i = 0; i < d.size(); ++i) d[i] = logs ? std::log(p.b[i] / p.a[i]) : p.b[i] - p.a[i];
+  return d;
+}
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? NAN : s / static_cast<double>(v.size());
+}
+
+// The CI of the mean of d at `level`: the t interval over rounds, or the round bootstrap
+// (--paired-ci bootstrap).
+std::pair<double, double> paired_interval(const std::vector<double>& d, double level, const CompareOptions& o) {
+  if (o.analysis.paired_ci == "bootstrap") {
+    const DiffCI b = bootstrap_mean_ci(d, o.bootstrap_resamples, o.bootstrap_seed, level);
+    return {b.low, b.high};
+  }
+  const MeanCI t = t_interval(d, level);
+  return {t.low, t.high};
+}
+
+// A ratio interval from an interval of the mean difference, relative to A's mean (rows analysed
+// as differences: a zero median on some round).
+std::pair<double, double> ratio_from_difference(std::pair<double, double> iv, const PairedValues& p) {
+  const double ma = mean_of(p.a);
+  if (ma > 0) return {1 + iv.first / ma, 1 + iv.second / ma};
+  if (iv.first == 0 && iv.second == 0) return {1, 1};  // zero on both sides in every round
+  return {NAN, NAN};
+}
+
+// The paired design's statistics of one row (docs/compare.md, "Designs").
+void fill_paired(PhaseComparison& r, const PairedValues& p, const CompareOptions& o) {
+  r.unit = "rounds";
+  r.ci_method = o.analysis.paired_ci;
+  r.n_a = r.n_b = p.a.size();
+  r.threshold = o.threshold_for(r.phase);
+  if (p.a.empty()) {
+    r.verdict = "too noisy";
+    r.warnings.push_back("no round in which both sides ran the phase");
+    return;
+  }
+  r.median_a = median(p.a);
+  r.median_b = median(p.b);
+  r.mad_a = mad(p.a);
+  r.mad_b = mad(p.b);
+  r.iqr_a = iqr(p.a);
+  r.iqr_b = iqr(p.b);
+  const std::vector<double> diff = paired_d(p, false);
+  r.delta = mean_of(diff);
+  std::tie(r.delta_low, r.delta_high) = paired_interval(diff, o.ci_level, o);
+  r.log_ratios = paired_logs(p, r);
+  const std::vector<double> d = r.log_ratios ? paired_d(p, true) : diff;
+  const WilcoxonResult w = wilcoxon_signed_rank(d);
+  r.p_value = w.p_value;
+  r.exact_test = w.exact;
+  if (r.log_ratios) {
+    const MeanCI t = t_interval(d, o.ci_level);
+    const DiffCI b = bootstrap_mean_ci(d, o.bootstrap_resamples, o.bootstrap_seed, o.ci_level);
+    r.ratio = std::exp(t.mean);
+    r.t_low = std::exp(t.low);
+    r.t_high = std::exp(t.high);
+    r.boot_low = std::exp(b.low);
+    r.boot_high = std::exp(b.high);
+    r.hodges_lehmann = std::exp(hodges_lehmann(d));
+    r.sd_log_ratio = t.sd;
+    r.ci_low = o.analysis.paired_ci == "bootstrap" ? r.boot_low : r.t_low;
+    r.ci_high = o.analysis.paired_ci == "bootstrap" ? r.boot_high : r.t_high;
+  } else {
+    const double ma = mean_of(p.a), mb = mean_of(p.b);
+    r.ratio = ma != 0 ? mb / ma : (mb == 0 ? 1.0 : INFINITY);
+    std::tie(r.ci_low, r.ci_high) = ratio_from_difference({r.delta_low, r.delta_high}, p);
+  }
+  if (r.n_a < o.min_samples)
+    r.warnings.push_back(fmt::format("too few rounds ({} on both sides; at least {} wanted)", r.n_a, o.min_samples));
+  // The smallest two-sided exact signed-rank p-value with n rounds: 2 / 2^n.
+  if (std::ldexp(2.0, -static_cast<int>(std::min<size_t>(r.n_a, 60))) >= o.alpha)
+    r.warnings.push_back(fmt::format("with {} rounds no p-value can fall below alpha {}", r.n_a, o.alpha));
+  if (r.n_a < 2 || std::isnan(r.ci_low))
+    r.verdict = "too noisy";
+  else
+    r.verdict = compare_verdict(r.p_value, r.ratio, r.ci_low, r.ci_high, o.alpha, r.threshold);
 }
 
 // The widened CIs of the case's primary rows that report a change (PhaseComparison::family).
 void family_intervals(std::vector<PhaseComparison>& rows, size_t first, const CaseData& ca, const CaseData& cb,
-                      bool blocks, const CompareOptions& o) {
+                      const CaseDesign& design, const CompareOptions& o) {
+  const bool blocks = design.design == Design::kBlocks;
   size_t family = 0;
   for (size_t i = first; i < rows.size(); ++i) family += rows[i].primary;
   const double level = 1.0 - (1.0 - o.ci_level) / static_cast<double>(std::max<size_t>(1, family));
@@ -165,7 +284,22 @@ void family_intervals(std::vector<PhaseComparison>& rows, size_t first, const Ca
     PhaseComparison& r = rows[i];
     r.family = family;
     if (!r.primary || !(r.verdict == "faster" || r.verdict == "slower" || !r.missing.empty())) continue;
-    auto [a, b] = row_observations(ca, cb, r, blocks);
+    const auto sa = row_series(ca, r), sb = row_series(cb, r);
+    if (design.design == Design::kPaired) {
+      const PairedValues p = paired_values(sa, sb, design.rounds);
+      const auto iv = paired_interval(paired_d(p, r.log_ratios), level, o);
+      if (r.log_ratios)
+        std::tie(r.family_low, r.family_high) = std::pair{std::exp(iv.first), std::exp(iv.second)};
+      else if (r.missing.empty())
+        std::tie(r.family_low, r.family_high) = ratio_from_difference(iv, p);
+      else
+        std::tie(r.family_low, r.family_high) = iv;
+      continue;
+    }
+    auto obs = [&](const std::optional<Series>& s, const CaseData& cd) {
+      return s ? observations(*s->v, *s->process, blocks) : absent_observations(cd, blocks);
+    };
+    const std::vector<double> a = obs(sa, ca), b = obs(sb, cb);
     if (r.missing.empty()) {
       const RatioCI ci = bootstrap_ratio_ci(a, b, o.bootstrap_resamples, o.bootstrap_seed, level);
       r.family_low = ci.low;
@@ -212,6 +346,110 @@ void check_injected(const Side& a, const Side& b, const CompareOptions& o, std::
 
 namespace compare_detail {
 
+// The design of a case: which unit of observation its rows use (docs/compare.md,
+// "Designs"), and the statistics of the paired design.
+//
+// ab, matrix, calibrate and bisect run A and B interleaved, one process per side and round, and
+// every sample says its round ("round_id"). Pairing the sides round by round cancels what the
+// two processes of a round share (a machine whose speed drifts over minutes); comparing them as
+// two groups leaves that drift in the variance. So a case whose samples all carry round ids on
+// both sides, with at least two rounds in common, is paired by default; otherwise processes are
+// the blocks where repetitions share a process, else every sample counts.
+namespace {
+
+// Whether a case's samples are analysed with processes as the units (block design): every
+// sample names its process, each side has at least two processes, and some process ran more
+// than one repetition (otherwise a process median is the sample itself).
+bool process_blocks_apply(const CaseData& a, const CaseData& b) {
+  bool repeated = false;
+  for (const CaseData* c : {&a, &b}) {
+    if (c->per_process.count("") || c->per_process.size() < 2) return false;
+    for (auto& [id, n] : c->per_process) repeated = repeated || n > 1;
+  }
+  return repeated;
+}
+
+std::string design_case_title(const CaseData& c) { return c.suite + "/" + c.case_name; }
+
+}  // namespace
+
+const char* design_name(Design d) {
+  switch (d) {
+    case Design::kPaired:
+      return "paired";
+    case Design::kBlocks:
+      return "blocks";
+    case Design::kSamples:
+      break;
+  }
+  return "samples";
+}
+
+CaseDesign choose_design(const CaseData& a, const CaseData& b, const Side& sa, const Side& sb, const CompareOptions& o) {
+  std::string want = o.analysis.design;
+  if (want == "auto" && o.analysis.blocks == "off") want = "samples";  // the older spelling
+  CaseDesign d;
+  if (want == "samples") {
+    d.reason = "every sample (--design samples)";
+    return d;
+  }
+  const bool rounds_a = !a.per_round.empty() && !a.per_round.count(kNoRound);
+  const bool rounds_b = !b.per_round.empty() && !b.per_round.count(kNoRound);
+  std::vector<int64_t> shared;
+  if (rounds_a && rounds_b)
+    for (const auto& [r, n] : a.per_round)
+      if (b.per_round.count(r)) shared.push_back(r);
+  std::string why_not;  // why the case is not paired
+  if (!rounds_a || !rounds_b) {
+    const bool first = !rounds_a;
+    const Side& s = first ? sa : sb;
+    const CaseData& without = first ? a : b;
+    auto none = without.per_round.find(kNoRound);
+    const bool all = none != without.per_round.end() && none->second == without.samples;
+    why_not = fmt::format("{} ({}) case {} has no round_id in {} samples", first ? "A" : "B", s.path, design_case_title(a),
+                          all ? "its" : "some of its");
+  } else if (shared.size() < 2) {
+    why_not = fmt::format("case {} has {} round(s) that both A and B measured", design_case_title(a), shared.size());
+  }
+  if (want == "paired" || want == "auto") {
+    if (why_not.empty()) {
+      d.design = Design::kPaired;
+      d.rounds = shared;
+      const size_t only = a.per_round.size() + b.per_round.size() - 2 * shared.size();
+      d.reason = fmt::format("paired by round ({} rounds on both sides{}; per-round log ratios of the per-process medians)",
+                             shared.size(), only ? fmt::format(", {} round(s) with one side only left out", only) : "");
+      return d;
+    }
+    if (want == "paired")
+      throw CompareError(fmt::format("--design paired: {}; pairing needs results written by ab, matrix, calibrate or "
+                                     "bisect, with at least 2 rounds on both sides",
+                                     why_not));
+  }
+  const bool no_rounds = !rounds_a || !rounds_b;
+  const std::string unpaired = no_rounds ? "no round ids: the files were not written by an interleaved run"
+                                         : fmt::format("only {} round(s) on both sides: pairing needs 2", shared.size());
+  if (process_blocks_apply(a, b)) {
+    d.design = Design::kBlocks;
+    d.reason = want == "blocks" ? "processes as blocks (--design blocks)" : "processes as blocks (" + unpaired + ")";
+    return d;
+  }
+  const std::string why_samples = a.per_process.count("") || b.per_process.count("")
+                                      ? "samples without process ids"
+                                      : "each process ran one repetition";
+  d.reason = want == "blocks" ? "every sample (--design blocks, but " + why_samples + ")"
+                              : "every sample (" + unpaired + "; " + why_samples + ")";
+  return d;
+}
+
+std::map<int64_t, double> round_medians(const std::vector<double>& v, const std::vector<int64_t>& round) {
+  std::map<int64_t, std::vector<double>> by;
+  for (size_t i = 0; i < v.size() && i < round.size(); ++i) by[round[i]].push_back(v[i]);
+  std::map<int64_t, double> out;
+  for (auto& [r, vals] : by) out[r] = median(vals);
+  return out;
+}
+
+
 std::vector<double> observations(const std::vector<double>& v, const std::vector<std::string>& process, bool blocks) {
   if (!blocks) return v;
   std::map<std::string, std::vector<double>> by;
@@ -250,6 +488,13 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
     throw CompareError(fmt::format("metric must be auto or wall (got \"{}\")", o.analysis.metric));
   if (o.analysis.blocks != "auto" && o.analysis.blocks != "off")
     throw CompareError(fmt::format("blocks must be auto or off (got \"{}\")", o.analysis.blocks));
+  const std::string& dz = o.analysis.design;
+  if (dz != "auto" && dz != "paired" && dz != "blocks" && dz != "samples")
+    throw CompareError(fmt::format("design must be paired, blocks, samples or auto (got \"{}\")", dz));
+  if (o.analysis.blocks == "off" && dz != "auto" && dz != "samples")
+    throw CompareError(fmt::format("blocks off means design samples, which contradicts design {}", dz));
+  if (o.analysis.paired_ci != "t" && o.analysis.paired_ci != "bootstrap")
+    throw CompareError(fmt::format("paired_ci must be t or bootstrap (got \"{}\")", o.analysis.paired_ci));
   Side a = load_side(pa, o), b = load_side(pb, o);
   if (a.format != b.format)
     throw CompareError(fmt::format("cannot compare a {} file ({}) with a {} file ({})", a.format, pa,
@@ -264,6 +509,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
   c.machine_a = a.machine;
   c.machine_b = b.machine;
   c.metric = o.analysis.metric;
+  c.design = o.analysis.design == "auto" && o.analysis.blocks == "off" ? "samples" : o.analysis.design;
   c.label_a = side_label("A", a.provenance);
   c.label_b = side_label("B", b.provenance);
   c.env_a = a.env;
@@ -278,6 +524,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
     c.warnings.push_back(msg);
   }
   std::set<std::string> keys;
+  std::map<std::string, CaseDesign> designs;  // the design of each case both sides have
   for (auto& [k, v] : a.cases) keys.insert(k);
   for (auto& [k, v] : b.cases) keys.insert(k);
   for (const auto& k : keys) {
@@ -290,7 +537,34 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
       continue;
     }
     const CaseData &ca = ia->second, &cb = ib->second;
-    const bool blocks = use_process_blocks(ca, cb, o);
+    const CaseDesign design = choose_design(ca, cb, a, b, o);
+    designs[k] = design;
+    const bool blocks = design.design == Design::kBlocks;
+    // The row's statistics under the case's design; a side without the phase is nullopt.
+    auto fill = [&](PhaseComparison& r, const std::optional<Series>& sa, const std::optional<Series>& sb) {
+      r.design = design_name(design.design);
+      if (design.design == Design::kPaired) {
+        fill_paired(r, paired_values(sa, sb, design.rounds), o);
+        return;
+      }
+      r.unit = blocks ? "processes" : "samples";
+      auto obs = [&](const std::optional<Series>& s, const CaseData& cd) {
+        return s ? observations(*s->v, *s->process, blocks) : absent_observations(cd, blocks);
+      };
+      fill_stats(r, obs(sa, ca), obs(sb, cb), o);
+    };
+    // A counter that every sample of both sides names as its primary metric (an instruction
+    // count from a simulator) judges each phase that has it in every sample.
+    const std::string primary_counter =
+        !ca.primary_metric_mixed && !cb.primary_metric_mixed && ca.primary_metric == cb.primary_metric
+            ? ca.primary_metric
+            : std::string();
+    if (primary_counter.empty() && (!ca.primary_metric.empty() || !cb.primary_metric.empty() ||
+                                    ca.primary_metric_mixed || cb.primary_metric_mixed))
+      c.warnings.push_back(fmt::format("case {}/{}: the samples do not all name one primary_metric (A: {}, B: {}): "
+                                       "its phases are judged by time",
+                                       ca.suite, ca.case_name, ca.primary_metric_mixed ? "mixed" : "\"" + ca.primary_metric + "\"",
+                                       cb.primary_metric_mixed ? "mixed" : "\"" + cb.primary_metric + "\""));
     const size_t first_row = c.rows.size();
     std::set<std::string> phases;
     for (auto& [p, d] : ca.phases) phases.insert(p);
@@ -310,14 +584,13 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         const bool in_b = pa_it == ca.phases.end();
         const PhaseData& d = in_b ? pb_it->second : pa_it->second;
         const bool gpu = o.analysis.metric == "auto" && d.gpu_null == 0 && !d.gpu.empty();
-        const std::vector<double> present = observations(gpu ? d.gpu : d.wall, gpu ? d.gpu_process : d.wall_process, blocks);
+        const Series present = gpu ? gpu_series(d) : wall_series(d);
         const std::vector<double> zeros = absent_observations(in_b ? ca : cb, blocks);
         r.missing = in_b ? "a" : "b";
         r.metric = gpu ? "gpu_ns" : "wall_ns";
-        r.unit = blocks ? "processes" : "samples";
         (in_b ? r.samples_b : r.samples_a) = d.wall.size();
         (in_b ? r.samples_a : r.samples_b) = (in_b ? ca : cb).samples;
-        fill_stats(r, in_b ? zeros : present, in_b ? present : zeros, o);
+        fill(r, in_b ? std::nullopt : std::optional<Series>(present), in_b ? std::optional<Series>(present) : std::nullopt);
         r.ratio = in_b ? INFINITY : 0.0;
         r.ci_low = r.ci_high = NAN;
         r.verdict = in_b ? "only in B" : "only in A";
@@ -325,57 +598,73 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         // stays n/a with its reason).
         PhaseData absent;
         for (const auto& [n, v] : d.counters)
-          if (!v.empty()) absent.counters[n].assign(zeros.size(), 0.0);
+          if (!v.empty()) absent.counters[n].assign(std::max<size_t>(1, zeros.size()), 0.0);
         for (const auto& [n, v] : d.counters)
           r.counters.push_back(counter_delta(n, in_b ? &absent : &d, in_b ? &d : &absent));
         c.rows.push_back(r);
         continue;
       }
       const PhaseData &da = pa_it->second, &db = pb_it->second;
-      r.unit = blocks ? "processes" : "samples";
       r.samples_a = da.wall.size();
       r.samples_b = db.wall.size();
       PhaseComparison wall = r;
-      fill_stats(wall, observations(da.wall, da.wall_process, blocks), observations(db.wall, db.wall_process, blocks), o);
+      fill(wall, wall_series(da), wall_series(db));
       if (da.gpu.size() + db.gpu.size() > 0 && (da.gpu_null > 0 || db.gpu_null > 0))
         wall.warnings.push_back(fmt::format("gpu_ns is null in {} A and {} B samples", da.gpu_null, db.gpu_null));
       std::set<std::string> cnames;
       for (auto& [n, v] : da.counters) cnames.insert(n);
       for (auto& [n, v] : db.counters) cnames.insert(n);
       for (const auto& n : cnames) wall.counters.push_back(counter_delta(n, &da, &db));
+      std::vector<PhaseComparison> out;  // the phase's rows, the primary one first
       if (da.gpu.empty() || db.gpu.empty()) {
         if (!da.gpu.empty() || !db.gpu.empty())
           wall.warnings.push_back(fmt::format("GPU time only in {}: not compared", da.gpu.empty() ? "B" : "A"));
-        c.rows.push_back(wall);
-        continue;
-      }
-      PhaseComparison gpu = r;
-      gpu.metric = "gpu_ns";
-      gpu.samples_a = da.gpu.size();
-      gpu.samples_b = db.gpu.size();
-      fill_stats(gpu, observations(da.gpu, da.gpu_process, blocks), observations(db.gpu, db.gpu_process, blocks), o);
-      // GPU time is the verdict of a GPU phase only when every sample has it: a phase whose GPU
-      // time is sometimes missing would be judged on a subset of its samples.
-      const bool gpu_primary = o.analysis.metric == "auto" && da.gpu_null == 0 && db.gpu_null == 0;
-      if (gpu_primary) {
-        gpu.counters = std::move(wall.counters);
-        wall.counters.clear();
-        wall.primary = false;
-        c.rows.push_back(gpu);
-        c.rows.push_back(wall);
+        out.push_back(std::move(wall));
       } else {
-        gpu.primary = false;
-        c.rows.push_back(wall);
-        c.rows.push_back(gpu);
+        PhaseComparison gpu = r;
+        gpu.metric = "gpu_ns";
+        gpu.samples_a = da.gpu.size();
+        gpu.samples_b = db.gpu.size();
+        fill(gpu, gpu_series(da), gpu_series(db));
+        // GPU time is the verdict of a GPU phase only when every sample has it: a phase whose GPU
+        // time is sometimes missing would be judged on a subset of its samples.
+        const bool gpu_primary = o.analysis.metric == "auto" && da.gpu_null == 0 && db.gpu_null == 0;
+        if (gpu_primary) {
+          gpu.counters = std::move(wall.counters);
+          wall.counters.clear();
+          wall.primary = false;
+          out.push_back(std::move(gpu));
+          out.push_back(std::move(wall));
+        } else {
+          gpu.primary = false;
+          out.push_back(std::move(wall));
+          out.push_back(std::move(gpu));
+        }
       }
+      if (!primary_counter.empty() && counter_in_every_sample(da, primary_counter) &&
+          counter_in_every_sample(db, primary_counter)) {
+        PhaseComparison counted = r;
+        counted.metric = primary_counter;
+        counted.samples_a = da.counters.at(primary_counter).size();
+        counted.samples_b = db.counters.at(primary_counter).size();
+        fill(counted, counter_series(da, primary_counter), counter_series(db, primary_counter));
+        counted.counters = std::move(out.front().counters);
+        out.front().counters.clear();
+        for (auto& x : out) x.primary = false;
+        out.insert(out.begin(), std::move(counted));
+      }
+      for (auto& x : out) c.rows.push_back(std::move(x));
     }
-    family_intervals(c.rows, first_row, ca, cb, blocks, o);
-    for (auto& acc : account_case(ca, cb, blocks, o)) c.accounting.push_back(std::move(acc));
+    family_intervals(c.rows, first_row, ca, cb, design, o);
+    for (auto& acc : account_case(ca, cb, design, o)) c.accounting.push_back(std::move(acc));
   }
   for (const auto& k : keys)
     if (a.cases.count(k) && b.cases.count(k)) {
       const CaseData& cd = a.cases.at(k);
-      c.summaries.push_back(summarize_case(c, cd.suite, cd.case_name, cd.params, o));
+      CaseSummary s = summarize_case(c, cd.suite, cd.case_name, cd.params, o);
+      s.design = design_name(designs.at(k).design);
+      s.design_reason = designs.at(k).reason;
+      c.summaries.push_back(std::move(s));
     }
   for (const auto& [side, env] : {std::pair{"A", &c.env_a}, std::pair{"B", &c.env_b}}) {
     const size_t disturbed = env->throttled + env->loaded;  // a sample can be both: counted twice at most

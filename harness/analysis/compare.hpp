@@ -6,9 +6,12 @@
 //   by gpu_ns (its primary row), and its wall time follows as a secondary row that is shown but
 //   never judged by gate or calibrate; other phases are judged by wall_ns (--metric wall: every
 //   phase by wall time, GPU time secondary);
-// - the unit: when the samples carry process ids and some process ran several repetitions,
-//   processes are the units (block design): each process's median is one observation, so the
-//   repetitions of one process are not counted as independent (--blocks off: every sample);
+// - the unit (design, compare_design.cpp): when both sides' samples carry round ids (interleaved
+//   runs), the sides are paired round by round and each round's log ratio of the medians is one
+//   observation; else, when some process ran several repetitions, processes are the units (block
+//   design); else every sample (--design paired|blocks|samples|auto);
+// - the metric may also be a counter: when every sample names one as its "primary_metric" (an
+//   instruction count from a simulator), that counter judges each phase that has it;
 // - the samples: those taken while the GPU throttled or the host was loaded by others
 //   (harness/measure/env_readings.hpp judge_env) are counted and named in a warning, and left out with
 //   drop_disturbed (--drop-disturbed).
@@ -36,7 +39,12 @@ namespace cuzk {
 // choices in the header comment above, shared by compare, gate, calibrate and ab.
 struct AnalysisChoices {
   std::string metric = "auto";     // "auto": gpu_ns primary where every sample has it; "wall": wall_ns primary
-  std::string blocks = "auto";     // "auto": per-process medians when repetitions share a process; "off"
+  // The unit of observation (docs/compare.md, "Designs"): "paired" (per-round log ratios of the
+  // two sides' medians, where every sample carries a round_id), "blocks" (per-process medians),
+  // "samples" (every sample), or "auto": paired where possible, else blocks, else samples.
+  std::string design = "auto";
+  std::string blocks = "auto";     // the older spelling: "off" is design "samples"; "auto" defers to design
+  std::string paired_ci = "t";     // the paired design's reported CI: "t" (t interval over rounds) or "bootstrap"
   bool drop_disturbed = false;     // leave out samples judged throttled or loaded
   EnvThresholds env_thresholds;
 };
@@ -78,14 +86,23 @@ struct PhaseComparison {
   std::string phase;                     // slash path, e.g. "proof/synth" (Google Benchmark: benchmark name)
   std::string metric;                    // "wall_ns" or "gpu_ns"
   bool primary = true;                   // the row that carries the phase's verdict (gate, calibrate)
-  std::string unit = "samples";          // "samples" or "processes" (per-process medians)
-  size_t n_a = 0, n_b = 0;               // observations: samples, or processes when unit is "processes"
+  std::string unit = "samples";          // "samples", "processes" (per-process medians) or "rounds" (paired)
+  std::string design = "samples";        // the case's design: "samples", "blocks" or "paired" (docs/compare.md)
+  size_t n_a = 0, n_b = 0;               // observations: samples, processes, or rounds both sides have
   size_t samples_a = 0, samples_b = 0;   // samples behind them
   double median_a = 0, median_b = 0, mad_a = 0, mad_b = 0, iqr_a = 0, iqr_b = 0;
-  double ratio = 1, ci_low = 1, ci_high = 1;   // B/A of medians, 95% bootstrap CI
-  double p_value = 1;
-  bool exact_test = false;               // exact U distribution used
-  double delta = 0, delta_low = 0, delta_high = 0;  // median B - median A (ns), 95% bootstrap CI
+  // B/A of medians with its 95% bootstrap CI; paired: exp(mean log ratio over rounds) with the CI
+  // that ci_method names.
+  double ratio = 1, ci_low = 1, ci_high = 1;
+  std::string ci_method = "bootstrap";   // "bootstrap" (of medians); paired: "t" or "bootstrap" (over rounds)
+  double p_value = 1;                    // Mann-Whitney U; paired: Wilcoxon signed-rank over rounds
+  bool exact_test = false;               // exact null distribution used
+  // median B - median A (ns), 95% bootstrap CI; paired: the mean per-round difference, its CI as ci_method.
+  double delta = 0, delta_low = 0, delta_high = 0;
+  // Paired only (NaN elsewhere): exp of the Hodges-Lehmann estimate of the log ratios, the t and the
+  // round-bootstrap intervals of the ratio, and the sd of the per-round log ratios.
+  double hodges_lehmann = NAN, t_low = NAN, t_high = NAN, boot_low = NAN, boot_high = NAN, sd_log_ratio = NAN;
+  bool log_ratios = false;               // paired: analysed as log ratios (else as per-round differences)
   // The CI widened for the case's `family` primary rows (Bonferroni: level 1 - 0.05 / family),
   // of the ratio, or of the change for a row only one side has. Set on primary rows whose
   // verdict is a change; NaN elsewhere. A change whose widened CI still excludes "no change"
@@ -126,7 +143,7 @@ struct AccountingTerm {
 struct Accounting {
   std::string suite, case_name, params;
   std::string parent;
-  std::string unit = "samples";   // as the rows: "samples" or "processes"
+  std::string unit = "samples";   // as the rows: "samples", "processes" or "rounds"
   size_t n_a = 0, n_b = 0;
   double median_a = 0, median_b = 0, delta = 0, ci_low = 0, ci_high = 0;
   bool significant = false;
@@ -139,8 +156,10 @@ struct CaseSummary {
   std::string suite, case_name, params;
   std::string end_to_end;         // the case's root phase ("proof"), "" when it has none
   std::string verdict;            // its primary row's verdict
-  int rounds_needed = 0;          // observations per side that would settle a "too noisy" verdict;
-                                  // -1: none would; 0: not too noisy
+  int rounds_needed = 0;          // observations per side (paired: rounds) that would settle a "too
+                                  // noisy" verdict; -1: none would; 0: not too noisy
+  std::string design;             // "samples", "blocks" or "paired"
+  std::string design_reason;      // "paired by round (12 rounds on both sides; ...)"
   std::string text;
 };
 
@@ -155,6 +174,7 @@ struct Comparison {
   nlohmann::json injected_a, injected_b;
   std::vector<std::string> cases_only_a, cases_only_b;  // "suite/case params" keys on one side only
   std::string metric = "auto";           // CompareOptions::metric as applied
+  std::string design = "auto";           // AnalysisChoices::design as asked (each case's choice: summaries)
   EnvSummary env_a, env_b;
   std::string label_a = "A", label_b = "B";  // "A (baseline)": the build's preset, when recorded
   std::vector<Accounting> accounting;    // every parent phase of every case in both files

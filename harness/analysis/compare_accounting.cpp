@@ -12,10 +12,11 @@
 // the accounting says so. A child one side does not have costs 0 there.
 //
 // Between the sides, each term is the change of its median (per-process medians under the block
-// design, as the rows), so a child's term is the change its own row shows; the remainder is what
+// design; under the paired design the mean over rounds of the per-round medians, as the rows), so a child's term is the change its own row shows; the remainder is what
 // is left of the parent's change, and so also holds what medians do not add up to. Each term's CI
 // comes from one bootstrap: the observations of each side are resampled together (every phase of
-// a resampled sample goes with it), and all terms are computed from the same resample.
+// a resampled sample goes with it), and all terms are computed from the same resample; under the
+// paired design whole rounds are resampled, the same ones on both sides.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -105,12 +106,13 @@ struct SideTable {
 };
 
 SideTable side_table(const CaseData& cd, const std::string& parent, const std::vector<std::string>& children,
-                     bool blocks) {
+                     const CaseDesign& design) {
   SideTable t;
   t.concurrent_count.assign(children.size(), 0);
   for (const auto& rec : cd.records) t.spans = t.spans && rec.spans_complete;
   std::vector<std::vector<double>> per_sample;
   std::vector<std::string> process;
+  std::vector<int64_t> round;
   for (const auto& rec : cd.records) {
     std::vector<double> row;
     auto wall = [&](const std::string& p) {
@@ -128,15 +130,24 @@ SideTable side_table(const CaseData& cd, const std::string& parent, const std::v
     row.push_back(overlap);
     per_sample.push_back(std::move(row));
     process.push_back(rec.process);
+    round.push_back(rec.round);
   }
   t.samples = per_sample.size();
-  if (!blocks) {
+  if (design.design == Design::kSamples) {
     t.rows = std::move(per_sample);
     return t;
   }
-  // Block design: each process's median, column by column.
+  // Block design: each process's median, column by column; paired: each round's median, in the
+  // order of design.rounds (the rounds both sides have), so that row i of A and of B is one round.
   std::map<std::string, std::vector<size_t>> by;
-  for (size_t i = 0; i < process.size(); ++i) by[process[i]].push_back(i);
+  if (design.design == Design::kPaired) {
+    std::map<int64_t, std::vector<size_t>> by_round;
+    for (size_t i = 0; i < round.size(); ++i) by_round[round[i]].push_back(i);
+    for (size_t k = 0; k < design.rounds.size(); ++k)
+      by[fmt::format("{:020}", k)] = by_round[design.rounds[k]];
+  } else {
+    for (size_t i = 0; i < process.size(); ++i) by[process[i]].push_back(i);
+  }
   const size_t cols = children.size() + 2;
   for (const auto& [id, idx] : by) {
     std::vector<double> row(cols);
@@ -150,12 +161,15 @@ SideTable side_table(const CaseData& cd, const std::string& parent, const std::v
   return t;
 }
 
-std::vector<double> column_medians(const std::vector<std::vector<double>>& rows, size_t cols) {
+// Each column's centre: the median, or under the paired design the mean over rounds, as the
+// paired rows' change is the mean per-round difference (and means add up exactly).
+std::vector<double> column_centres(const std::vector<std::vector<double>>& rows, size_t cols, bool mean) {
   std::vector<double> out(cols);
   std::vector<double> v(rows.size());
   for (size_t c = 0; c < cols; ++c) {
-    for (size_t i = 0; i < rows.size(); ++i) v[i] = rows[i][c];
-    out[c] = median(v);
+    double sum = 0;
+    for (size_t i = 0; i < rows.size(); ++i) sum += v[i] = rows[i][c];
+    out[c] = mean ? sum / static_cast<double>(rows.size()) : median(v);
   }
   return out;
 }
@@ -178,7 +192,9 @@ std::vector<double> terms_of(const std::vector<double>& ma, const std::vector<do
 
 }  // namespace
 
-std::vector<Accounting> account_case(const CaseData& a, const CaseData& b, bool blocks, const CompareOptions& o) {
+std::vector<Accounting> account_case(const CaseData& a, const CaseData& b, const CaseDesign& design,
+                                     const CompareOptions& o) {
+  const bool paired = design.design == Design::kPaired;
   std::vector<Accounting> out;
   if (a.records.empty() || b.records.empty()) return out;
   std::set<std::string> phases;
@@ -190,29 +206,39 @@ std::vector<Accounting> account_case(const CaseData& a, const CaseData& b, bool 
     for (const auto& p : phases)
       if (is_direct_child(parent, p)) children.push_back(p);
     if (children.empty()) continue;
-    const SideTable ta = side_table(a, parent, children, blocks), tb = side_table(b, parent, children, blocks);
+    const SideTable ta = side_table(a, parent, children, design), tb = side_table(b, parent, children, design);
+    if (ta.rows.empty() || tb.rows.empty()) continue;
     Accounting acc;
     acc.suite = a.suite;
     acc.case_name = a.case_name;
     acc.params = a.params;
     acc.parent = parent;
-    acc.unit = blocks ? "processes" : "samples";
+    acc.unit = paired ? "rounds" : design.design == Design::kBlocks ? "processes" : "samples";
     acc.n_a = ta.rows.size();
     acc.n_b = tb.rows.size();
     acc.overlap_measured = ta.spans && tb.spans;
     const size_t cols = children.size() + 2;
-    const std::vector<double> ma = column_medians(ta.rows, cols), mb = column_medians(tb.rows, cols);
+    const std::vector<double> ma = column_centres(ta.rows, cols, paired), mb = column_centres(tb.rows, cols, paired);
     const std::vector<double> point = terms_of(ma, mb);
 
-    // One bootstrap for every term (rows resampled whole, each side on its own).
+    // One bootstrap for every term (rows resampled whole, each side on its own; paired: whole
+    // rounds, the same rounds on both sides).
     std::mt19937_64 rng(o.bootstrap_seed);
     std::uniform_int_distribution<size_t> pa(0, ta.rows.size() - 1), pb(0, tb.rows.size() - 1);
     std::vector<std::vector<double>> draws(point.size());
     std::vector<std::vector<double>> ra(ta.rows.size()), rb(tb.rows.size());
     for (int i = 0; i < o.bootstrap_resamples; ++i) {
-      for (auto& r : ra) r = ta.rows[pa(rng)];
-      for (auto& r : rb) r = tb.rows[pb(rng)];
-      const std::vector<double> t = terms_of(column_medians(ra, cols), column_medians(rb, cols));
+      if (paired) {
+        for (size_t k = 0; k < ra.size(); ++k) {
+          const size_t pick = pa(rng);
+          ra[k] = ta.rows[pick];
+          rb[k] = tb.rows[pick];
+        }
+      } else {
+        for (auto& r : ra) r = ta.rows[pa(rng)];
+        for (auto& r : rb) r = tb.rows[pb(rng)];
+      }
+      const std::vector<double> t = terms_of(column_centres(ra, cols, paired), column_centres(rb, cols, paired));
       for (size_t j = 0; j < t.size(); ++j) draws[j].push_back(t[j]);
     }
     const double tail = (1.0 - o.ci_level) / 2.0;

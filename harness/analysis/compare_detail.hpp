@@ -12,11 +12,17 @@
 
 namespace cuzk::compare_detail {
 
+constexpr int64_t kNoRound = -1;  // a sample without "round_id"
+
 struct PhaseData {
   std::vector<double> wall, gpu;
   std::vector<std::string> wall_process, gpu_process;  // the process id behind each value ("" when unknown)
+  std::vector<int64_t> wall_round, gpu_round;          // the round behind each value (kNoRound when unknown)
   size_t gpu_null = 0;
   std::map<std::string, std::vector<double>> counters;       // non-null values
+  std::map<std::string, std::vector<std::string>> counter_process;  // beside counters (samples' counters only)
+  std::map<std::string, std::vector<int64_t>> counter_round;
+  std::map<std::string, size_t> counter_null;                // null values of each counter
   std::map<std::string, std::string> counter_null_reason;    // last reason seen for a null
 };
 
@@ -29,6 +35,7 @@ struct Span {
 // One measured sample as the accounting needs it: every phase's wall time side by side.
 struct SampleRecord {
   std::string process;                 // "" when unknown
+  int64_t round = kNoRound;
   std::map<std::string, double> wall;  // phase -> wall_ns (summed over its occurrences)
   std::vector<Span> spans;
   bool spans_complete = false;         // "spans" recorded and none dropped
@@ -38,6 +45,11 @@ struct CaseData {
   std::string suite, case_name, params;
   size_t samples = 0;
   std::map<std::string, size_t> per_process;  // process id -> samples ("" counts samples without one)
+  std::map<int64_t, size_t> per_round;        // round id -> samples (kNoRound counts samples without one)
+  // The counter every sample names as its "primary_metric" ("" when none does); mixed: samples
+  // name different ones, or only some name one.
+  std::string primary_metric;
+  bool primary_metric_mixed = false;
   std::map<std::string, PhaseData> phases;
   std::vector<SampleRecord> records;          // cuzk files only (Google Benchmark has no phase tree)
 };
@@ -65,12 +77,33 @@ std::string key_of(const std::string& suite, const std::string& case_name, const
 std::string pct(double ratio);
 // A signed time change: "+90.4 ms", "-70.2 ms".
 std::string signed_ns(double ns);
+// A row's value and signed change in its metric's unit: times for wall_ns and gpu_ns, counts for
+// a counter judging the phase ("1234567", "+6173").
+bool is_time_metric(const std::string& metric);
+std::string value_text(const std::string& metric, double v);
+std::string signed_value_text(const std::string& metric, double v);
 
 // The observations of one side: the values, or each process's median of them (block design).
 std::vector<double> observations(const std::vector<double>& v, const std::vector<std::string>& process, bool blocks);
 
+// The unit of observation chosen for one case (docs/compare.md, "Designs").
+enum class Design { kSamples, kBlocks, kPaired };
+struct CaseDesign {
+  Design design = Design::kSamples;
+  std::vector<int64_t> rounds;  // paired: the rounds both sides have, ascending
+  std::string reason;           // "paired by round (12 rounds on both sides; ...)"
+};
+const char* design_name(Design d);  // "samples", "blocks", "paired"
+// Chooses the design of a case from AnalysisChoices::design (and the older --blocks); throws
+// CompareError when "paired" was asked and the case cannot be paired.
+CaseDesign choose_design(const CaseData& a, const CaseData& b, const Side& sa, const Side& sb, const CompareOptions& o);
+
+// Each round's median of the values (paired design): round -> median of that round's values.
+std::map<int64_t, double> round_medians(const std::vector<double>& v, const std::vector<int64_t>& round);
+
 // compare_accounting.cpp: the accounting of every parent phase of one case (both sides loaded).
-std::vector<Accounting> account_case(const CaseData& a, const CaseData& b, bool blocks, const CompareOptions& o);
+std::vector<Accounting> account_case(const CaseData& a, const CaseData& b, const CaseDesign& design,
+                                     const CompareOptions& o);
 // compare_summary.cpp: the summary paragraph of one case from its rows and accounting.
 CaseSummary summarize_case(const Comparison& c, const std::string& suite, const std::string& case_name,
                            const std::string& params, const CompareOptions& o);

@@ -95,6 +95,7 @@ std::string counters_text(const PhaseComparison& r, const std::map<std::string, 
 
 // "10/10", or "10x5/10x5" (processes x repetitions each) when processes are the units.
 std::string n_cell(const PhaseComparison& r) {
+  if (r.unit == "rounds") return fmt::format("{} rounds", r.n_a);
   if (r.unit != "processes") return fmt::format("{}/{}", r.n_a, r.n_b);
   auto side = [](size_t n, size_t samples) {
     return n ? fmt::format("{}x{:g}", n, std::round(10.0 * samples / n) / 10) : std::string("0");
@@ -104,11 +105,13 @@ std::string n_cell(const PhaseComparison& r) {
 
 // The notes under the tables: how to read the metric, unit and p columns of these rows.
 std::vector<std::string> legend(const Comparison& c, const FormatOptions& f) {
-  bool secondary = false, processes = false, only = false;
+  bool secondary = false, processes = false, only = false, rounds = false, counted = false;
   for (const auto& r : c.rows) {
-    secondary = secondary || !r.primary;
+    secondary = secondary || r.metric == "gpu_ns";  // the GPU-or-wall note: only where GPU time was compared
     processes = processes || r.unit == "processes";
+    rounds = rounds || r.unit == "rounds";
     only = only || !r.missing.empty();
+    counted = counted || (r.primary && !compare_detail::is_time_metric(r.metric));
   }
   std::vector<std::string> out;
   if (secondary)
@@ -116,14 +119,23 @@ std::vector<std::string> legend(const Comparison& c, const FormatOptions& f) {
                       ? "metric: every phase is judged by wall time (--metric wall); GPU time in parentheses is shown, not judged"
                       : "metric: a phase with GPU time in every sample is judged by it (CUDA events); its wall time in "
                         "parentheses is shown, not judged (--metric wall judges wall time)");
+  if (counted)
+    out.push_back("metric: a phase whose samples all name a counter as their primary_metric (a simulator's instruction "
+                  "count) is judged by it; its times are shown, not judged");
   if (processes)
-    out.push_back("n: processes x repetitions; each process's median is one observation (block design; --blocks off: every sample)");
+    out.push_back("n: processes x repetitions; each process's median is one observation (block design; --design samples: every sample)");
+  if (rounds)
+    out.push_back(std::string("n: rounds both sides ran (paired design): each round's medians on both sides give one log ratio; "
+                              "B/A = exp(mean log ratio), CI: ") +
+                  (c.rows.empty() || c.rows.front().ci_method != "bootstrap" ? "t interval over rounds" : "rounds resampled") +
+                  ", change: mean per-round difference" + (f.wide ? ", p: Wilcoxon signed-rank (* = normal approximation)" : ""));
   if (only)
     out.push_back("only in A/B: a phase one build does not have costs 0 there; its row shows the other side's median "
                   "and the 95% bootstrap CI of that cost");
-  out.push_back(std::string(f.wide ? "p: two-sided Mann-Whitney U (* = normal approximation); " : "") +
-                "change: median B - median A; CI: 95% bootstrap of the ratio of medians" +
-                (f.wide ? "" : " (--wide adds spreads and p-values)"));
+  if (!rounds || processes || std::any_of(c.rows.begin(), c.rows.end(), [](const PhaseComparison& r) { return r.unit == "samples"; }))
+    out.push_back(std::string(f.wide ? "p: two-sided Mann-Whitney U (* = normal approximation); " : "") +
+                  "change: median B - median A; CI: 95% bootstrap of the ratio of medians" +
+                  (f.wide ? "" : " (--wide adds spreads and p-values)"));
   if (!c.accounting.empty())
     out.push_back("accounting: a parent's change = its children's changes (wall time, change of medians) - the change of "
                   "the time children ran side by side (overlap, from the recorded spans) + what no child explains "
@@ -148,8 +160,6 @@ std::vector<std::string> headers(const FormatOptions& f) {
           "counters (B vs A)"};
 }
 
-std::string ns_or_dash(double ns, bool absent) { return absent ? "-" : fmt_ns(ns); }
-
 std::vector<std::string> row_cells(const PhaseComparison& r, const std::map<std::string, std::string>& unread,
                                    const FormatOptions& f) {
   const std::string metric = r.metric == "wall_ns" ? "wall" : (r.metric == "gpu_ns" ? "gpu" : r.metric);
@@ -160,13 +170,14 @@ std::vector<std::string> row_cells(const PhaseComparison& r, const std::map<std:
                                                       : fmt::format("cost [{}, {}]", fmt_ns(std::fabs(r.delta_low)),
                                                                     fmt_ns(std::fabs(r.delta_high))))
                            : fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high);
+  auto value = [&](double v, bool absent) { return absent ? std::string("-") : compare_detail::value_text(r.metric, v); };
   std::vector<std::string> cells = {r.phase, r.primary ? metric : "(" + metric + ")", n_cell(r),
-                                    ns_or_dash(r.median_a, r.missing == "a"), ns_or_dash(r.median_b, r.missing == "b")};
+                                    value(r.median_a, r.missing == "a"), value(r.median_b, r.missing == "b")};
   if (f.wide) {
     cells.push_back(r.missing == "a" ? "-" : rel(r.mad_a, r.median_a) + "/" + rel(r.iqr_a, r.median_a));
     cells.push_back(r.missing == "b" ? "-" : rel(r.mad_b, r.median_b) + "/" + rel(r.iqr_b, r.median_b));
   }
-  cells.push_back(signed_ns(r.delta));
+  cells.push_back(compare_detail::signed_value_text(r.metric, r.delta));
   cells.push_back(ratio);
   if (f.wide) cells.push_back(fmt::format("{:.3g}{}", r.p_value, r.exact_test ? "" : "*"));
   cells.push_back(verdict);
@@ -297,6 +308,7 @@ std::string format_table(const Comparison& c, const FormatOptions& f) {
     if (v.params != "{}" && !v.params.empty()) out += "  " + v.params;
     out += "\n\n";
     if (v.summary) out += v.summary->text + "\n\n";
+    if (v.summary && !v.summary->design_reason.empty()) out += "design: " + v.summary->design_reason + "\n\n";
     auto [shown, base] = shown_accounting(v);
     if (!shown.empty()) {
       out += "Where the time went (wall time, change of medians B - A):\n";
@@ -356,6 +368,7 @@ std::string format_markdown(const Comparison& c, const FormatOptions& f) {
     out += fmt::format("\n### {}\n\n", case_title(v.suite, v.case_name));
     if (v.params != "{}" && !v.params.empty()) out += fmt::format("Parameters: `{}`\n\n", v.params);
     if (v.summary) out += v.summary->text + "\n\n";
+    if (v.summary && !v.summary->design_reason.empty()) out += "Design: " + v.summary->design_reason + ".\n\n";
     auto [shown, base] = shown_accounting(v);
     if (!shown.empty()) {
       out += "Where the time went (wall time, change of medians B - A):\n\n";
@@ -427,6 +440,11 @@ nlohmann::json to_json(const Comparison& c) {
                           {"note", d.note}});
     rows.push_back({{"suite", r.suite}, {"case", r.case_name}, {"parameters", r.params},
                     {"phase", r.phase}, {"metric", r.metric}, {"primary", r.primary}, {"unit", r.unit},
+                    {"design", r.design}, {"ci_method", r.ci_method}, {"log_ratios", r.log_ratios},
+                    {"hodges_lehmann", num(r.hodges_lehmann)}, {"ci_t_low", num(r.t_low)}, {"ci_t_high", num(r.t_high)},
+                    {"ci_boot_low", num(r.boot_low)}, {"ci_boot_high", num(r.boot_high)},
+                    {"sd_log_ratio", num(r.sd_log_ratio)}, {"family", r.family}, {"family_low", num(r.family_low)},
+                    {"family_high", num(r.family_high)},
                     {"n_a", r.n_a}, {"n_b", r.n_b}, {"samples_a", r.samples_a}, {"samples_b", r.samples_b},
                     {"median_a", num(r.median_a)}, {"median_b", num(r.median_b)},
                     {"mad_a", num(r.mad_a)}, {"mad_b", num(r.mad_b)}, {"iqr_a", num(r.iqr_a)},
@@ -442,11 +460,13 @@ nlohmann::json to_json(const Comparison& c) {
   for (const auto& s : c.summaries)
     summaries.push_back({{"suite", s.suite}, {"case", s.case_name}, {"parameters", s.params},
                          {"end_to_end", s.end_to_end}, {"verdict", s.verdict}, {"rounds_needed", s.rounds_needed},
+                         {"design", s.design}, {"design_reason", s.design_reason},
                          {"text", s.text}});
   // "injected": the side's header "injected" (spec, slowdowns) or null (harness/measure/inject.hpp).
   return {{"a", {{"path", c.path_a}, {"label", c.label_a}, {"format", c.format_a}, {"provenance", c.provenance_a}, {"machine", c.machine_a}, {"injected", c.injected_a}}},
           {"b", {{"path", c.path_b}, {"label", c.label_b}, {"format", c.format_b}, {"provenance", c.provenance_b}, {"machine", c.machine_b}, {"injected", c.injected_b}}},
           {"metric", c.metric},
+          {"design", c.design},
           {"environment", {{"a", env_json(c.env_a)}, {"b", env_json(c.env_b)}}},
           {"summaries", summaries},
           {"rows", rows},

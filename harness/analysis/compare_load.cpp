@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "harness/analysis/compare_detail.hpp"
+#include "harness/measure/clock.hpp"
 #include "harness/analysis/gbench.hpp"
 #include "harness/measure/machine.hpp"
 #include "harness/measure/results.hpp"
@@ -170,15 +171,24 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
     std::string suite = v.value("suite", ""), cname = v.value("case", "");
     std::string params = case_params(v);
     const std::string process = v.contains("process_id") && v["process_id"].is_string() ? v["process_id"].get<std::string>() : "";
+    // parse_results has checked both: round_id an integer >= 0, primary_metric a non-empty string.
+    const int64_t round = v.contains("round_id") ? v["round_id"].get<int64_t>() : kNoRound;
+    const std::string primary = v.contains("primary_metric") ? v["primary_metric"].get<std::string>() : "";
     if (!note_environment(s.env, v, process, o)) continue;
     CaseData& c = s.cases[key_of(suite, cname, params)];
     c.suite = suite;
     c.case_name = cname;
     c.params = params;
+    if (c.samples == 0)
+      c.primary_metric = primary;
+    else if (primary != c.primary_metric)
+      c.primary_metric_mixed = true;
     ++c.samples;
     ++c.per_process[process];
+    ++c.per_round[round];
     SampleRecord& sr = c.records.emplace_back();
     sr.process = process;
+    sr.round = round;
     if (v.contains("spans") && v["spans"].is_array()) {
       // parse_results has checked each span's fields and types.
       const json& dropped = v.contains("spans_dropped") ? v["spans_dropped"] : json(0);
@@ -194,9 +204,11 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
       sr.wall[phase] = rec["wall_ns"].get<double>();
       pd.wall.push_back(rec["wall_ns"].get<double>());
       pd.wall_process.push_back(process);
+      pd.wall_round.push_back(round);
       if (rec.contains("gpu_ns") && rec["gpu_ns"].is_number()) {
         pd.gpu.push_back(rec["gpu_ns"].get<double>());
         pd.gpu_process.push_back(process);
+        pd.gpu_round.push_back(round);
       } else {
         ++pd.gpu_null;
       }
@@ -206,7 +218,10 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
           auto& vec = pd.counters[cn];  // creates the entry even when null
           if (cv.is_number()) {
             vec.push_back(cv.get<double>());
+            pd.counter_process[cn].push_back(process);
+            pd.counter_round[cn].push_back(round);
           } else {
+            ++pd.counter_null[cn];
             std::string why = "null";
             if (rec.contains("counter_errors") && rec["counter_errors"].contains(cn) &&
                 rec["counter_errors"][cn].is_string())
@@ -247,6 +262,16 @@ std::string signed_ns(double ns) {
   if (a >= 1e6) return fmt::format("{}{:.1f} ms", sign, a / 1e6);
   if (a >= 1e3) return fmt::format("{}{:.1f} us", sign, a / 1e3);
   return fmt::format("{}{:.0f} ns", sign, a);
+}
+
+bool is_time_metric(const std::string& metric) { return metric == "wall_ns" || metric == "gpu_ns"; }
+
+std::string value_text(const std::string& metric, double v) {
+  return is_time_metric(metric) ? fmt_ns(v) : fmt::format("{:.0f}", v);
+}
+
+std::string signed_value_text(const std::string& metric, double v) {
+  return is_time_metric(metric) ? signed_ns(v) : fmt::format("{:+.0f}", v);
 }
 
 std::string pct(double r) {

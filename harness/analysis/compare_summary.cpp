@@ -1,7 +1,8 @@
 // `compare`, the summary paragraph that opens each case (docs/compare.md): the significant
 // changes by absolute size, then the end-to-end phase's verdict with its CI, then, when that
 // verdict is "too noisy", how many observations per side calibrate's formula says would settle
-// it with this run's spread.
+// it with this run's spread (paired design: how many rounds, from the sd of the per-round log
+// ratios).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -25,7 +26,8 @@ bool is_change(const PhaseComparison& r) {
 std::string change_text(const PhaseComparison& r) {
   std::string what = !r.missing.empty() ? (r.missing == "a" ? "only in B" : "only in A") : pct(r.ratio);
   if (r.metric == "gpu_ns") what += ", GPU time";
-  return fmt::format("{} {} ({})", r.phase, signed_ns(r.delta), what);
+  if (!is_time_metric(r.metric)) what += ", " + r.metric;
+  return fmt::format("{} {} ({})", r.phase, signed_value_text(r.metric, r.delta), what);
 }
 
 // The case's end-to-end phase: "proof" when present, else the root phase with the largest
@@ -41,6 +43,28 @@ const PhaseComparison* end_to_end(const std::vector<const PhaseComparison*>& row
 }
 
 double robust_cv(double mad, double med) { return med > 0 ? 1.4826 * mad / med : 0; }
+
+// Rounds for the paired design, from s, the sd of the per-round log ratios, with the change
+// e = |ln r| and the threshold t as log ratios (lt = ln(1 + t)):
+//   beyond the threshold: max((pi/3) (z_{1-alpha/2} + z_power)^2 s^2 / e^2,   significance (signed-rank:
+//                             z_power^2 s^2 / (e - lt)^2)                    pi/3 = 1/ARE vs t)
+//   within it:            (z_{1-alpha/2} + z_power)^2 s^2 / (lt - e)^2      (t CI inside 1 +- t)
+// rounded up, at least 2; -1 when e sits at the threshold. The same shape as calibrate's formulas
+// for unpaired sides, without the factor 2 (one difference per round, not two medians) and with
+// the sd of the log ratio in place of the coefficient of variation.
+int paired_rounds_needed(double ratio, double s, double alpha, double threshold) {
+  const double za = calibrate::normal_quantile(1 - alpha / 2), zb = calibrate::normal_quantile(kPower);
+  const double pi = 3.14159265358979323846;
+  const double e = std::fabs(std::log(ratio)), lt = std::log1p(threshold);
+  auto rounds = [](double n) { return std::max(2, static_cast<int>(std::ceil(n))); };
+  if (e > lt) {
+    const double n1 = (pi / 3) * (za + zb) * (za + zb) * s * s / (e * e);
+    const double n2 = zb * zb * s * s / ((e - lt) * (e - lt));
+    return rounds(std::max(n1, n2));
+  }
+  if (e < lt) return rounds((za + zb) * (za + zb) * s * s / ((lt - e) * (lt - e)));
+  return -1;
+}
 
 }  // namespace
 
@@ -73,7 +97,7 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
   std::stable_sort(maybe.begin(), maybe.end(), by_size);
 
   std::string text = fmt::format("{} against {}", c.label_b, c.label_a);
-  if (e2e) text += fmt::format(", {} {} per side", e2e->n_b, e2e->unit);
+  if (e2e) text += e2e->unit == "rounds" ? fmt::format(", {} rounds", e2e->n_b) : fmt::format(", {} {} per side", e2e->n_b, e2e->unit);
   text += ": ";
   auto list = [](const std::vector<const PhaseComparison*>& v) {
     std::string s;
@@ -93,9 +117,24 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
     const PhaseComparison& r = *e2e;
     std::string ci = std::isnan(r.ci_low) ? "CI undefined"
                                           : fmt::format("95% CI [{}, {}]", pct(r.ci_low), pct(r.ci_high));
-    text += fmt::format(" End to end, {} went {} -> {}: {} ({}, {}): {}.", r.phase, fmt_ns(r.median_a),
-                        fmt_ns(r.median_b), signed_ns(r.delta), pct(r.ratio), ci, r.verdict);
-    if (r.verdict == "too noisy" && r.median_a > 0) {
+    text += fmt::format(" End to end, {}{} went {} -> {}: {} ({}, {}): {}.", r.phase,
+                        is_time_metric(r.metric) ? "" : " (" + r.metric + ")", value_text(r.metric, r.median_a),
+                        value_text(r.metric, r.median_b), signed_value_text(r.metric, r.delta), pct(r.ratio), ci,
+                        r.verdict);
+    if (r.verdict == "too noisy" && r.unit == "rounds" && r.log_ratios && std::isfinite(r.sd_log_ratio)) {
+      const double e = std::fabs(std::log(r.ratio));
+      s.rounds_needed = paired_rounds_needed(r.ratio, r.sd_log_ratio, o.alpha, r.threshold);
+      if (s.rounds_needed < 0)
+        text += fmt::format(" The change sits at the {:g}% threshold: no number of rounds settles it.", 100 * r.threshold);
+      else
+        text += fmt::format(
+            " To {} with 90% power would take about {} rounds (now {}; the paired formula with this run's sd of the "
+            "per-round log ratios, {:.2f}%).",
+            e > std::log1p(r.threshold) ? fmt::format("call a change of this size ({}) {}", pct(r.ratio),
+                                                      r.ratio > 1 ? "slower" : "faster")
+                                        : fmt::format("show it within the {:g}% threshold (unchanged)", 100 * r.threshold),
+            s.rounds_needed, r.n_a, 100 * r.sd_log_ratio);
+    } else if (r.verdict == "too noisy" && r.median_a > 0) {
       const double cv_a = robust_cv(r.mad_a, r.median_a), cv_b = robust_cv(r.mad_b, r.median_b);
       const double cv = std::sqrt((cv_a * cv_a + cv_b * cv_b) / 2);
       const double effect = std::fabs(r.ratio - 1);

@@ -1,6 +1,8 @@
 // Statistics for compare/gate (docs/compare.md).
 #include "harness/analysis/stats.hpp"
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -164,6 +166,158 @@ DiffCI bootstrap_diff_ci(const std::vector<double>& a, const std::vector<double>
                          double level) {
   auto [lo, hi] = bootstrap_medians(a, b, resamples, seed, level, [](double ma, double mb) { return mb - ma; });
   return {lo, hi};
+}
+
+// ---------------------------------------------------------------- paired samples
+
+namespace {
+
+// Mid-ranks (1-based) of v, and the sizes of its groups of equal values.
+std::vector<double> mid_ranks(const std::vector<double>& v, std::vector<double>* tie_sizes = nullptr) {
+  std::vector<size_t> idx(v.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return v[x] < v[y]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < idx.size();) {
+    size_t j = i;
+    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
+    const double mid = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;
+    for (size_t k = i; k <= j; ++k) r[idx[k]] = mid;
+    if (tie_sizes && j > i) tie_sizes->push_back(static_cast<double>(j - i + 1));
+    i = j + 1;
+  }
+  return r;
+}
+
+struct SignedRanks {
+  double r_plus = 0, r_minus = 0;
+  size_t n = 0;
+  bool ties = false;
+  std::vector<double> tie_sizes;
+};
+
+SignedRanks signed_ranks(const std::vector<double>& d) {
+  SignedRanks s;
+  std::vector<double> nz, abs_nz;
+  for (double x : d)
+    if (x != 0) {
+      nz.push_back(x);
+      abs_nz.push_back(std::fabs(x));
+    }
+  s.n = nz.size();
+  const std::vector<double> r = mid_ranks(abs_nz, &s.tie_sizes);
+  s.ties = !s.tie_sizes.empty();
+  for (size_t i = 0; i < nz.size(); ++i) (nz[i] > 0 ? s.r_plus : s.r_minus) += r[i];
+  return s;
+}
+
+}  // namespace
+
+double wilcoxon_p_exact(const std::vector<double>& d) {
+  const SignedRanks s = signed_ranks(d);
+  if (s.n == 0) return 1.0;
+  // pmf of R+ over the 2^n equally likely sign patterns: adding rank k shifts half the mass by k.
+  std::vector<double> pmf(1, 1.0);
+  for (size_t k = 1; k <= s.n; ++k) {
+    std::vector<double> next(pmf.size() + k, 0.0);
+    for (size_t w = 0; w < pmf.size(); ++w) {
+      next[w] += 0.5 * pmf[w];
+      next[w + k] += 0.5 * pmf[w];
+    }
+    pmf = std::move(next);
+  }
+  const size_t r = static_cast<size_t>(s.r_plus);  // an integer when there are no ties
+  if (r == (pmf.size() - 1) / 2) return 1.0;
+  double less = 0, greater = 0;
+  for (size_t w = 0; w < pmf.size(); ++w) {
+    if (w <= r) less += pmf[w];
+    if (w >= r) greater += pmf[w];
+  }
+  return std::clamp(2.0 * std::min(less, greater), 0.0, 1.0);
+}
+
+double wilcoxon_p_normal(const std::vector<double>& d) {
+  const SignedRanks s = signed_ranks(d);
+  if (s.n == 0) return 1.0;
+  const double n = static_cast<double>(s.n);
+  const double t = std::min(s.r_plus, s.r_minus);
+  const double mean = n * (n + 1) / 4;
+  double var = n * (n + 1) * (2 * n + 1);
+  for (double g : s.tie_sizes) var -= 0.5 * g * (g * g - 1);
+  if (var <= 0) return 1.0;
+  const double z = (t - mean) / std::sqrt(var / 24);
+  return std::min(1.0, 2.0 * normal_sf(std::fabs(z)));
+}
+
+WilcoxonResult wilcoxon_signed_rank(const std::vector<double>& d) {
+  WilcoxonResult w;
+  const SignedRanks s = signed_ranks(d);
+  w.n = s.n;
+  w.statistic = std::min(s.r_plus, s.r_minus);
+  if (s.n == 0) return w;
+  w.exact = s.n == d.size() && !s.ties && s.n <= kWilcoxonExactMax;
+  w.p_value = w.exact ? wilcoxon_p_exact(d) : wilcoxon_p_normal(d);
+  return w;
+}
+
+double student_t_cdf(double t, double df) {
+  if (std::isnan(t) || !(df > 0)) return std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(t)) return t > 0 ? 1.0 : 0.0;
+  return boost::math::cdf(boost::math::students_t(df), t);
+}
+
+double student_t_quantile(double p, double df) {
+  if (!(p > 0 && p < 1) || !(df > 0)) return std::numeric_limits<double>::quiet_NaN();
+  return boost::math::quantile(boost::math::students_t(df), p);
+}
+
+MeanCI t_interval(const std::vector<double>& d, double level) {
+  MeanCI r;
+  r.n = d.size();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (d.empty()) {
+    r.mean = r.sd = r.low = r.high = nan;
+    return r;
+  }
+  double sum = 0;
+  for (double x : d) sum += x;
+  r.mean = sum / static_cast<double>(d.size());
+  if (d.size() < 2) {
+    r.sd = r.low = r.high = nan;
+    return r;
+  }
+  double ss = 0;
+  for (double x : d) ss += (x - r.mean) * (x - r.mean);
+  r.sd = std::sqrt(ss / static_cast<double>(d.size() - 1));
+  const double half = student_t_quantile((1 + level) / 2, static_cast<double>(d.size() - 1)) * r.sd /
+                      std::sqrt(static_cast<double>(d.size()));
+  r.low = r.mean - half;
+  r.high = r.mean + half;
+  return r;
+}
+
+DiffCI bootstrap_mean_ci(const std::vector<double>& d, int resamples, uint64_t seed, double level) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (d.empty() || resamples <= 0) return {nan, nan};
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<size_t> pick(0, d.size() - 1);
+  std::vector<double> means;
+  means.reserve(static_cast<size_t>(resamples));
+  for (int i = 0; i < resamples; ++i) {
+    double sum = 0;
+    for (size_t k = 0; k < d.size(); ++k) sum += d[pick(rng)];
+    means.push_back(sum / static_cast<double>(d.size()));
+  }
+  const double tail = (1.0 - level) / 2.0;
+  return {quantile(means, tail), quantile(means, 1.0 - tail)};
+}
+
+double hodges_lehmann(const std::vector<double>& d) {
+  std::vector<double> walsh;
+  walsh.reserve(d.size() * (d.size() + 1) / 2);
+  for (size_t i = 0; i < d.size(); ++i)
+    for (size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
+  return median(walsh);
 }
 
 }  // namespace cuzk

@@ -52,4 +52,46 @@ struct DiffCI {
 DiffCI bootstrap_diff_ci(const std::vector<double>& a, const std::vector<double>& b, int resamples = 2000,
                          uint64_t seed = 1, double level = 0.95);
 
+// ---- paired samples (the paired design of compare: one difference per round) ----
+
+// Result of the two-sided Wilcoxon signed-rank test on differences d.
+struct WilcoxonResult {
+  double statistic = 0;  // min(R+, R-), the sums of the ranks of |d| over positive and negative d
+  double p_value = 1;    // two-sided
+  bool exact = false;    // exact null distribution (no zeros, no ties, at most kWilcoxonExactMax values)
+  size_t n = 0;          // non-zero differences (zeros are dropped: zero_method "wilcox")
+};
+constexpr size_t kWilcoxonExactMax = 25;
+
+// Two-sided Wilcoxon signed-rank test, as scipy.stats.wilcoxon(d, alternative="two-sided",
+// zero_method="wilcox", correction=False) with method="exact" when the differences have no zeros
+// and no ties and there are at most 25 of them, method="approx" otherwise: zeros are dropped,
+// |d| ranked with mid-ranks for ties, T = min(R+, R-); exact: p = min(1, 2 min(P(R+ <= r), P(R+ >= r)))
+// under the distribution of R+ over the 2^n sign patterns (p = 1 at its centre); approx:
+// z = (T - n(n+1)/4) / sqrt((n(n+1)(2n+1) - sum(t^3 - t)/2) / 24) over tie groups of size t,
+// p = 2 (1 - Phi(|z|)). No differences, or all zero: p = 1 (scipy raises an error there).
+WilcoxonResult wilcoxon_signed_rank(const std::vector<double>& d);
+// The same forcing one branch (for tests).
+double wilcoxon_p_exact(const std::vector<double>& d);
+double wilcoxon_p_normal(const std::vector<double>& d);
+
+// Student's t distribution with df > 0 degrees of freedom (Boost.Math): CDF, and quantile for p
+// in (0, 1); NaN outside.
+double student_t_cdf(double t, double df);
+double student_t_quantile(double p, double df);
+
+// Mean of d with its t interval: mean -+ t_{n-1, (1+level)/2} sd / sqrt(n) (sd with n-1). Fewer
+// than 2 values: the interval is NaN.
+struct MeanCI {
+  double mean = 0, sd = 0, low = 0, high = 0;
+  size_t n = 0;
+};
+MeanCI t_interval(const std::vector<double>& d, double level = 0.95);
+// Percentile bootstrap CI of the mean of d (d resampled with replacement, std::mt19937_64 seeded
+// with `seed`). Empty d -> NaN.
+DiffCI bootstrap_mean_ci(const std::vector<double>& d, int resamples = 2000, uint64_t seed = 1, double level = 0.95);
+// The Hodges-Lehmann estimate of the centre of d: the median of the Walsh averages
+// (d_i + d_j) / 2, i <= j. Empty d -> NaN.
+double hodges_lehmann(const std::vector<double>& d);
+
 }  // namespace cuzk

@@ -1,5 +1,6 @@
 // The analysis flags that compare, gate, ab and calibrate share (harness/analysis/compare.hpp,
-// AnalysisChoices): --metric, --blocks, --drop-disturbed, --max-other-load. One definition, so
+// AnalysisChoices): --metric, --design (and its older spelling --blocks), --paired-ci,
+// --drop-disturbed, --max-other-load. One definition, so
 // that the four subcommands spell, explain and validate them alike.
 #pragma once
 #include <CLI/CLI.hpp>

@@ -43,7 +43,8 @@ struct BisectOptions {
   std::string repo, preset = "baseline", build_cmd, bin_path, out_dir;
   std::string backend = "cpu";
   bool quick = false, allow_injected = false, keep_worktrees = false;
-  std::vector<std::string> cmake_args;  // --cmake-arg: extra configure -D of every preset build
+  std::vector<std::string> cmake_args;
+  AnalysisChoices analysis;  // --design and the rest (each probe: paired by round unless asked otherwise)  // --cmake-arg: extra configure -D of every preset build
 };
 
 struct Revision {
@@ -63,6 +64,7 @@ struct Measurement {
   int rounds = 0;
   double ratio = 1, ci_low = 1, ci_high = 1;
   Verdict verdict = Verdict::kInconclusive;
+  std::string design;  // the comparison's design and why ("paired by round (5 rounds on both sides; ...)")
 };
 
 std::string trim(std::string s) {
@@ -219,6 +221,7 @@ Measurement Bisector::measure(const Revision& r, const std::string& bin, const s
   std::vector<std::string> files_a, files_b;
   CompareOptions co;
   co.allow_injected = o_.allow_injected;
+  co.analysis = o_.analysis;
   int target = o_.rounds;
   for (int attempt = 0;; ++attempt) {
     fmt::print(stderr, "[bisect] measuring {} {} against the good revision: {} round(s){}\n", role, r.short_sha(),
@@ -227,7 +230,7 @@ Measurement Bisector::measure(const Revision& r, const std::string& bin, const s
     for (int round = int(files_a.size()); round <= target; ++round) {
       for (int v = 0; v < 2; ++v) {
         const std::string out = fmt::format("{}/rounds/{}-{}.jsonl", dir, v == 0 ? "a" : "b", round);
-        const std::string cmd = suite_run_command(v == 0 ? good_bin_ : bin, suite_path_, 1, out, extra);
+        const std::string cmd = suite_run_command(v == 0 ? good_bin_ : bin, suite_path_, 1, out, extra, round);
         if (int rc = run_status(cmd); rc != 0)
           throw Error(fmt::format("round {} of {} {} failed (exit {}): {}", round, v == 0 ? "the good revision" : role,
                                   r.short_sha(), rc, cmd),
@@ -256,10 +259,11 @@ Measurement Bisector::measure(const Revision& r, const std::string& bin, const s
         if (x.primary) (have += have.empty() ? "" : ", ") += x.phase;
       throw Error(fmt::format("phase {} is not in the results of case {} (its phases: {})", o_.phase, o_.case_name, have));
     }
-    Measurement m{target, row->ratio, row->ci_low, row->ci_high, bisect::classify(row->ci_low, row->ci_high, t_)};
+    Measurement m{target, row->ratio, row->ci_low, row->ci_high, bisect::classify(row->ci_low, row->ci_high, t_),
+                  cmp.summaries.empty() ? row->design : cmp.summaries.front().design_reason};
     log(r, role, m, attempt, "");
-    fmt::print(stderr, "[bisect] {} {} ({}): {} -> {}\n", role, r.short_sha(), r.subject, ratio_text(o_.phase, m),
-               bisect::verdict_name(m.verdict));
+    fmt::print(stderr, "[bisect] {} {} ({}): {} -> {}; design: {}\n", role, r.short_sha(), r.subject,
+               ratio_text(o_.phase, m), bisect::verdict_name(m.verdict), m.design);
     if (m.verdict != Verdict::kInconclusive) return m;
     if (attempt == o_.max_remeasure)
       throw Error(fmt::format(
@@ -276,7 +280,8 @@ void Bisector::log(const Revision& r, const std::string& role, const std::option
   nlohmann::ordered_json j = {{"revision", r.sha}, {"subject", r.subject}, {"role", role}, {"status", m ? "built" : "skipped"}};
   if (m) {
     j.update({{"rounds", m->rounds}, {"remeasure", remeasure}, {"ratio", m->ratio}, {"ci_low", m->ci_low},
-              {"ci_high", m->ci_high}, {"verdict", bisect::verdict_name(m->verdict)}, {"folder", folder(r)}});
+              {"ci_high", m->ci_high}, {"verdict", bisect::verdict_name(m->verdict)}, {"design", m->design},
+              {"folder", folder(r)}});
   } else {
     j.update({{"verdict", "skipped"}, {"error", error}});
   }
@@ -379,6 +384,7 @@ int run_bisect(BisectOptions o) {
     throw Error(fmt::format("--threshold must be a percentage > 0 (got {})", o.threshold));
   if (o.rounds < 2) throw Error(fmt::format("--rounds must be at least 2 (got {})", o.rounds));
   if (o.max_remeasure < 0) throw Error(fmt::format("--max-remeasure must be 0 or more (got {})", o.max_remeasure));
+  check_analysis_options(o.analysis);
   if (!bisect::well_formed_phase(o.phase))
     throw Error(fmt::format("--phase '{}' is not a phase path such as proof/synth", o.phase));
   if (!o.bin_path.empty() && o.build_cmd.empty()) throw Error("--bin-path goes with --build-cmd");
@@ -471,6 +477,7 @@ Registrar reg_bisect("bisect", [](CLI::App& app) -> Runner {
   sub->add_option("--backend", o->backend, "backend of every run: cpu or cuda")->capture_default_str();
   sub->add_flag("--quick", o->quick, "pass --quick to each run");
   add_allow_injected_flag(sub, o->allow_injected);
+  add_analysis_options(sub, o->analysis);
   sub->add_flag("--keep-worktrees", o->keep_worktrees, "leave each revision's worktree (and build) in <out-dir>/worktrees");
   return [=] { return run_bisect(*o); };
 });

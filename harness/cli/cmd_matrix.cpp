@@ -444,7 +444,7 @@ int run_matrix(const MatrixOptions& o) {
                  elapsed());
       const std::string env = v.inject.empty() ? "env -u " + std::string(inject::kEnvVar) + " "
                                                : "env " + std::string(inject::kEnvVar) + "=" + shell_quote(v.inject) + " ";
-      const std::string cmd = env + suite_run_command(v.binary, suite_path, o.reps, out, extra);
+      const std::string cmd = env + suite_run_command(v.binary, suite_path, o.reps, out, extra, r);
       ChildOptions co;
       co.timeout_s = o.run_timeout;
       const ChildResult c = run_child(cmd, co);

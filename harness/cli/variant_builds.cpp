@@ -179,7 +179,7 @@ void merge_rounds(const std::vector<std::string>& files, int warmup_rounds, cons
     if (r == 0) header = rf.header.value;
     const bool warm = int(r) < warmup_rounds;
     for (auto& s : rf.samples) {
-      json v = s.value;
+      json v = s.value;  // whole, so "round_id" (the round the process measured) stays with the sample
       if (v.value("warmup", false)) continue;  // the round's own warm-ups (--stable: until settled) are not kept
       v["warmup"] = warm;
       v["repetition"] = warm ? int(r) : rep++;
@@ -205,8 +205,9 @@ LoadedSuite load_suite_for_runs(const std::string& name_or_file) {
 }
 
 std::string suite_run_command(const std::string& bin, const std::string& suite_path, int reps, const std::string& out,
-                              const std::string& extra) {
-  return shell_quote(bin) + " run --suite " + shell_quote(suite_path) + fmt::format(" --reps {} --force --out ", reps) +
+                              const std::string& extra, int round) {
+  const std::string env = round >= 0 ? fmt::format("env {}={} ", kRoundIdEnvVar, round) : std::string();
+  return env + shell_quote(bin) + " run --suite " + shell_quote(suite_path) + fmt::format(" --reps {} --force --out ", reps) +
          shell_quote(out) + extra + " >/dev/null";
 }
 

@@ -57,7 +57,8 @@ void add_cmake_arg_option(CLI::App* sub, std::vector<std::string>& args);
 std::string bench_binary(const PresetInfo& p);
 
 // Merges the round files of one variant into a valid results file: warm-up rounds are kept
-// with warmup=true, measured samples renumbered in order.
+// with warmup=true, measured samples renumbered in order; every other field of a sample (its
+// "round_id" included) is kept.
 void merge_rounds(const std::vector<std::string>& files, int warmup_rounds, const std::string& out);
 
 // A suite named or given as a file, loaded before anything is built or run: its absolute path in
@@ -70,9 +71,12 @@ LoadedSuite load_suite_for_runs(const std::string& name_or_file);
 
 // The shell command that runs a suite in one measured process, as ab, matrix and bisect drive
 // it: `<bin> run --suite <suite> --reps N --force --out <out> <extra>`, its stdout discarded.
+// `round` >= 0 prefixes `env CUZK_ROUND_ID=<round> `, so that every sample of the process carries
+// "round_id" and compare can pair the sides round by round (docs/compare.md, "Designs"); an
+// interleaved run passes its round index (warm-up rounds included), -1 adds nothing.
 // Run it with run_child (harness/measure/process.hpp): own process group, --run-timeout.
 std::string suite_run_command(const std::string& bin, const std::string& suite_path, int reps, const std::string& out,
-                              const std::string& extra);
+                              const std::string& extra, int round = -1);
 
 // What ab and matrix do when a measured process fails (exits non-zero, or is killed for
 // exceeding --run-timeout): record it and stop (the default), or record it and go on. A failed

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -105,6 +107,41 @@ const std::string& run_process_id() {
   return id;
 }
 
+int64_t parse_round_id(const std::string& text) {
+  // Digits only: a sign, spaces or a fraction would name a round the writer did not mean.
+  const bool digits = !text.empty() && text.size() <= 18 &&
+                      std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  if (!digits)
+    throw ResultsError(fmt::format("{}=\"{}\" is not a round number: it must be a non-negative integer (ab, matrix, "
+                                   "calibrate and bisect set it for each measured process)",
+                                   kRoundIdEnvVar, text));
+  return std::stoll(text);
+}
+
+std::optional<int64_t> round_id_from_env() {
+  static const std::optional<int64_t> id = []() -> std::optional<int64_t> {
+    const char* v = std::getenv(kRoundIdEnvVar);
+    if (!v) return std::nullopt;
+    return parse_round_id(v);
+  }();
+  return id;
+}
+
+namespace {
+// A malformed $CUZK_ROUND_ID stops the process before it does any work: exit 2 (bad input,
+// docs/cli.md), one line, so a bad round never reaches a sample line.
+const int g_round_checked = [] {
+  try {
+    (void)round_id_from_env();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-bench: error: %s\n", e.what());
+    std::fflush(stderr);
+    std::_Exit(2);
+  }
+  return 0;
+}();
+}  // namespace
+
 json phase_record_json(const PhaseRecord& r) {
   json j = {{"wall_ns", r.wall_ns}, {"count", r.count}};
   j["gpu_ns"] = r.gpu_ns ? json(*r.gpu_ns) : json(nullptr);
@@ -125,6 +162,7 @@ json make_sample(const SampleInfo& info, const Sample& sample, bool with_spans) 
   s["repetition"] = info.repetition;
   s["warmup"] = info.warmup;
   s["process_id"] = run_process_id();
+  if (const auto round = round_id_from_env()) s["round_id"] = *round;
   s["wall_ns"] = sample.wall_ns;
   json phases = json::object();
   for (const auto& [path, r] : sample.phases) phases[path] = phase_record_json(r);
@@ -445,6 +483,16 @@ void validate_sample(const Ctx& c, const json& s) {
     const json& p = s["process_id"];
     if (!p.is_string() || p.get<std::string>().empty())
       c.fail(fmt::format("field 'process_id' must be a non-empty string, not {}", p.dump()));
+  }
+  if (s.contains("round_id")) {
+    const json& r = s["round_id"];
+    if (!r.is_number_integer() || (r.is_number_integer() && !r.is_number_unsigned() && r.get<int64_t>() < 0))
+      c.fail(fmt::format("field 'round_id' must be a non-negative integer, not {}", r.dump()));
+  }
+  if (s.contains("primary_metric")) {
+    const json& m = s["primary_metric"];
+    if (!m.is_string() || m.get<std::string>().empty())
+      c.fail(fmt::format("field 'primary_metric' must be a non-empty string naming a counter, not {}", m.dump()));
   }
   if (s.contains("env")) validate_env(c, s["env"]);
   need_object(c, s, "sample", "phases");

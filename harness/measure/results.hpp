@@ -64,7 +64,16 @@ struct SampleInfo {
   bool warmup = false;
 };
 nlohmann::json phase_record_json(const PhaseRecord& r);
-// A sample line; it carries run_process_id(). Session adds "env" (harness/measure/env_readings.hpp).
+// The round of an interleaved run (ab, matrix, bisect, calibrate) this process measures, from
+// $CUZK_ROUND_ID: a non-negative integer, or nullopt when the variable is unset. A malformed value
+// stops the process before any work (exit 2, one line), as a malformed $CUZK_INJECT_SLOWDOWN does.
+constexpr const char* kRoundIdEnvVar = "CUZK_ROUND_ID";
+std::optional<int64_t> round_id_from_env();
+// Parses a $CUZK_ROUND_ID value; throws ResultsError naming the variable when it is not a
+// non-negative decimal integer.
+int64_t parse_round_id(const std::string& text);
+// A sample line; it carries run_process_id(), and "round_id" when round_id_from_env() has one.
+// Session adds "env" (harness/measure/env_readings.hpp).
 nlohmann::json make_sample(const SampleInfo& info, const Sample& sample, bool with_spans = true);
 // Per-phase medians over the non-warm-up samples (sample lines as written).
 nlohmann::json make_summary(const std::vector<nlohmann::json>& samples, uint64_t elapsed_ns);
