@@ -8,6 +8,7 @@ PKGS=(
   libbenchmark-dev catch2 libfmt-dev libpapi-dev papi-tools
   nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libboost-dev libeigen3-dev
   python3 python3-matplotlib python3-scipy
+  valgrind  # callgrind for --counters sim, and valgrind/callgrind.h for its client requests
   clang-14 libclang-rt-14-dev  # libFuzzer + sanitizers for the fuzz preset (scripts/fuzz.sh)
 )
 # node/npm are used only by interoperability tests (snarkjs, circom2, @noble/curves);

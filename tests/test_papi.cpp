@@ -195,11 +195,12 @@ TEST_CASE("a known event that cannot be counted here is null with the reason, ne
 
 TEST_CASE("the default probe list is probed without errors", "[papi]") {
   auto st = cuzk::probe_counters(cuzk::default_probe_counters());
-  REQUIRE(st.size() == 9 + cuzk::os_counters::all().size());  // 9 PAPI events, then every OS counter
+  // 9 PAPI events, then every OS counter, then every sim counter
+  REQUIRE(st.size() == 9 + cuzk::os_counters::all().size() + cuzk::sim::all().size());
   for (const auto& s : st) {
     INFO(s.name << ": " << (s.available ? "available" : s.reason));
     CHECK((s.available || !s.reason.empty()));
-    CHECK(s.source == (cuzk::os_counters::is_os_name(s.name) ? "os" : "papi"));
+    CHECK(s.source == (cuzk::os_counters::is_os_name(s.name) ? "os" : cuzk::sim::is_sim_name(s.name) ? "sim" : "papi"));
     if (s.source == "os") CHECK(s.available);  // no PMU needed
   }
 }

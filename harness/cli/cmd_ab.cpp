@@ -56,6 +56,8 @@ struct AbOptions {
   bool allow_injected = false;  // the runs inherit $CUZK_INJECT_SLOWDOWN: both sides injected alike
   double run_timeout = 0;       // --run-timeout: seconds per round's process (0: none)
   std::string on_failure = "stop";
+  std::string counters;    // --counters: passed to each run (e.g. sim: runs under callgrind)
+  bool cache_sim = false;  // --cache-sim: passed to each run
 };
 
 
@@ -114,7 +116,7 @@ int run_ab(const AbOptions& o) {
   std::string extra;
   if (o.quick) extra += " --quick";
   for (auto& c : o.cases) extra += " --case " + shell_quote(c);
-  extra += " --backend " + shell_quote(o.backend);
+  extra += " --backend " + shell_quote(o.backend) + (o.counters.empty() ? std::string() : " --counters " + shell_quote(o.counters)) + (o.cache_sim ? " --cache-sim" : "");
   // --stable warms each process up until its times settle; otherwise warm-ups are whole rounds.
   extra += o.stable ? std::string(" --stable") : std::string(" --warmup 0");
   // ab.json first (status "running"), updated when a run fails and at the end, so that a stopped
@@ -254,6 +256,8 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
   sub->add_flag("--quick", o->quick, "pass --quick to each run");
   sub->add_option("--case", o->cases, "run only this case (repeatable)");
   sub->add_option("--backend", o->backend, "backend of every run: cpu or cuda")->capture_default_str();
+  sub->add_option("--counters", o->counters, "counters of every run (run --counters; 'sim': each run under Valgrind's callgrind, docs/counters.md)");
+  sub->add_flag("--cache-sim", o->cache_sim, "with --counters sim: each run simulates caches and branches too");
   sub->add_flag("--allow-machine-mismatch", o->allow_machine_mismatch, "compare even if machines differ");
   add_allow_injected_flag(sub, o->allow_injected);
   add_run_failure_options(sub, o->run_timeout, o->on_failure, "the A/B");

@@ -61,6 +61,8 @@ struct MatrixOptions {
   AnalysisChoices analysis;
   double run_timeout = 0;  // --run-timeout: seconds per process (0: none)
   std::string on_failure = "stop";
+  std::string counters;    // --counters: passed to each run (e.g. sim: runs under callgrind)
+  bool cache_sim = false;  // --cache-sim: passed to each run
 };
 
 struct Variant {
@@ -421,7 +423,7 @@ int run_matrix(const MatrixOptions& o) {
   std::string extra;
   if (o.quick) extra += " --quick";
   for (auto& c : o.cases) extra += " --case " + shell_quote(c);
-  extra += " --backend " + shell_quote(o.backend);
+  extra += " --backend " + shell_quote(o.backend) + (o.counters.empty() ? std::string() : " --counters " + shell_quote(o.counters)) + (o.cache_sim ? " --cache-sim" : "");
   extra += o.stable ? std::string(" --stable") : std::string(" --warmup 0");
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -540,6 +542,8 @@ Registrar reg_matrix("matrix", [](CLI::App& app) -> Runner {
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of the round orders (default: drawn, and recorded in the manifest)");
   sub->add_option("--backend", o->backend, "backend of every run: cpu or cuda")->capture_default_str();
+  sub->add_option("--counters", o->counters, "counters of every run (run --counters; 'sim': each run under Valgrind's callgrind, docs/counters.md)");
+  sub->add_flag("--cache-sim", o->cache_sim, "with --counters sim: each run simulates caches and branches too");
   sub->add_flag("--quick", o->quick, "pass --quick to each run");
   sub->add_flag("--stable", o->stable, "run every process in the stable mode");
   sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-matrix); must be new or empty");

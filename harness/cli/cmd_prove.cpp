@@ -23,6 +23,7 @@
 #include "harness/cli/porep_flags.hpp"
 #include "harness/cli/prove_circom.hpp"
 #include "harness/cli/rep_progress.hpp"
+#include "harness/cli/sim_exec.hpp"
 #include "harness/suite/porep_job.hpp"
 #include "harness/measure/session.hpp"
 #include "harness/measure/stable.hpp"
@@ -56,6 +57,8 @@ struct ProveOptions {
   CircomProveOptions circom;
 };
 
+std::vector<std::string> prove_default_counters() { return with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"}); }
+
 // The results file and recorder of a prove run; bad counters or an unwritable path fail here.
 std::unique_ptr<Session> open_session(const ProveOptions& o) {
   SessionOptions so;
@@ -64,7 +67,7 @@ std::unique_ptr<Session> open_session(const ProveOptions& o) {
   so.out = o.out;
   so.overwrite = o.force;
   so.counters = o.counters;
-  so.default_counters = with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"});
+  so.default_counters = prove_default_counters();
   try {
     return std::make_unique<Session>(so);
   } catch (const std::exception& e) {
@@ -165,7 +168,11 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
                 "loading, --warmup auto (docs/ab.md)");
   sub->add_option("--out", o->out, "results file (default results/local/prove-<UTC time>-<pid>.jsonl)");
   sub->add_flag("--force", o->force, "replace existing output files: --out, and in circom mode --proof, --public, --vk");
-  auto* copt = sub->add_option("--counters", *counters, "comma-separated counters: PAPI events and os:: counters (default $CUZK_COUNTERS, else perf::PAGE-FAULTS, perf::TASK-CLOCK and the default os:: counters; docs/counters.md)");
+  auto* copt = sub->add_option("--counters", *counters, "comma-separated counters: PAPI events, os:: counters, or 'sim' (sim:: counters: the command runs again under Valgrind's callgrind) (default $CUZK_COUNTERS, else perf::PAGE-FAULTS, perf::TASK-CLOCK and the default os:: counters; docs/counters.md)");
+  auto cache_sim = std::make_shared<bool>(false);
+  sub->add_flag("--cache-sim", *cache_sim,
+                "with --counters sim: simulate caches and branches too (sim::l1_misses, sim::ll_misses, "
+                "sim::branch_mispredicts; slower)");
   auto gpu_counters = std::make_shared<std::string>();
   auto* gopt = sub->add_option("--gpu-counters", *gpu_counters,
                                "GPU metrics per GPU phase from an untimed counters pass after the repetitions (Nsight "
@@ -185,6 +192,12 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
     if (opt.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", opt.reps));
     if (copt->count() > 0) opt.counters = *counters;
     if (gopt->count() > 0) opt.gpu_counters = *gpu_counters;
+    // `sim` expands here; a sim run re-executes under callgrind once the request is checked.
+    const SimRequest sim_req = resolve_sim_counters(opt.counters, prove_default_counters(), *cache_sim);
+    if (sim::any_sim(sim_req.counters)) {
+      opt.counters = join_counters(sim_req.counters);
+      check_sim_compatible(*stable, opt.backend, opt.gpu_counters.has_value());
+    }
     std::optional<WarmupPlan> plan;
     try {
       plan = resolve_warmup(wopt->count() > 0 ? std::optional<std::string>(*warmup) : std::nullopt,
@@ -206,6 +219,8 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
       if (opt.reps != 1 || opt.warmup.count > 0)
         throw Error("--reps and --warmup apply to the PoRep-shaped sector; circom mode proves once (drop them)");
       opt.circom.force = opt.force;
+      check_circom_paths(opt.circom, {{"--out", opt.out}});
+      if (auto rc = run_under_callgrind_if_needed(sim_req)) return *rc;
       opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
       opt.circom.backend = opt.backend;
       return run_prove_circom_recorded(opt);
@@ -213,6 +228,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
     if (!opt.circom.wtns.empty() || !opt.circom.r1cs.empty() || !opt.circom.proof_out.empty() ||
         !opt.circom.public_out.empty() || !opt.circom.vk_out.empty())
       throw Error("--wtns/--r1cs/--proof/--public need --zkey (circom mode)");
+    if (auto rc = run_under_callgrind_if_needed(sim_req)) return *rc;
     if (*stable) {  // before the backend probe initializes CUDA, and before the pool exists
       try {
         opt.stable = apply_stable_mode();

@@ -18,6 +18,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/gpu_counter_pass.hpp"
+#include "harness/cli/sim_exec.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/session.hpp"
 #include "harness/measure/stable.hpp"
@@ -42,7 +43,10 @@ struct RunOptions {
   std::optional<std::string> counters;
   std::optional<std::string> gpu_counters;  // --gpu-counters (else $CUZK_GPU_COUNTERS)
   bool list = false;
+  bool cache_sim = false;  // --cache-sim (with --counters sim)
 };
+
+std::vector<std::string> run_default_counters() { return with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"}); }
 
 std::string fmt_secs(double s) {
   if (s < 60) return fmt::format("{:.1f}s", s);
@@ -51,6 +55,12 @@ std::string fmt_secs(double s) {
 
 int run_suite(RunOptions o) {
   if (o.reps && *o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", *o.reps));
+  // `sim` expands here; a sim run re-executes under callgrind once the suite and cases are checked.
+  const SimRequest sim_req = resolve_sim_counters(o.counters, run_default_counters(), o.cache_sim);
+  if (sim::any_sim(sim_req.counters)) {
+    o.counters = join_counters(sim_req.counters);
+    check_sim_compatible(o.stable, o.backend, o.gpu_counters.has_value());
+  }
   if (o.run_timeout < 0) throw Error(fmt::format("--run-timeout must be 0 (none) or more seconds (got {})", o.run_timeout));
 
   // Stable mode before the backend probe initializes CUDA, and before the pool exists.
@@ -116,6 +126,13 @@ int run_suite(RunOptions o) {
     }
     return kExitOk;
   }
+  if (auto rc = run_under_callgrind_if_needed(sim_req)) return *rc;
+  for (auto& p : plan)
+    if (!p.c->primary_metric.empty() &&
+        std::find(sim_req.counters.begin(), sim_req.counters.end(), p.c->primary_metric) == sim_req.counters.end())
+      fmt::print(stderr, "[{}] case {}: its primary_metric {} is not among the counters recorded (add --counters {})\n",
+                 s.name, p.c->name, p.c->primary_metric,
+                 sim::is_sim_name(p.c->primary_metric) ? std::string("sim") : p.c->primary_metric);
   for (auto& p : plan)
     if (warmup_auto && !p.auto_warmup)
       fmt::print(stderr, "[{}] case {} ({} kind): --warmup auto applies to porep cases; it keeps {} fixed warm-up(s)\n",
@@ -127,7 +144,7 @@ int run_suite(RunOptions o) {
   so.out = o.out.empty() ? default_results_path(s.name) : o.out;
   so.overwrite = o.force;
   so.counters = o.counters;
-  so.default_counters = with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"});
+  so.default_counters = run_default_counters();
   // GPU counters are checked on this GPU before any file is written or any work runs.
   std::shared_ptr<GpuCounterPass> gpu_pass;
   try {
@@ -190,6 +207,9 @@ int run_suite(RunOptions o) {
     };
     // Under --stable only the porep job keeps this thread on the driver CPU: micro benchmark
     // processes and the pipeline engine's threads inherit this thread's CPU set.
+    // A case judged by a counter says so in each of its samples (compare reads it).
+    session->set_sample_fields(p.c->primary_metric.empty() ? nlohmann::json::object()
+                                                           : nlohmann::json{{"primary_metric", p.c->primary_metric}});
     const bool widen = stable && !kind.auto_warmup;
     if (widen) placement::pin_current_thread_to_all();
     try {
@@ -274,7 +294,10 @@ Registrar reg_run("run", [](CLI::App& app) -> Runner {
   auto* gopt = sub->add_option("--gpu-counters", *gpu_counters,
                                "GPU metrics per GPU phase of porep cases, from an untimed counters pass after each case's "
                                "repetitions (Nsight Compute names, or 'default'; default $CUZK_GPU_COUNTERS; docs/counters.md)");
-  auto* copt = sub->add_option("--counters", *counters, "comma-separated counters: PAPI events and os:: counters (default $CUZK_COUNTERS, else perf::PAGE-FAULTS, perf::TASK-CLOCK and the default os:: counters; docs/counters.md)");
+  auto* copt = sub->add_option("--counters", *counters, "comma-separated counters: PAPI events, os:: counters, or 'sim' (sim:: counters: the suite runs again under Valgrind's callgrind) (default $CUZK_COUNTERS, else perf::PAGE-FAULTS, perf::TASK-CLOCK and the default os:: counters; docs/counters.md)");
+  sub->add_flag("--cache-sim", o->cache_sim,
+                "with --counters sim: simulate caches and branches too (sim::l1_misses, sim::ll_misses, "
+                "sim::branch_mispredicts; slower)");
   return [=] {
     RunOptions opt = *o;
     if (copt->count() > 0) opt.counters = *counters;

@@ -11,7 +11,9 @@
 #include "cuda/runtime.hpp"
 #endif
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_main(int argc, char** argv) {
   CLI::App app{"cuzk-bench: Groth16 prover over BLS12-381 and its profiling/regression harness"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "cuzk-bench 0.1.0");
@@ -45,4 +47,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cuzk-bench: error: %s\n", e.what());
     return cuzk::cli::kExitFailure;
   }
+}
+
+}  // namespace
+
+// Registration and parsing may throw too (they build objects); no exception ends the process as
+// an abort with a core dump instead of one error line.
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-bench: error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "cuzk-bench: error: unexpected exception\n");
+  }
+  return cuzk::cli::kExitInternal;
 }

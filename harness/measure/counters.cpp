@@ -28,6 +28,7 @@ const std::vector<std::string>& default_probe_counters() {
                                   "PAPI_L3_TCM",  "PAPI_BR_MSP",       "perf::PAGE-FAULTS", "perf::TASK-CLOCK",
                                   "perf::CONTEXT-SWITCHES"};
     for (const auto& i : os_counters::all()) v.push_back(i.name);
+    for (const auto& i : sim::all()) v.push_back(i.name);
     return v;
   }();
   return names;
@@ -87,11 +88,16 @@ std::string CounterSet::scope_text(const Reading& r) {
     if (r.retired > 0) s += fmt::format(" (+{} exited)", r.retired);
   }
   if (r.os) s += (s.empty() ? "os::*: " : "; os::*: ") + std::string(os_counters::kScope);
+  if (r.sim) s += (s.empty() ? "sim::*: " : "; sim::*: ") + std::string(sim::kScope);
   return s;
 }
 
 CounterSource counter_source(const std::string& name) {
   if (const auto* i = os_counters::find(name)) return {"os", os_counters::kScope, i->source, i->unit};
+  if (const auto* i = sim::find(name))
+    return {"sim", sim::kScope,
+            fmt::format("Valgrind callgrind: events {} summed over the client-request dumps at the phase's open and close", i->events),
+            i->unit};
   if (name.rfind("gpu::", 0) == 0)
     return {"cupti", "the GPU's work inside the phase's range, on the thread that drives the GPU",
             "CUPTI Range Profiler, an untimed counters pass (\"gpu_counters\" lines)", ""};
@@ -100,11 +106,12 @@ CounterSource counter_source(const std::string& name) {
 }
 
 CounterSet::CounterSet(const std::vector<std::string>& names) {
-  std::vector<size_t> papi, os;
+  std::vector<size_t> papi, os, sims;
   for (size_t i = 0; i < names.size(); ++i) {
     const bool is_os = os_counters::is_os_name(names[i]);
-    status_.push_back({names[i], false, "", is_os ? "os" : "papi"});
-    (is_os ? os : papi).push_back(i);
+    const bool is_sim = sim::is_sim_name(names[i]);
+    status_.push_back({names[i], false, "", is_os ? "os" : is_sim ? "sim" : "papi"});
+    (is_os ? os : is_sim ? sims : papi).push_back(i);
   }
   std::string unknown;
   for (size_t i : os)
@@ -114,18 +121,44 @@ CounterSet::CounterSet(const std::vector<std::string>& names) {
     for (const auto& k : os_counters::all()) known += (known.empty() ? "" : ", ") + std::string(k.name);
     throw CounterError(fmt::format("unknown OS counter {} (known: {})", unknown, known));
   }
+  for (size_t i : sims)
+    if (!sim::find(names[i])) unknown += (unknown.empty() ? "'" : ", '") + names[i] + "'";
+  if (!unknown.empty()) {
+    std::string known;
+    for (const auto& k : sim::all()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+    throw CounterError(fmt::format("unknown sim counter {} (known: {}, or the keyword 'sim')", unknown, known));
+  }
   if (!papi.empty()) init_papi(papi);
   papi_counted_ = counted_.size();
-  if (os.empty()) return;
-  std::vector<std::string> os_names;
-  for (size_t i : os) os_names.push_back(names[i]);
-  os_ = std::make_unique<os_counters::Reader>(os_names);
-  for (size_t k = 0; k < os.size(); ++k) {
-    status_[os[k]].available = os_->available(k);
-    status_[os[k]].reason = os_->reason(k);
-    if (os_->available(k)) counted_.push_back(os[k]);
+  if (!os.empty()) {
+    std::vector<std::string> os_names;
+    for (size_t i : os) os_names.push_back(names[i]);
+    os_ = std::make_unique<os_counters::Reader>(os_names);
+    for (size_t k = 0; k < os.size(); ++k) {
+      status_[os[k]].available = os_->available(k);
+      status_[os[k]].reason = os_->reason(k);
+      if (os_->available(k)) counted_.push_back(os[k]);
+    }
+  }
+  os_counted_ = counted_.size() - papi_counted_;
+  if (sims.empty()) return;
+  std::vector<std::string> sim_names;
+  for (size_t i : sims) sim_names.push_back(names[i]);
+  sim_ = std::make_unique<sim::Reader>(sim_names);
+  for (size_t k = 0; k < sims.size(); ++k) {
+    status_[sims[k]].available = sim_->available(k);
+    status_[sims[k]].reason = sim_->reason(k);
+    if (sim_->available(k)) counted_.push_back(sims[k]);
   }
 }
+
+int CounterSet::value_index(const std::string& name) const {
+  for (size_t k = 0; k < counted_.size(); ++k)
+    if (status_[counted_[k]].name == name) return static_cast<int>(k);
+  return -1;
+}
+
+nlohmann::json CounterSet::sim_header() const { return sim_ ? sim_->header() : nlohmann::json(nullptr); }
 
 CounterSet::Reading CounterSet::read() const {
   Reading r = read_papi();
@@ -135,10 +168,21 @@ CounterSet::Reading CounterSet::read() const {
     if (!os_->read(v, err)) {
       r.ok = false;
       r.error = err;
-      v.assign(counted_.size() - papi_counted_, 0);
+      v.assign(os_counted_, 0);
     }
     r.values.insert(r.values.end(), v.begin(), v.end());
     r.os = true;
+  }
+  if (counts_sim()) {
+    std::vector<int64_t> v;
+    std::string err;
+    if (!sim_->read(v, err)) {
+      r.ok = false;
+      r.error = err;
+      v.assign(counted_.size() - papi_counted_ - os_counted_, 0);
+    }
+    r.values.insert(r.values.end(), v.begin(), v.end());
+    r.sim = true;
   }
   return r;
 }
@@ -453,10 +497,20 @@ CounterSet::Reading CounterSet::read_papi() const { return {}; }
 std::vector<CounterStatus> probe_counters(const std::vector<std::string>& names) {
   std::vector<std::string> papi;
   for (const auto& n : names)
-    if (!os_counters::is_os_name(n)) papi.push_back(n);
+    if (!os_counters::is_os_name(n) && !sim::is_sim_name(n)) papi.push_back(n);
   std::vector<CounterStatus> p = probe_papi(papi), out;
   size_t k = 0;
   for (const auto& n : names) {
+    if (sim::is_sim_name(n)) {
+      if (!sim::find(n)) {
+        out.push_back({n, false, "not a sim counter name (cuzk-bench info lists them)", "sim"});
+        continue;
+      }
+      // A probe reads no dump: under callgrind the counters are there, else the reason says why not.
+      std::string why = sim::under_valgrind() ? "" : "not running under Valgrind (--counters sim runs cuzk-bench under callgrind)";
+      out.push_back({n, why.empty(), why, "sim"});
+      continue;
+    }
     if (!os_counters::is_os_name(n)) {
       out.push_back(p[k++]);
       continue;

@@ -1,7 +1,9 @@
-// Per-phase event counters, chosen at run time by name, from two sources that share one model
+// Per-phase event counters, chosen at run time by name, from three sources that share one model
 // (a value or null with its reason, per phase; docs/counters.md): PAPI events (`PAPI_TOT_INS`,
-// `perf::PAGE-FAULTS`), and the operating system's counters (`os::minflt`, `os::utime_ns`, ...:
-// harness/measure/os_counters.hpp), which need no PMU and no PAPI and cover the whole process.
+// `perf::PAGE-FAULTS`), the operating system's counters (`os::minflt`, `os::utime_ns`, ...:
+// harness/measure/os_counters.hpp), which need no PMU and no PAPI and cover the whole process,
+// and Valgrind's simulated counts (`sim::instructions`, ...: harness/measure/sim_counters.hpp),
+// available only in a process that runs under callgrind.
 //
 // The PAPI part:
 //
@@ -29,7 +31,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/measure/os_counters.hpp"
+#include "harness/measure/sim_counters.hpp"
 
 namespace cuzk {
 
@@ -39,12 +44,12 @@ struct CounterStatus {
   std::string name;
   bool available = false;
   std::string reason;  // why not available ("" when available)
-  std::string source;  // "papi" or "os"
+  std::string source;  // "papi", "os" or "sim"
 };
 
 // Where a counter comes from and what it covers, for the results header (docs/results-format.md).
 struct CounterSource {
-  std::string source;  // "papi" or "os"
+  std::string source;  // "papi", "os" or "sim"
   std::string scope;   // which threads, over what interval
   std::string how;     // the API that reads it
   std::string unit;    // "" when the event does not say
@@ -92,7 +97,13 @@ class CounterSet {
   const std::vector<size_t>& counted() const { return counted_; }
 
   // Whether OS counters are counted (their scope is the whole process, not enlisted threads).
-  bool counts_os() const { return counted_.size() > papi_counted_; }
+  bool counts_os() const { return os_counted_ > 0; }
+  // Whether sim counters are counted (under callgrind; every thread).
+  bool counts_sim() const { return counted_.size() > papi_counted_ + os_counted_; }
+  // The position of a counted event in Reading::values; -1 when it is not counted.
+  int value_index(const std::string& name) const;
+  // The header's "sim" object (sim::Reader::header) when sim counters were requested, else null.
+  nlohmann::json sim_header() const;
 
   void enlist_this_thread();              // idempotent; cheap after the first call per thread
   void enlist_pool(ThreadPool& pool);     // enlists every thread of the pool (and the caller)
@@ -101,6 +112,7 @@ class CounterSet {
     std::vector<int64_t> values;  // one per counted() event: sum over counted threads
     int threads = 0;              // enlisted threads read (alive; PAPI)
     bool os = false;              // the OS counters were read (they cover the whole process)
+    bool sim = false;             // the sim counters were read (every thread, under Valgrind)
     int retired = 0;              // enlisted threads that have exited (their final counts included)
     bool ok = true;
     std::string error;            // when !ok: why the read failed
@@ -120,10 +132,12 @@ class CounterSet {
   Reading read_papi() const;
 
   std::vector<CounterStatus> status_;
-  std::vector<size_t> counted_;   // PAPI events first, then OS counters
+  std::vector<size_t> counted_;   // PAPI events first, then OS counters, then sim counters
   std::shared_ptr<Impl> impl_;
   std::unique_ptr<os_counters::Reader> os_;
+  std::unique_ptr<sim::Reader> sim_;
   size_t papi_counted_ = 0;       // how many of counted_ are PAPI events
+  size_t os_counted_ = 0;         // how many of counted_ are OS counters
 };
 
 }  // namespace cuzk

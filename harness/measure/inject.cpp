@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <set>
 
 #include "harness/measure/clock.hpp"
+#include "harness/measure/sim_counters.hpp"
 #include "prover/engine/fault.hpp"
 
 namespace cuzk::inject {
@@ -69,8 +71,8 @@ std::vector<Slowdown> parse_spec(const std::string& spec) {
     const std::string entry = trim(spec.substr(start, comma - start));
     start = comma + 1;
     auto bad = [&](const std::string& why) {
-      return InjectError(fmt::format("{}: entry \"{}\": {} (expected PHASE=PCT%[:gpu], e.g. proof/prove/msm_h=20%)", kEnvVar,
-                                     entry, why));
+      return InjectError(fmt::format("{}: entry \"{}\": {} (expected PHASE=PCT%[:gpu|:work], e.g. proof/prove/msm_h=20%)",
+                                     kEnvVar, entry, why));
     };
     if (entry.empty()) throw bad("empty entry");
     const size_t eq = entry.find('=');
@@ -83,10 +85,15 @@ std::vector<Slowdown> parse_spec(const std::string& spec) {
         s.phase.find_first_of(" \t=%") != std::string::npos)
       throw bad("malformed phase path");
     constexpr const char* kGpuSuffix = ":gpu";
+    constexpr const char* kWorkSuffix = ":work";
     if (num.size() >= 4 && num.compare(num.size() - 4, 4, kGpuSuffix) == 0) {
       s.gpu = true;
       num = trim(num.substr(0, num.size() - 4));
+    } else if (num.size() >= 5 && num.compare(num.size() - 5, 5, kWorkSuffix) == 0) {
+      s.work = true;
+      num = trim(num.substr(0, num.size() - 5));
     }
+    if (num.find(':') != std::string::npos) throw bad("unknown suffix (known: :gpu, :work)");
     if (!num.empty() && num.back() == '%') num.pop_back();
     num = trim(num);
     if (num.empty()) throw bad("no percentage");
@@ -106,7 +113,7 @@ std::string format_spec(const std::vector<Slowdown>& s) {
   std::string out;
   for (const auto& e : s) {
     if (!out.empty()) out += ',';
-    out += fmt::format("{}={:g}%{}", e.phase, e.pct, e.gpu ? ":gpu" : "");
+    out += fmt::format("{}={:g}%{}", e.phase, e.pct, e.gpu ? ":gpu" : e.work ? ":work" : "");
   }
   return out;
 }
@@ -130,7 +137,12 @@ bool active() {
 nlohmann::json describe() {
   if (!active()) return nullptr;
   nlohmann::json j = {{"spec", format_spec(env_state().entries)}, {"slowdowns", nlohmann::json::array()}};
-  for (const auto& e : env_state().entries) j["slowdowns"].push_back({{"phase", e.phase}, {"pct", e.pct}, {"metric", e.gpu ? "gpu_ns" : "wall_ns"}});
+  for (const auto& e : env_state().entries) {
+    nlohmann::json d = {{"phase", e.phase}, {"pct", e.pct}, {"metric", e.gpu ? "gpu_ns" : "wall_ns"}};
+    // Planted work: pct % of the phase's simulated instructions under sim counters, else of its time.
+    if (e.work) d["work"] = true;
+    j["slowdowns"].push_back(d);
+  }
   return j;
 }
 
@@ -140,16 +152,43 @@ uint64_t spin_until(uint64_t until_ns) {
   return spins;
 }
 
-uint64_t on_phase_end(const std::string& path, uint64_t t0_ns) {
+uint64_t work_iterations_for_ns(uint64_t ns) {
+  // Iterations per ns, from a run long enough (about a millisecond natively) to swamp the clock reads.
+  static const double per_ns = [] {
+    constexpr uint64_t kProbe = uint64_t(1) << 20;
+    const uint64_t t0 = now_ns();
+    static volatile uint64_t keep = 0;
+    keep = keep + sim::planted_work(kProbe);
+    const uint64_t dt = std::max<uint64_t>(now_ns() - t0, 1);
+    return static_cast<double>(kProbe) / static_cast<double>(dt);
+  }();
+  return static_cast<uint64_t>(std::llround(static_cast<double>(ns) * per_ns));
+}
+
+uint64_t on_phase_end(const std::string& path, uint64_t t0_ns, InstructionsSoFar so_far, const void* ctx) {
   const auto& st = env_state();
   if (st.entries.empty()) return 0;  // the common case: one load and a branch
   for (const auto& e : st.entries) {
     if (e.phase != path || e.gpu) continue;
     notice();
+    static volatile uint64_t sink = 0;
+    if (e.work) {
+      const int64_t instr = so_far ? so_far(ctx) : -1;
+      uint64_t iterations = 0;
+      if (instr >= 0) {
+        const double planted = static_cast<double>(instr) * e.pct / 100.0;
+        iterations = static_cast<uint64_t>(std::llround(planted / sim::kWorkInstructionsPerIteration));
+      } else {
+        const uint64_t t = now_ns();
+        iterations = work_iterations_for_ns(static_cast<uint64_t>(
+            std::llround(static_cast<double>(t > t0_ns ? t - t0_ns : 0) * e.pct / 100.0)));
+      }
+      sink = sink + sim::planted_work(iterations);
+      return iterations * sim::kWorkInstructionsPerIteration;
+    }
     const uint64_t t = now_ns();
     const uint64_t dur = t > t0_ns ? t - t0_ns : 0;
     const uint64_t extra = static_cast<uint64_t>(std::llround(static_cast<double>(dur) * e.pct / 100.0));
-    static volatile uint64_t sink = 0;
     sink = sink + spin_until(t + extra);
     return extra;
   }

@@ -3,6 +3,7 @@
 //   CUZK_INJECT_SLOWDOWN="proof/prove/msm_h=20%"            one phase, +20 %
 //   CUZK_INJECT_SLOWDOWN="proof=3%,proof/synth=12.5"        several; the '%' is optional
 //   CUZK_INJECT_SLOWDOWN="proof/prove/msm_h=2%:gpu"          the phase's GPU time, not its wall time
+//   CUZK_INJECT_SLOWDOWN="proof/synth=2%:work"               planted work: real instructions, not a wait
 //
 // The variable is read and parsed once per process (on first use). When a phase scope whose
 // full path equals a spec's path closes, the Recorder (harness/measure/recorder.cpp, Recorder::end)
@@ -16,6 +17,14 @@
 // (Recorder::gpu_time) is multiplied by (1 + pct/100) and nothing waits, so its wall time and its
 // ancestors are unchanged. `calibrate` uses it for phases judged by GPU time (compare.hpp): a
 // host-side wait would not lengthen GPU time, and would lengthen the ancestors (proof) instead.
+//
+// An entry marked ":work" plants work instead of waiting: at the phase's end it runs
+// sim::planted_work (harness/measure/sim_counters.hpp), a dependency chain of integer
+// multiply-adds of known instruction count (sim::kWorkInstructionsPerIteration per iteration).
+// Under sim counters (`--counters sim`, callgrind) the loop is sized to pct % of the phase's own
+// simulated instruction count so far (one extra callgrind dump); otherwise to pct % of its
+// elapsed time, converted to iterations by a rate measured once per process. It costs CPU and
+// instructions like a real regression, which a clock spin would not show in instruction counts.
 //
 // A malformed specification is an error: parse_spec() throws InjectError naming the entry at
 // fault; active() / on_phase_end() report it through check_env(), which every entry point of
@@ -48,9 +57,10 @@ struct Slowdown {
   std::string phase;  // full slash path, e.g. "proof/prove/msm_h"
   double pct = 0;     // > 0 and <= 1000
   bool gpu = false;   // ":gpu": scale the reported GPU time instead of waiting
+  bool work = false;  // ":work": run planted work (instructions) instead of waiting
 };
 
-// Parses "path=pct[%][,path=pct[%]...]"; "" gives no entry. Throws InjectError on a malformed
+// Parses "path=pct[%][:gpu|:work][,...]"; "" gives no entry. Throws InjectError on a malformed
 // entry, a percentage outside (0, 1000], or a phase named twice.
 std::vector<Slowdown> parse_spec(const std::string& spec);
 // Formats entries back ("proof=3%,proof/synth=12.5%").
@@ -66,10 +76,20 @@ bool active();
 // {"spec": "...", "slowdowns": [{"phase":..., "pct":...}]} or null when none is active.
 nlohmann::json describe();
 
+// The instructions the closing phase has executed so far, for ":work" entries under sim
+// counters (the Recorder reads them from callgrind); a value < 0 means unknown.
+using InstructionsSoFar = int64_t (*)(const void* ctx);
+
 // The hook (Recorder::end): `path` is the closing scope's full path, `t0_ns` its start on the
-// steady clock (harness/measure/clock.hpp now_ns). Returns the ns busy-waited (0 when not injected).
-// When the variable is malformed it does nothing (check_env reports it before work starts).
-uint64_t on_phase_end(const std::string& path, uint64_t t0_ns);
+// steady clock (harness/measure/clock.hpp now_ns). Returns the ns busy-waited, or for a ":work"
+// entry the planted instructions (0 when not injected). `so_far` (with `ctx`) is given when sim
+// counters count instructions. When the variable is malformed it does nothing (check_env
+// reports it before work starts).
+uint64_t on_phase_end(const std::string& path, uint64_t t0_ns, InstructionsSoFar so_far = nullptr,
+                      const void* ctx = nullptr);
+
+// The planted-work iterations that take about `ns` on this machine (rate measured once).
+uint64_t work_iterations_for_ns(uint64_t ns);
 
 // The hook for reported GPU time (Recorder::gpu_time): gpu_ns scaled by a ":gpu" entry for
 // `path`, or unchanged.

@@ -27,6 +27,7 @@ struct Recorder::Open {
 Recorder::Recorder(RecorderOptions options) : opts_(std::move(options)) {
   counters_ = std::make_unique<CounterSet>(opts_.counters);
   counting_ = !counters_->counted().empty();
+  sim_instructions_ = counters_->value_index("sim::instructions");
 }
 
 Recorder::~Recorder() { uninstall(); }
@@ -65,8 +66,23 @@ void* Recorder::begin(const std::string& path) {
 
 void Recorder::end(void* token) {
   // Calibration-only injected slowdown ($CUZK_INJECT_SLOWDOWN, harness/measure/inject.hpp): busy-waits
-  // here, before the end time is taken; a no-op (one branch) when the variable is unset.
-  inject::on_phase_end(static_cast<Open*>(token)->path, static_cast<Open*>(token)->t0);
+  // or runs planted work here, before the end time is taken; a no-op (one branch) when the
+  // variable is unset. Planted work under sim counters sizes itself by the phase's instructions.
+  struct SoFar {
+    const Recorder* r;
+    const Open* o;
+  } so_far{this, static_cast<Open*>(token)};
+  inject::InstructionsSoFar instructions = nullptr;
+  if (sim_instructions_ >= 0) {
+    instructions = [](const void* ctx) -> int64_t {
+      const auto* c = static_cast<const SoFar*>(ctx);
+      const CounterSet::Reading now = c->r->counters_->read();
+      const auto k = static_cast<size_t>(c->r->sim_instructions_);
+      if (!now.ok || !c->o->start.ok || k >= now.values.size() || k >= c->o->start.values.size()) return -1;
+      return now.values[k] - c->o->start.values[k];
+    };
+  }
+  inject::on_phase_end(so_far.o->path, so_far.o->t0, instructions, &so_far);
   const uint64_t t1 = now_ns();
   std::unique_ptr<Open> o(static_cast<Open*>(token));
   CounterSet::Reading stop;
@@ -145,6 +161,7 @@ Sample Recorder::take_sample() {
       scope.threads = a.threads;
       scope.retired = a.retired;
       scope.os = counters_->counts_os();
+      scope.sim = counters_->counts_sim();
       r.counter_scope = CounterSet::scope_text(scope);
     } else if (!status.empty()) {
       r.counter_scope = "none (no requested counter is available)";

@@ -68,6 +68,8 @@ class Recorder final : public instr::PhaseSink {
   Sample take_sample();
 
   const std::vector<CounterStatus>& counter_status() const;
+  // The header's "sim" object when sim counters were requested, else null (CounterSet::sim_header).
+  nlohmann::json sim_header() const { return counters_->sim_header(); }
   const RecorderOptions& options() const { return opts_; }
 
   void* begin(const std::string& path) override;
@@ -87,6 +89,7 @@ class Recorder final : public instr::PhaseSink {
   RecorderOptions opts_;
   std::unique_ptr<CounterSet> counters_;
   bool counting_ = false;
+  int sim_instructions_ = -1;  // sim::instructions' position in a reading (planted work); -1: not counted
   bool installed_ = false;
   std::mutex mu_;
   uint64_t sample_t0_ = 0;

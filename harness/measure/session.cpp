@@ -36,8 +36,11 @@ Session::Session(const SessionOptions& o) {
   ro.counters = counters_from(o.counters, o.default_counters);
   ro.spans = o.spans;
   recorder_ = std::make_unique<Recorder>(ro);
+  // Sim counters (under callgrind) describe the simulation: caches, arithmetic paths.
+  nlohmann::json sim_header = recorder_->sim_header();
   // Built before the file is created, so that bad header_extra leaves no empty file behind.
-  const nlohmann::json header = make_header({o.suite, own_command_line(), recorder_->counter_status(), header_extra});
+  nlohmann::json header = make_header({o.suite, own_command_line(), recorder_->counter_status(), header_extra});
+  if (!sim_header.is_null()) merge_line_fields(header, {{"sim", sim_header}}, "header");
   writer_ = std::make_unique<ResultsWriter>(o.out.empty() ? default_results_path(o.suite) : o.out,
                                             o.overwrite ? ResultsWriter::Mode::kOverwrite : ResultsWriter::Mode::kCreateNew);
   writer_->drop_if_header_only();
@@ -85,6 +88,7 @@ nlohmann::json Session::measure(const SampleInfo& info, const std::function<void
   recorder_->uninstall();
   nlohmann::json line = make_sample(info, s, recorder_->options().spans);
   line["env"] = std::move(env);
+  merge_line_fields(line, sample_fields_, "sample");
   if (duet_) line["duet"] = duet_->sample_fields(start_ns, end_ns);
   write_sample(line);
   // A stop requested while this sample ran: it is complete and kept; the run ends here.
@@ -96,6 +100,7 @@ nlohmann::json Session::record(const SampleInfo& info, const Sample& sample, con
   nlohmann::json line = make_sample(info, sample, recorder_->options().spans);
   line["env"] = EnvProbe::point_in_time();
   for (auto& [k, v] : extra.items()) line[k] = v;
+  merge_line_fields(line, sample_fields_, "sample");
   write_sample(line);
   return line;
 }

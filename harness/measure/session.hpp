@@ -58,6 +58,10 @@ class Session {
   nlohmann::json finish_interrupted(int sig, const std::string& in_flight, nlohmann::json extra = nlohmann::json::object());
   // Writes a "gpu_counters" line (results.hpp make_gpu_counters_line) from `body`.
   void write_gpu_counters(const nlohmann::json& body);
+  // Fields added to every later sample line (an object; {} for none), e.g. a suite case's
+  // {"primary_metric": "sim::instructions"}; a field that would replace one of the sample's own
+  // throws ResultsError when the sample is written.
+  void set_sample_fields(nlohmann::json fields) { sample_fields_ = std::move(fields); }
 
   const std::string& path() const { return writer_->path(); }
   const std::vector<CounterStatus>& counter_status() const { return recorder_->counter_status(); }
@@ -72,6 +76,7 @@ class Session {
   std::unique_ptr<ResultsWriter> writer_;
   EnvProbe env_;
   std::vector<nlohmann::json> samples_;
+  nlohmann::json sample_fields_ = nlohmann::json::object();
   uint64_t t0_ = 0;
   bool finished_ = false;
   std::atomic<bool> measuring_{false};

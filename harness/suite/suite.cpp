@@ -16,6 +16,7 @@
 #include "harness/measure/phases.hpp"
 #include "harness/measure/provenance.hpp"
 #include "harness/measure/session.hpp"
+#include "harness/measure/sim_counters.hpp"
 #include "prover/circuits/porep.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/groth16/prover.hpp"
@@ -126,6 +127,17 @@ void read_run_counts(const toml::table& t, const std::string& source, const std:
                      std::optional<int>& warmup) {
   if (auto* n = t.get("reps")) reps = get_count(*n, where(source, n->source()), ctx + ": reps", 1);
   if (auto* n = t.get("warmup")) warmup = get_count(*n, where(source, n->source()), ctx + ": warmup", 0);
+}
+
+// A case's primary_metric: a counter whose names this build knows without probing the machine
+// (sim:: and os:: counters); PAPI events depend on the machine, so a suite cannot name them here.
+bool is_primary_metric(const std::string& name) { return sim::find(name) || os_counters::find(name); }
+
+std::string primary_metric_list() {
+  std::string s;
+  for (const auto& i : sim::all()) s += (s.empty() ? "" : ", ") + std::string(i.name);
+  for (const auto& i : os_counters::all()) s += ", " + std::string(i.name);
+  return s;
 }
 
 }  // namespace
@@ -268,6 +280,12 @@ Suite parse_suite_text(const std::string& text, const std::string& source) {
                              kind.name, fmt::join(kind.records, ", ")));
           c.phases.push_back(*ps);
         }
+      } else if (k == "primary_metric") {
+        c.primary_metric = get_string(v, where(source, v.source()), ctx + ": primary_metric");
+        if (!is_primary_metric(c.primary_metric))
+          fail(where(source, v.source()),
+               fmt::format("{}: unknown counter '{}' in 'primary_metric' (known: {})", ctx, c.primary_metric,
+                           primary_metric_list()));
       } else if (k == "reps" || k == "warmup") {
         // read below
       } else if (k == "quick") {

@@ -135,6 +135,9 @@ struct Case {
   std::vector<std::string> backends;  // backends the case is for ("cpu", "cuda"); empty: any
   std::string circuit;                // optional `circuit`: one of its kind's circuits
   std::vector<std::string> phases;    // optional `phases`: required phase names it reports/gates on
+  // optional `primary_metric`: a counter (sim::instructions, os::utime_ns, ...) that compare judges
+  // this case's phases by instead of time; every sample of the case carries it
+  std::string primary_metric;
   std::string where;     // "file:line:col" of the case table
 };
 
