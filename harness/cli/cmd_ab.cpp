@@ -68,10 +68,10 @@ int run_ab(const AbOptions& o) {
   check_analysis_options(o.analysis);
   check_run_timeout(o.run_timeout);
   const OnFailure on_failure = parse_on_failure(o.on_failure);
-  if (o.bin_a.empty() != o.bin_b.empty()) throw Error("--bin-a and --bin-b go together");
-  const bool given = !o.bin_a.empty();
   std::optional<duet::Halves> halves;
   if (o.duet) halves = check_duet_request(o.stable);
+  if (o.bin_a.empty() != o.bin_b.empty()) throw Error("--bin-a and --bin-b go together");
+  const bool given = !o.bin_a.empty();
   if (!given && (o.a.empty() || o.b.empty())) throw Error("name both variants: --a PRESET --b PRESET (or --bin-a/--bin-b)");
   const std::string src =
       fs::weakly_canonical(o.source_dir.empty() ? std::string(build_provenance().source_dir) : o.source_dir).string();
@@ -127,9 +127,9 @@ int run_ab(const AbOptions& o) {
                {"source_hash", hash}, {"source_dir", src}, {"source_hash_b", hash_b}, {"source_dir_b", src_b},
                {"run_timeout_s", o.run_timeout}, {"on_failure", o.on_failure}, {"status", "running"},
                {"failed_runs", json::array()}};
+  if (halves) meta["duet"] = duet::describe(*halves);
   const std::vector<std::string> names = {name_a, name_b};
   auto write_meta = [&](const std::string& status) {
-  if (halves) meta["duet"] = duet::describe(*halves);
     meta["status"] = status;
     meta["runs_failed"] = failed_run_counts(meta["failed_runs"], names, o.rounds);
     write_output_file(dir + "/ab.json", meta.dump(2) + "\n");
@@ -217,14 +217,14 @@ int run_ab(const AbOptions& o) {
   json cj = to_json(cmp);
   cj["failed_runs"] = meta["failed_runs"];
   cj["runs_failed"] = meta["runs_failed"];
+  if (halves) cj["duet"] = meta["duet"];
   write_output_file(dir + "/comparison.json", cj.dump(2) + "\n");
   fmt::print("A = {} ({}), B = {} ({}), suite {}, {} round(s) of {} repetition(s) + {} warm-up round(s){}\n", name_a,
-  if (halves) cj["duet"] = meta["duet"];
              bin_a, name_b, bin_b, s.name, o.rounds, o.reps, o.warmup, o.stable ? ", --stable" : "");
   if (!failed_md.empty()) fmt::print("{}", failed_md);
+  if (halves) fmt::print("{}\n", duet::relative_note(*halves));
   fmt::print("{}", format_table(cmp, o.format));
   fmt::print("results: {}\n", dir);
-  if (halves) fmt::print("{}\n", duet::relative_note(*halves));
   return kExitOk;
 }
 
@@ -242,11 +242,11 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
       ->capture_default_str();
   sub->add_flag("--wide", o->format.wide, "every column in the comparison: each side's MAD/IQR and the U test's p-value");
   sub->add_flag("--stable", o->stable, "run every process in the stable mode (placement, eager loading, warm-up until settled)");
-  add_analysis_options(sub, o->analysis);
-  sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-<a>-vs-<b>)");
   sub->add_flag("--duet", o->duet,
                 "run A and B at the same time, each on half of the CPUs (swapped every round), every repetition started "
                 "together: a relative comparison at half the cores per side (docs/ab.md, \"Duet\")");
+  add_analysis_options(sub, o->analysis);
+  sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-<a>-vs-<b>)");
   add_cmake_arg_option(sub, o->cmake_args);
   sub->add_flag("--no-build", o->no_build, "use build/<preset>/harness/cuzk-bench as built (still provenance-checked)");
   sub->add_option("--bin-a", o->bin_a, "prebuilt binary of A (instead of building; still provenance-checked)");
