@@ -89,6 +89,37 @@ TEST_CASE("calibrate: several phases from one pool, processes with repetitions a
   CHECK(r.out.find("3 processes per side, 3 repetitions each") != std::string::npos);
 }
 
+TEST_CASE("calibrate --gate counts the gate's failures per merge at every level", "[calibrate]") {
+  cuzk::test::TempDir d;
+  // The hierarchy tests proof first, with a threshold of 10%: a +60% slowdown of 4 runs a side
+  // is a failure of nearly every merge, and the A/A merges are counted too.
+  cuzk::test::spit(d.file("t.toml"), "[default]\nmax_slowdown = 0.10\nmin_samples = 4\nmultiple = \"hierarchy\"\n");
+  auto r = cuzk::test::run_bench(
+      "calibrate --workload selfmeasure --trials 3 --runs 4 --pool-a 8 --pool-b 4 --slowdowns 60 --gate t.toml "
+      "--target-effect 10 --out-dir cal --workload-arg=--warmup --workload-arg=0 --workload-arg=--touch-mib "
+      "--workload-arg=1 --workload-arg=--no-spans",
+      d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("gate (t.toml): failed ") != std::string::npos);
+  CHECK(r.out.find("A/A merges") != std::string::npos);
+  const json j = json::parse(cuzk::test::slurp(d.file("cal/calibration.json")));
+  const json& g = j["draws"][0]["gate"];
+  REQUIRE(g.is_object());
+  REQUIRE(g["levels"].size() == 2);
+  CHECK(g["levels"][0]["trials"] == 3);
+  CHECK(g["levels"][1]["slowdown_pct"] == 60);
+  CHECK(g["levels"][1]["failed"].get<int>() >= 2);
+  CHECK(g["levels"][0]["errors"] == 0);
+  CHECK(cuzk::test::slurp(d.file("cal/calibration.md")).find("- gate (t.toml): failed ") != std::string::npos);
+  // A thresholds file that does not parse stops calibrate before any run: exit 2, no folder.
+  cuzk::test::spit(d.file("bad.toml"), "[default]\nmax_slowdown = \"x\"\n");
+  auto bad = cuzk::test::run_bench("calibrate --workload selfmeasure --gate bad.toml --out-dir cal2", d.path());
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--gate") != std::string::npos);
+  CHECK_FALSE(cuzk::test::exists(d.file("cal2")));
+}
+
 TEST_CASE("calibrate: bad input is exit status 2", "[calibrate]") {
   cuzk::test::TempDir d;
   for (const char* args : {"calibrate --trials 0", "calibrate --slowdowns 1,x", "calibrate --workload nope",

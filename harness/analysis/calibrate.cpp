@@ -11,6 +11,7 @@
 #include <ctime>
 #include <deque>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -19,6 +20,7 @@
 #include "harness/measure/duet.hpp"
 #include "harness/measure/inject.hpp"
 #include "harness/measure/results.hpp"
+#include "harness/analysis/gate.hpp"
 #include "harness/analysis/stats.hpp"
 #include "prover/util/cpu_placement.hpp"
 
@@ -141,6 +143,16 @@ TrialOutcome compare_sides(const Options& o, const std::string& a, const std::st
 
 // A metric that is a counter's name, not wall_ns or gpu_ns.
 bool is_counter(const std::string& metric) { return metric != "wall_ns" && metric != "gpu_ns"; }
+
+// One trial gated as a merge would be (the thresholds' alpha, thresholds and multiple-testing
+// rule; calibrate's analysis choices): gate's exit code, 1 being a failure of that merge.
+int gate_trial(const GateThresholds& t, const Options& o, const std::string& a, const std::string& b) {
+  GateOptions go;
+  go.allow_injected = true;
+  go.analysis = o.compare.analysis;
+  const Comparison c = compare_files(a, b, gate_compare_options(t, go));
+  return gate_comparison(c, t, go).exit_code;
+}
 
 // The injection of one slowdown level: every calibrated phase at pct%, by its metric.
 std::string level_spec(const std::vector<PhaseResult>& phases, double pct) {
@@ -283,6 +295,15 @@ Result run(const Options& in) {
   std::optional<duet::Halves> halves;
   if (o.duet) halves = duet::split_halves(placement::allowed_cpus());  // invalid_argument: fewer than 2 CPUs
   if (o.phases.empty()) throw std::invalid_argument("--phase must name a phase");
+  // The thresholds are read before any run, so that a bad file costs nothing.
+  std::optional<GateThresholds> gate;
+  if (!o.gate_thresholds.empty()) {
+    try {
+      gate = load_thresholds(o.gate_thresholds);
+    } catch (const GateError& e) {
+      throw std::invalid_argument(fmt::format("--gate: {}", e.what()));
+    }
+  }
   for (const auto& ph : o.phases) {
     if (ph.empty()) throw std::invalid_argument("--phase: empty phase name");
     if (std::count(o.phases.begin(), o.phases.end(), ph) > 1)
@@ -463,6 +484,8 @@ Result run(const Options& in) {
     const bool paired = draw == "paired";
     // The trials of one level (k < 0: A/A); appends a LevelResult per phase.
     auto level = [&](double pct, int k) {
+      DrawResult::GateLevel gl;
+      gl.slowdown_pct = pct;
       std::vector<LevelResult> L(phases.size());
       std::vector<std::vector<double>> ratios(phases.size());
       for (int t = 0; t < o.trials; ++t) {
@@ -503,7 +526,14 @@ Result run(const Options& in) {
           ratios[p].push_back(out.ratio[p]);
         }
         if (k < 0 && out.any_alarm) d.aa_any_phase_alarms++;
+        if (gate) {
+          const int code = gate_trial(*gate, o, ta, tb);
+          gl.trials++;
+          gl.failed += code == 1;
+          gl.errors += code == 2;
+        }
       }
+      if (gate) d.gate.push_back(gl);
       for (size_t p = 0; p < phases.size(); ++p) {
         L[p].slowdown_pct = pct;
         L[p].median_ratio = median_of(ratios[p]);
@@ -589,6 +619,26 @@ std::string design_text(const Result& r) {
 }
 }  // namespace
 
+// The gate's outcome per level, one line per draw: "gate (t.toml, unpaired draws): failed 1 of 40
+// A/A merges (2.5%); +1%: 12/40, +2%: 38/40".
+static std::string gate_text(const Result& r, const std::string& bullet) {
+  std::string s;
+  for (const auto& d : r.draws) {
+    if (d.gate.empty()) continue;
+    const auto& aa = d.gate.front();
+    s += fmt::format("{}gate ({}{}): failed {} of {} A/A merges ({:.1f}%: false failures per merge)", bullet,
+                     r.options.gate_thresholds, r.draws.size() > 1 ? ", " + d.draw + " draws" : "", aa.failed, aa.trials,
+                     aa.trials ? 100.0 * aa.failed / aa.trials : 0.0);
+    for (size_t i = 1; i < d.gate.size(); ++i)
+      s += fmt::format("{} +{:g}%: {}/{}", i == 1 ? ";" : ",", d.gate[i].slowdown_pct, d.gate[i].failed, d.gate[i].trials);
+    size_t errors = 0;
+    for (const auto& L : d.gate) errors += L.errors;
+    if (errors) s += fmt::format(" ({} trials could not be gated)", errors);
+    s += "\n";
+  }
+  return s;
+}
+
 std::string format_table(const Result& r) {
   const auto& o = r.options;
   const bool several = r.draws.size() > 1;
@@ -630,6 +680,7 @@ std::string format_table(const Result& r) {
       s += fmt::format("\nfalse alarms on any phase{} (A/A trials where some phase's verdict was slower or faster): {}/{}",
                        several ? " (" + d.draw + " draws)" : "", d.aa_any_phase_alarms, d.phases.front().levels.front().trials);
   if (!r.draws.empty()) s += "\n";
+  s += gate_text(r, "");
   return s;
 }
 
@@ -690,6 +741,7 @@ std::string format_markdown(const Result& r) {
     if (!d.phases.empty())
       s += fmt::format("A/A trials{} in which any phase's verdict was slower or faster: {}/{}\n",
                        several ? " (" + d.draw + " draws)" : "", d.aa_any_phase_alarms, d.phases.front().levels.front().trials);
+  s += gate_text(r, "- ");
   return s;
 }
 
@@ -757,8 +809,15 @@ json to_json(const Result& r) {
   j["phases"] = phases_json(r.phases);
   j["aa_any_phase_alarms"] = r.aa_any_phase_alarms;
   j["draws"] = json::array();
-  for (const auto& d : r.draws)
-    j["draws"].push_back({{"draw", d.draw}, {"phases", phases_json(d.phases)}, {"aa_any_phase_alarms", d.aa_any_phase_alarms}});
+  for (const auto& d : r.draws) {
+    json g = nullptr;
+    if (!d.gate.empty()) {
+      g = {{"thresholds", o.gate_thresholds}, {"levels", json::array()}};
+      for (const auto& L : d.gate)
+        g["levels"].push_back({{"slowdown_pct", L.slowdown_pct}, {"trials", L.trials}, {"failed", L.failed}, {"errors", L.errors}});
+    }
+    j["draws"].push_back({{"draw", d.draw}, {"phases", phases_json(d.phases)}, {"aa_any_phase_alarms", d.aa_any_phase_alarms}, {"gate", g}});
+  }
   j["pool_seconds"] = r.pool_seconds;
   j["machine"] = r.machine;
   return j;

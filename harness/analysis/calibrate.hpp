@@ -58,6 +58,9 @@ struct Options {
   std::string draw = "unpaired";         // "unpaired", "paired" or "both"
   bool duet = false;                     // the pool's pairs run at once on halves of the CPUs
   std::string counter;                   // "" (time) or a counter judged instead (e.g. sim::instructions)
+  // A gate thresholds file (docs/gating.md): every trial is also gated with it, so that the A/A
+  // trials count the gate's false failures per merge and the A/B trials its detections.
+  std::string gate_thresholds;
   CompareOptions compare;
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
@@ -87,6 +90,13 @@ struct DrawResult {
   std::string draw;
   std::vector<PhaseResult> phases;  // in the order of Options::phases
   int aa_any_phase_alarms = 0;      // A/A trials where any phase's primary row got slower/faster
+  // With Options::gate_thresholds: per level (0 = A/A, then each slowdown) the trials the gate
+  // failed (exit 1) and those it could not decide (exit 2); empty without a gate.
+  struct GateLevel {
+    double slowdown_pct = 0;
+    int trials = 0, failed = 0, errors = 0;
+  };
+  std::vector<GateLevel> gate;
 };
 
 struct Result {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/analysis/calibrate.hpp"
+#include "harness/analysis/gate.hpp"
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/measure/duet.hpp"
@@ -99,6 +100,9 @@ Registrar reg_calibrate("calibrate", [](CLI::App& app) -> Runner {
   sub->add_option("--counter", o->counter,
                   "calibrate a per-phase counter instead of time (e.g. sim::instructions; the workload must record it, "
                   "see --workload-arg); injections plant work (:work)");
+  sub->add_option("--gate", o->gate_thresholds,
+                  "gate every trial with this thresholds file (docs/gating.md): the A/A trials count the gate's false "
+                  "failures per merge, the slowdown levels its detections");
   add_analysis_options(sub, o->compare.analysis);
   return [=] {
     calibrate::Options opt = *o;
@@ -124,6 +128,14 @@ Registrar reg_calibrate("calibrate", [](CLI::App& app) -> Runner {
       std::fprintf(stderr, "%s\n", s.c_str());
       std::fflush(stderr);
     };
+    // A thresholds file that does not parse is bad input: refused before the folder exists.
+    if (!opt.gate_thresholds.empty()) {
+      try {
+        (void)load_thresholds(opt.gate_thresholds);
+      } catch (const GateError& e) {
+        throw Error(fmt::format("--gate: {}", e.what()));
+      }
+    }
     // The folder before any run: an unwritable one is bad input, found now rather than after
     // the pool has run.
     if (!opt.out_dir.empty()) ensure_output_dir(opt.out_dir, "--out-dir");
