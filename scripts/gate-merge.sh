@@ -3,20 +3,22 @@
 #
 #   scripts/gate-merge.sh BASE_REV CANDIDATE_REV [--suite S] [--rounds N] [--warmup N]
 #                         [--thresholds FILE] [--quick] [--out-dir DIR] [--preset P] [--keep]
-#                         [--confirm-rounds N]
+#                         [--confirm-rounds N] [--work-dir DIR] [--cmake-arg ARG]...
 #
-# Each revision is checked out into its own git worktree (in a temporary folder), configured
-# with `cmake --preset baseline` (or --preset P) and built (target cuzk-bench only). Then
-# `cuzk-bench ab` runs the suite interleaved (base, candidate, base, candidate, ...) with the
-# candidate's suite file, checking each binary's provenance against its own worktree, and
-# `cuzk-bench gate` decides. An alarm is re-measured before it fails the merge: the alarmed
+# Each revision is checked out into its own git worktree (in a temporary folder, or in DIR/base
+# and DIR/candidate with --work-dir, kept afterwards and reused by the next run so that a
+# rebuild is incremental), configured with `cmake --preset baseline` (or --preset P, plus each
+# --cmake-arg, e.g. -DCUZK_CUDA=OFF on a runner without a GPU) and built (target cuzk-bench
+# only). Then `cuzk-bench ab` runs the suite interleaved (base, candidate, base, candidate, ...)
+# with the candidate's suite file, checking each binary's provenance against its own worktree,
+# and `cuzk-bench gate` decides. An alarm is re-measured before it fails the merge: the alarmed
 # cases run again for --confirm-rounds rounds (default twice --rounds; 0: no confirmation) and
 # the gate fails only on alarms the fresh rounds confirm on their own. The script exits with
 # gate's code: 0 pass, 1 regression, 2 error (including any failure to build or run, or an
 # interruption: never a pass). docs/ab.md, docs/gating.md.
 set -euo pipefail
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 die() { echo "gate-merge.sh: error: $*" >&2; exit 2; }
 # An option without its value is an error (exit 2); bash's ${2:?} would exit 1, a "regression".
 need() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
@@ -25,6 +27,7 @@ need() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
 BASE_REV=$1 CAND_REV=$2
 shift 2
 SUITE=e2e ROUNDS=5 WARMUP=1 THRESHOLDS="" QUICK="" OUT_DIR="" PRESET=baseline KEEP=0 CONFIRM_ROUNDS=""
+WORK_DIR="" CMAKE_ARGS=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --suite) need "$@"; SUITE=$2; shift 2 ;;
@@ -36,6 +39,8 @@ while [[ $# -gt 0 ]]; do
     --preset) need "$@"; PRESET=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --confirm-rounds) need "$@"; CONFIRM_ROUNDS=$2; shift 2 ;;
+    --work-dir) need "$@"; WORK_DIR=$2; shift 2 ;;
+    --cmake-arg) need "$@"; CMAKE_ARGS+=("$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1'" ;;
   esac
@@ -58,7 +63,13 @@ fi
 [[ -f $THRESHOLDS ]] || die "--thresholds $THRESHOLDS: no such file"
 THRESHOLDS=$(realpath "$THRESHOLDS")
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cuzk-gate-XXXXXX")
+if [[ -n $WORK_DIR ]]; then
+  mkdir -p "$WORK_DIR" || die "--work-dir $WORK_DIR: cannot create it"
+  WORK=$(realpath "$WORK_DIR")
+  KEEP=1
+else
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/cuzk-gate-XXXXXX")
+fi
 cleanup() {
   if [[ $KEEP == 1 ]]; then echo "gate-merge.sh: worktrees kept in $WORK" >&2; return; fi
   git -C "$ROOT" worktree remove --force "$WORK/base" >/dev/null 2>&1 || true
@@ -69,11 +80,23 @@ trap cleanup EXIT
 # An interruption is an error, never a pass; exiting runs the EXIT trap, which removes the worktrees.
 trap 'echo "gate-merge.sh: interrupted" >&2; exit 2' INT TERM
 
+checkout() {  # checkout <dir> <sha>: a new worktree, or one a previous --work-dir run left
+  local dir=$1 sha=$2
+  if [[ -e $dir ]]; then
+    # Only a worktree of this repository is reused; anything else in the way is the user's.
+    git -C "$ROOT" worktree list --porcelain | grep -qxF "worktree $dir" ||
+      die "$dir exists and is not a worktree of $ROOT; remove it or choose another --work-dir"
+    git -C "$dir" checkout --quiet --force --detach "$sha" >/dev/null 2>&1 || die "git checkout $sha in $dir failed"
+  else
+    git -C "$ROOT" worktree add --detach "$dir" "$sha" >/dev/null 2>&1 || die "git worktree add $dir $sha failed"
+  fi
+}
+
 build() {  # build <name> <sha>
   local dir=$WORK/$1
   echo "gate-merge.sh: building $1 ($2) with preset $PRESET in $dir" >&2
-  git -C "$ROOT" worktree add --detach "$dir" "$2" >/dev/null 2>&1 || die "git worktree add $dir $2 failed"
-  (cd "$dir" && cmake --preset "$PRESET" >&2 && cmake --build "build/$PRESET" --target cuzk-bench >&2) ||
+  checkout "$dir" "$2"
+  (cd "$dir" && cmake --preset "$PRESET" "${CMAKE_ARGS[@]}" >&2 && cmake --build "build/$PRESET" --target cuzk-bench >&2) ||
     die "building $1 ($2) failed"
   [[ -x $dir/build/$PRESET/harness/cuzk-bench ]] || die "$dir/build/$PRESET/harness/cuzk-bench was not built"
 }
