@@ -105,6 +105,30 @@ CounterSource counter_source(const std::string& name) {
           "PAPI eventsets, one per thread", ""};
 }
 
+namespace {
+
+// Every name at `idx` must be known to its source (`find`), else one error listing the known ones.
+template <class Info>
+void require_known(const std::vector<std::string>& names, const std::vector<size_t>& idx,
+                   const Info* (*find)(const std::string&), const std::vector<Info>& all, const char* what,
+                   const char* also) {
+  std::string unknown;
+  for (size_t i : idx)
+    if (!find(names[i])) unknown += (unknown.empty() ? "'" : ", '") + names[i] + "'";
+  if (unknown.empty()) return;
+  std::string known;
+  for (const auto& k : all) known += (known.empty() ? "" : ", ") + std::string(k.name);
+  throw CounterError(fmt::format("unknown {} counter {} (known: {}{})", what, unknown, known, also));
+}
+
+std::vector<std::string> names_at(const std::vector<std::string>& names, const std::vector<size_t>& idx) {
+  std::vector<std::string> out;
+  for (size_t i : idx) out.push_back(names[i]);
+  return out;
+}
+
+}  // namespace
+
 CounterSet::CounterSet(const std::vector<std::string>& names) {
   std::vector<size_t> papi, os, sims;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -113,42 +137,24 @@ CounterSet::CounterSet(const std::vector<std::string>& names) {
     status_.push_back({names[i], false, "", is_os ? "os" : is_sim ? "sim" : "papi"});
     (is_os ? os : is_sim ? sims : papi).push_back(i);
   }
-  std::string unknown;
-  for (size_t i : os)
-    if (!os_counters::find(names[i])) unknown += (unknown.empty() ? "'" : ", '") + names[i] + "'";
-  if (!unknown.empty()) {
-    std::string known;
-    for (const auto& k : os_counters::all()) known += (known.empty() ? "" : ", ") + std::string(k.name);
-    throw CounterError(fmt::format("unknown OS counter {} (known: {})", unknown, known));
-  }
-  for (size_t i : sims)
-    if (!sim::find(names[i])) unknown += (unknown.empty() ? "'" : ", '") + names[i] + "'";
-  if (!unknown.empty()) {
-    std::string known;
-    for (const auto& k : sim::all()) known += (known.empty() ? "" : ", ") + std::string(k.name);
-    throw CounterError(fmt::format("unknown sim counter {} (known: {}, or the keyword 'sim')", unknown, known));
-  }
+  require_known(names, os, os_counters::find, os_counters::all(), "OS", "");
+  require_known(names, sims, sim::find, sim::all(), "sim", ", or the keyword 'sim'");
   if (!papi.empty()) init_papi(papi);
-  papi_counted_ = counted_.size();
   if (!os.empty()) {
-    std::vector<std::string> os_names;
-    for (size_t i : os) os_names.push_back(names[i]);
-    os_ = std::make_unique<os_counters::Reader>(os_names);
-    for (size_t k = 0; k < os.size(); ++k) {
-      status_[os[k]].available = os_->available(k);
-      status_[os[k]].reason = os_->reason(k);
-      if (os_->available(k)) counted_.push_back(os[k]);
-    }
+    os_ = std::make_unique<os_counters::Reader>(names_at(names, os));
+    add_source(*os_, os);
   }
-  os_counted_ = counted_.size() - papi_counted_;
-  if (sims.empty()) return;
-  std::vector<std::string> sim_names;
-  for (size_t i : sims) sim_names.push_back(names[i]);
-  sim_ = std::make_unique<sim::Reader>(sim_names);
-  for (size_t k = 0; k < sims.size(); ++k) {
-    status_[sims[k]].available = sim_->available(k);
-    status_[sims[k]].reason = sim_->reason(k);
-    if (sim_->available(k)) counted_.push_back(sims[k]);
+  if (!sims.empty()) {
+    sim_ = std::make_unique<sim::Reader>(names_at(names, sims));
+    add_source(*sim_, sims);
+  }
+}
+
+void CounterSet::add_source(CounterReader& source, const std::vector<size_t>& idx) {
+  for (size_t k = 0; k < idx.size(); ++k) {
+    status_[idx[k]].available = source.available(k);
+    status_[idx[k]].reason = source.reason(k);
+    if (source.available(k)) counted_.push_back(idx[k]);
   }
 }
 
@@ -160,28 +166,25 @@ int CounterSet::value_index(const std::string& name) const {
 
 nlohmann::json CounterSet::sim_header() const { return sim_ ? sim_->header() : nlohmann::json(nullptr); }
 
+void CounterSet::read_source(CounterReader& source, Reading& r) {
+  std::vector<int64_t> v;
+  std::string err;
+  if (!source.read(v, err)) {
+    r.ok = false;
+    r.error = err;
+    v.assign(source.available_count(), 0);
+  }
+  r.values.insert(r.values.end(), v.begin(), v.end());
+}
+
 CounterSet::Reading CounterSet::read() const {
   Reading r = read_papi();
   if (os_) {
-    std::vector<int64_t> v;
-    std::string err;
-    if (!os_->read(v, err)) {
-      r.ok = false;
-      r.error = err;
-      v.assign(os_counted_, 0);
-    }
-    r.values.insert(r.values.end(), v.begin(), v.end());
+    read_source(*os_, r);
     r.os = true;
   }
   if (counts_sim()) {
-    std::vector<int64_t> v;
-    std::string err;
-    if (!sim_->read(v, err)) {
-      r.ok = false;
-      r.error = err;
-      v.assign(counted_.size() - papi_counted_ - os_counted_, 0);
-    }
-    r.values.insert(r.values.end(), v.begin(), v.end());
+    read_source(*sim_, r);
     r.sim = true;
   }
   return r;

@@ -97,9 +97,9 @@ class CounterSet {
   const std::vector<size_t>& counted() const { return counted_; }
 
   // Whether OS counters are counted (their scope is the whole process, not enlisted threads).
-  bool counts_os() const { return os_counted_ > 0; }
+  bool counts_os() const { return os_ && os_->available_count() > 0; }
   // Whether sim counters are counted (under callgrind; every thread).
-  bool counts_sim() const { return counted_.size() > papi_counted_ + os_counted_; }
+  bool counts_sim() const { return sim_ && sim_->available_count() > 0; }
   // The position of a counted event in Reading::values; -1 when it is not counted.
   int value_index(const std::string& name) const;
   // The header's "sim" object (sim::Reader::header) when sim counters were requested, else null.
@@ -132,12 +132,15 @@ class CounterSet {
   Reading read_papi() const;
 
   std::vector<CounterStatus> status_;
+  // The names of status_ at `idx` to `source`: their availability, and counted_ for those read.
+  void add_source(CounterReader& source, const std::vector<size_t>& idx);
+  // Appends `source`'s values to `r` (zeros and the error when the read fails).
+  static void read_source(CounterReader& source, Reading& r);
+
   std::vector<size_t> counted_;   // PAPI events first, then OS counters, then sim counters
   std::shared_ptr<Impl> impl_;
   std::unique_ptr<os_counters::Reader> os_;
   std::unique_ptr<sim::Reader> sim_;
-  size_t papi_counted_ = 0;       // how many of counted_ are PAPI events
-  size_t os_counted_ = 0;         // how many of counted_ are OS counters
 };
 
 }  // namespace cuzk

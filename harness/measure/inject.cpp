@@ -12,7 +12,6 @@
 
 #include "harness/measure/clock.hpp"
 #include "harness/measure/sim_counters.hpp"
-#include "prover/engine/fault.hpp"
 
 namespace cuzk::inject {
 
@@ -206,23 +205,4 @@ uint64_t scale_gpu_time(const std::string& path, uint64_t gpu_ns) {
   return gpu_ns;
 }
 
-}  // namespace cuzk::inject
-
-namespace cuzk::inject {
-namespace {
-// A malformed $CUZK_INJECT_SLOWDOWN stops any process that links the Recorder before it does
-// any work: exit status 2 (bad input, docs/cli.md) with the entry at fault. An active one is
-// announced on stderr once (see notice()).
-const int g_checked = [] {
-  try {
-    check_env();
-    fault::check_env();  // $CUZK_INJECT_FAULT (prover/engine/fault.hpp), checked just as early
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "cuzk-bench: error: %s\n", e.what());
-    std::fflush(stderr);
-    std::_Exit(2);
-  }
-  return 0;
-}();
-}  // namespace
 }  // namespace cuzk::inject

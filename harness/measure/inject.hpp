@@ -27,10 +27,9 @@
 // instructions like a real regression, which a clock spin would not show in instruction counts.
 //
 // A malformed specification is an error: parse_spec() throws InjectError naming the entry at
-// fault; active() / on_phase_end() report it through check_env(), which every entry point of
-// cuzk-bench that records should call (cuzk-bench main calls it through ensure_valid_env()).
-// The same start-up check also validates $CUZK_INJECT_FAULT (test-only fault injection,
-// prover/engine/fault.hpp, docs/reliability.md).
+// fault; check_env() reports it, and harness/measure/results.cpp calls it at start-up in every
+// process that writes results (with the checks of $CUZK_ROUND_ID and of $CUZK_INJECT_FAULT,
+// prover/engine/fault.hpp, docs/reliability.md): exit 2 before any work.
 // Whenever an injection is active, a one-line notice goes to stderr once per process, and every
 // results file the process writes carries "injected": describe() in its header (make_header,
 // harness/measure/results.cpp); compare, gate and report refuse to compare such a file with a

@@ -84,7 +84,7 @@ Reader::~Reader() {
   if (io_fd_ >= 0) ::close(io_fd_);
 }
 
-bool Reader::read(std::vector<int64_t>& out, std::string& error) const {
+bool Reader::read(std::vector<int64_t>& out, std::string& error) {
   rusage ru{};
   if (need_rusage_ && ::getrusage(RUSAGE_SELF, &ru) != 0) {
     error = fmt::format("getrusage: {}", std::strerror(errno));

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/measure/counter_reader.hpp"
+
 namespace cuzk::os_counters {
 
 constexpr const char* kPrefix = "os::";
@@ -38,7 +40,7 @@ const Info* find(const std::string& name);
 constexpr const char* kScope = "the whole process (all threads) over the phase's interval";
 
 // Reads a fixed list of OS counters; thread-safe (each read is independent).
-class Reader {
+class Reader final : public CounterReader {
  public:
   // `names` must all be OS counter names (find() != nullptr).
   explicit Reader(const std::vector<std::string>& names);
@@ -46,16 +48,11 @@ class Reader {
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
 
-  // Whether each name can be read here, and why not (e.g. /proc/self/io missing).
-  bool available(size_t i) const { return error_[i].empty(); }
-  const std::string& reason(size_t i) const { return error_[i]; }
-
-  // Current values of the available names, in their order; false with `error` set on failure.
-  bool read(std::vector<int64_t>& out, std::string& error) const;
+  // A name is unavailable where its source is missing (e.g. /proc/self/io).
+  bool read(std::vector<int64_t>& out, std::string& error) override;
 
  private:
   std::vector<int> field_;          // which value each name reads
-  std::vector<std::string> error_;  // per name: "" when readable
   bool need_rusage_ = false, need_io_ = false;
   int io_fd_ = -1;
 };

@@ -128,11 +128,15 @@ std::optional<int64_t> round_id_from_env() {
 }
 
 namespace {
-// A malformed $CUZK_ROUND_ID stops the process before it does any work: exit 2 (bad input,
-// docs/cli.md), one line, so a bad round never reaches a sample line.
-const int g_round_checked = [] {
+// The measurement variables ($CUZK_ROUND_ID, $CUZK_INJECT_SLOWDOWN, and the test-only
+// $CUZK_INJECT_FAULT of prover/engine/fault.hpp) are checked once, before any work, in every
+// process that writes results: a malformed one is one line naming it and exit 2 (bad input,
+// docs/cli.md), so it never reaches a sample line; an active injection is announced once.
+const int g_env_checked = [] {
   try {
     (void)round_id_from_env();
+    inject::check_env();
+    fault::check_env();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk-bench: error: %s\n", e.what());
     std::fflush(stderr);

@@ -180,7 +180,8 @@ struct Reader::State {
   bool have_first = false;
 };
 
-Reader::Reader(const std::vector<std::string>& names) : names_(names), error_(names.size()), st_(std::make_unique<State>()) {
+Reader::Reader(const std::vector<std::string>& names) : names_(names), st_(std::make_unique<State>()) {
+  error_.resize(names.size());
   std::string why;
   const char* out = std::getenv(kOutEnv);
   const char* cache = std::getenv(kCacheSimEnv);

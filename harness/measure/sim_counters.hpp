@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/measure/counter_reader.hpp"
+
 namespace cuzk::sim {
 
 constexpr const char* kPrefix = "sim::";
@@ -67,7 +69,7 @@ bool under_valgrind();
 std::string arithmetic_path();
 
 // Reads a fixed list of sim counters through callgrind dumps; thread-safe (reads serialize).
-class Reader {
+class Reader final : public CounterReader {
  public:
   // `names` must all be sim counter names (find() != nullptr). Takes the first dump when any
   // name is available, so the header can record the simulated caches.
@@ -76,11 +78,8 @@ class Reader {
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
 
-  bool available(size_t i) const { return error_[i].empty(); }
-  const std::string& reason(size_t i) const { return error_[i]; }
-
-  // Running totals of the available names, in their order; false with `error` on failure.
-  bool read(std::vector<int64_t>& out, std::string& error);
+  // Running totals (callgrind's, since the start of the process).
+  bool read(std::vector<int64_t>& out, std::string& error) override;
 
   // The header's "sim" object: tool, Valgrind version, simulated caches, arithmetic paths.
   nlohmann::json header() const;
@@ -89,7 +88,6 @@ class Reader {
 
  private:
   std::vector<std::string> names_;
-  std::vector<std::string> error_;
   std::unique_ptr<State> st_;
 };
 
