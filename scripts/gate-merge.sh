@@ -4,6 +4,7 @@
 #   scripts/gate-merge.sh BASE_REV CANDIDATE_REV [--suite S] [--rounds N] [--warmup N]
 #                         [--thresholds FILE] [--quick] [--out-dir DIR] [--preset P] [--keep]
 #                         [--confirm-rounds N] [--work-dir DIR] [--cmake-arg ARG]...
+#                         [--counters LIST]
 #
 # Each revision is checked out into its own git worktree (in a temporary folder, or in DIR/base
 # and DIR/candidate with --work-dir, kept afterwards and reused by the next run so that a
@@ -11,11 +12,13 @@
 # --cmake-arg, e.g. -DCUZK_CUDA=OFF on a runner without a GPU) and built (target cuzk-bench
 # only). Then `cuzk-bench ab` runs the suite interleaved (base, candidate, base, candidate, ...)
 # with the candidate's suite file, checking each binary's provenance against its own worktree,
-# and `cuzk-bench gate` decides. An alarm is re-measured before it fails the merge: the alarmed
-# cases run again for --confirm-rounds rounds (default twice --rounds; 0: no confirmation) and
-# the gate fails only on alarms the fresh rounds confirm on their own. The script exits with
-# gate's code: 0 pass, 1 regression, 2 error (including any failure to build or run, or an
-# interruption: never a pass). docs/ab.md, docs/gating.md.
+# and `cuzk-bench gate` decides. `--counters sim` records simulated instruction counts (Valgrind;
+# with `--suite sim`, whose case is judged by them, a gate no neighbour can disturb). An alarm is
+# re-measured before it fails the merge: the alarmed cases run again for --confirm-rounds rounds
+# (default twice --rounds; 0: no confirmation) and the gate fails only on alarms the fresh rounds
+# confirm on their own. The script exits with gate's code: 0 pass, 1 regression, 2 error
+# (including any failure to build or run, or an interruption: never a pass). docs/ab.md,
+# docs/gating.md.
 set -euo pipefail
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -27,7 +30,7 @@ need() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
 BASE_REV=$1 CAND_REV=$2
 shift 2
 SUITE=e2e ROUNDS=5 WARMUP=1 THRESHOLDS="" QUICK="" OUT_DIR="" PRESET=baseline KEEP=0 CONFIRM_ROUNDS=""
-WORK_DIR="" CMAKE_ARGS=()
+WORK_DIR="" CMAKE_ARGS=() COUNTER_ARGS=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --suite) need "$@"; SUITE=$2; shift 2 ;;
@@ -41,6 +44,7 @@ while [[ $# -gt 0 ]]; do
     --confirm-rounds) need "$@"; CONFIRM_ROUNDS=$2; shift 2 ;;
     --work-dir) need "$@"; WORK_DIR=$2; shift 2 ;;
     --cmake-arg) need "$@"; CMAKE_ARGS+=("$2"); shift 2 ;;
+    --counters) need "$@"; COUNTER_ARGS=(--counters "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1'" ;;
   esac
@@ -118,7 +122,7 @@ mkdir -p "$(dirname "$OUT_DIR")"
 set +e
 "$BIN_B" ab --a-name base --b-name candidate --bin-a "$BIN_A" --bin-b "$BIN_B" \
   --source-dir "$WORK/base" --source-dir-b "$WORK/candidate" \
-  --suite "$SUITE_FILE" --rounds "$ROUNDS" --warmup "$WARMUP" $QUICK --out-dir "$OUT_DIR"
+  --suite "$SUITE_FILE" --rounds "$ROUNDS" --warmup "$WARMUP" $QUICK "${COUNTER_ARGS[@]}" --out-dir "$OUT_DIR"
 rc=$?
 set -e
 [[ $rc == 0 ]] || die "the A/B run failed (exit $rc); see above"
@@ -139,7 +143,7 @@ if [[ $rc == 1 && $CONFIRM_ROUNDS -gt 0 ]]; then
   set +e
   "$BIN_B" ab --a-name base --b-name candidate --bin-a "$BIN_A" --bin-b "$BIN_B" \
     --source-dir "$WORK/base" --source-dir-b "$WORK/candidate" \
-    --suite "$SUITE_FILE" --rounds "$CONFIRM_ROUNDS" --warmup "$WARMUP" $QUICK "${CASE_ARGS[@]}" \
+    --suite "$SUITE_FILE" --rounds "$CONFIRM_ROUNDS" --warmup "$WARMUP" $QUICK "${COUNTER_ARGS[@]}" "${CASE_ARGS[@]}" \
     --out-dir "$OUT_DIR/confirm"
   rc=$?
   set -e

@@ -131,10 +131,11 @@ TEST_CASE("gate-merge: an alarm the fresh rounds do not confirm passes", "[gate-
 
 TEST_CASE("gate-merge: an alarm the fresh rounds confirm fails with exit 1", "[gate-merge]") {
   Repo repo;
-  auto r = repo.gate("--confirm-rounds 7", "STUB_FIRST_RC=1 STUB_CONFIRM_RC=1");
+  auto r = repo.gate("--confirm-rounds 7 --counters sim", "STUB_FIRST_RC=1 STUB_CONFIRM_RC=1");
   INFO(r.output);
   CHECK(r.status == 1);
   CHECK(repo.count("--rounds 7 ") == 1);
+  CHECK(repo.count("--quick --counters sim ") == 2);  // both A/B runs record the counters
   CHECK(r.output.find("confirmed (regression)") != std::string::npos);
   CHECK(repo.worktrees_clean());
 }
