@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Performance comparison with snarkjs (issue 5, "Performance"): times `cuzk-bench prove` and
+# Performance comparison with snarkjs (docs/snarkjs-comparison.md): times `cuzk-bench prove` and
 # `snarkjs groth16 prove` on the same circom circuit, with the same .zkey and .wtns, in one run on
 # this machine, and writes the ratio to docs/snarkjs-comparison.md.
 #
@@ -155,7 +155,7 @@ awk -v r="$ratio" 'BEGIN { exit !(r < 10) }' && verdict="does NOT meet"
 {
   echo "# cuzk vs snarkjs: Groth16 proving time on the same circom circuit"
   echo
-  echo "Measured by \`scripts/bench-snarkjs.sh\` (issue 5, \"Performance\") on $(date -u +%F)."
+  echo "Measured by \`scripts/bench-snarkjs.sh\` (docs/snarkjs-comparison.md) on $(date -u +%F)."
   echo
   echo "| | |"
   echo "| --- | --- |"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The A/B of the pinning story (docs/ab.md, issue 16) on the GPU machine, in steps that each fit
+# The A/B of the pinning story (docs/ab.md) on the GPU machine, in steps that each fit
 # one device call:
 #
 #   scripts/gpu-ab-story.sh OUT_DIR build       configure and build the baseline and pinned presets

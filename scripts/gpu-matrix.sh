@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The variant matrix on the GPU machine (docs/matrix.md, issue 18), in steps that each fit one
+# The variant matrix on the GPU machine (docs/matrix.md), in steps that each fit one
 # device call:
 #
 #   scripts/gpu-matrix.sh OUT_DIR build P...   configure and build the presets P... (cuzk-bench)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The proving stage's measurements on the GPU machine (issue 20, docs/cuda-backend.md), in steps
+# The proving stage's measurements on the GPU machine (docs/cuda-backend.md), in steps
 # that each fit one device call:
 #
 #   scripts/gpu-stage.sh OUT_DIR build        configure and build the presets all (every flag,

