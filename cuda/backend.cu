@@ -5,7 +5,7 @@
 //             the key's G1 points, and with CUZK_GPU_G2 its B query's G2 points: sub-phase
 //             h2d/srs; they stay resident for later proofs)
 //   ntt_h     H on the device (cuda/h_poly.cuh)
-//   msm_h, msm_l, msm_a, msm_b_g1   G1 MSMs on the device (cuda/msm.cuh); the assignment's
+//   msm_h, msm_l, msm_a, msm_b_g1   G1 MSMs on the device (cuda/msm/msm.cuh); the assignment's
 //             digits are sorted once for all of its MSMs, in msm_l's sub-phase msm_l/digits
 //   msm_b_g2  CUZK_GPU_G2=ON only: the G2 MSM on the device, after msm_b_g1, over the same
 //             resident assignment (sharing the G1 MSM's scratch buffers, MsmWorkspace)
@@ -45,7 +45,7 @@
 #include "cuda/gpu_phase.cuh"
 #include "cuda/h_poly.cuh"
 #include "cuda/host_upload.cuh"
-#include "cuda/msm.cuh"
+#include "cuda/msm/msm.cuh"
 #include "cuda/progress.hpp"
 #include "cuda/runtime.hpp"
 #include "prover/engine/fault.hpp"
@@ -361,7 +361,7 @@ class CudaBackend final : public groth16::Backend {
 
   // The MSMs over the assignment z (on the device, on stream_; w's copy on the host): msm_l,
   // msm_a, msm_b_g1, and with CUZK_GPU_G2 msm_b_g2. They read the same scalars, so z's digits
-  // are sorted once (DigitPlan, cuda/msm.cuh) inside msm_l, the first of them, in its sub-phase
+  // are sorted once (DigitPlan, cuda/msm/msm.cuh) inside msm_l, the first of them, in its sub-phase
   // msm_l/digits, and each MSM then only sums its points: msm_l skips the public inputs, which
   // have no L point. Where the digits do not fit one sort (more than 2^30 non-zero ones; with
   // every digit sorted, more than 2^26 variables at 16-bit windows), or with

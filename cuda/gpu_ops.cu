@@ -8,7 +8,7 @@
 #include "cuda/gpu_ops.hpp"
 #include "cuda/h_poly.cuh"
 #include "cuda/host_upload.cuh"
-#include "cuda/msm.cuh"
+#include "cuda/msm/msm.cuh"
 #include "cuda/ntt.cuh"
 
 namespace cuzk::cuda {

@@ -30,16 +30,16 @@ std::vector<fr_t> compute_h(groth16::HConvention conv, const groth16::Witness& w
 
 // sum scalars[i] * points[i]; window_bits 0 picks the GPU default. slices > 1 uploads the input
 // in that many parts, each summed into the buckets as it arrives (MsmSlice). One implementation
-// for both groups (Msm<P>, cuda/msm.cuh).
+// for both groups (Msm<P>, cuda/msm/msm.cuh).
 g1_jacobian_t msm_g1(std::span<const g1_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits = 0,
                      unsigned slices = 1);
-#if CUZK_GPU_G2  // the G2 device MSM is built only with the flag (cuda/msm.cu says why)
+#if CUZK_GPU_G2  // the G2 device MSM is built only with the flag (cuda/msm/msm.cu says why)
 g2_jacobian_t msm_g2(std::span<const g2_affine_t> points, std::span<const fr_t> scalars, unsigned window_bits = 0,
                      unsigned slices = 1);
 #endif
 
 // MSMs over one set of scalars and several sets of points, the scalars sorted once (DigitPlan,
-// cuda/msm.cuh) as the proving stage sorts its assignment: result k is
+// cuda/msm/msm.cuh) as the proving stage sorts its assignment: result k is
 // sum_{i >= skips[k]} scalars[i] * points[k][i - skips[k]] (points[k] holds scalars.size() -
 // skips[k] points). With `stale`, another MSM sorts scalars of its own on the same workspace
 // between the plan and its first use, which must throw std::logic_error. `skip_zero`:

@@ -67,7 +67,7 @@ struct StageOptions {
   // windows: fewer of them, so fewer point additions, against more buckets to reduce;
   // docs/cuda-backend.md#msm-window-rule).
   unsigned h_window_bits = 0;
-  // Sort the assignment's digits once for all of its MSMs (cuda/msm.cuh, DigitPlan), where they
+  // Sort the assignment's digits once for all of its MSMs (cuda/msm/msm.cuh, DigitPlan), where they
   // fit one sort; off: each MSM sorts its own (the former way, for the A/B).
   bool share_digits = true;
   // Sort only the non-zero digits in the assignment's MSMs (Msm::set_skip_zero_digits; msm_h's
@@ -89,7 +89,7 @@ struct StageOptions {
 StageOptions build_stage_options();
 
 // The window bits the stage gives w's assignment MSMs by default (assignment_window_bits 0):
-// the sparse rule (cuda/msm.cuh, gpu_msm_window_bits_sparse) on a sample of w's values.
+// the sparse rule (cuda/msm/msm.cuh, gpu_msm_window_bits_sparse) on a sample of w's values.
 unsigned default_assignment_window_bits(const groth16::Witness& w);
 
 // The CUDA backend with explicit options (groth16::make_backend("cuda") takes

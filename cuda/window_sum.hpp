@@ -1,4 +1,4 @@
-// The window reduction of the device MSM (step 5 of cuda/msm.cuh) as levels of running sums: the
+// The window reduction of the device MSM (step 5 of cuda/msm/msm.cuh) as levels of running sums: the
 // plan of levels and one segment's sums, plain C++ on any XYZZ type, so that a host test runs
 // the same arithmetic as the kernel (tests/test_msm.cpp).
 //

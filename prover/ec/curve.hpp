@@ -205,7 +205,7 @@ template <class F, class Cfg> struct xyzz_t {
   F X, Y, ZZ, ZZZ;
 
   // Any point with ZZ = 0 is infinity (is_infinity reads ZZ alone), so all-zero bytes are one too:
-  // the GPU MSM clears its buckets with a memset (cuda/msm.cu, clear_buckets; tests/test_ec.cpp).
+  // the GPU MSM clears its buckets with a memset (cuda/msm/msm.cu, clear_buckets; tests/test_ec.cpp).
   CUZK_HD static xyzz_t infinity() { return xyzz_t{F::one(), F::one(), F::zero(), F::zero()}; }
   CUZK_HD static xyzz_t from_affine(const affine_type& a) {
     return a.inf ? infinity() : xyzz_t{a.x, a.y, F::one(), F::one()};

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "cuda/gpu_ops.hpp"
-#include "cuda/msm.cuh"
+#include "cuda/msm/msm.cuh"
 #include "cuda/runtime.hpp"
 #include "prover/circuits/synthetic_partition.hpp"
 #include "prover/groth16/backend.hpp"
@@ -257,7 +257,7 @@ BENCHMARK(BM_gpu_msm_equal_chunks)->ArgsProduct({{24}, {16, 17, 18, 19, 20}, {0}
 // input msm_b_g2 has. c 0: the default window (gpu_msm_window_bits, G1's rule); the sweep at
 // 2^24 says whether G2 wants a rule of its own. BM_cpu_msm_g2 runs the CPU's G2 MSM (the default
 // variant's msm_b_g2) on the same points and scalars.
-#if CUZK_GPU_G2  // the G2 device MSM exists only in the builds with the flag (cuda/msm.cu)
+#if CUZK_GPU_G2  // the G2 device MSM exists only in the builds with the flag (cuda/msm/msm.cu)
 void BM_gpu_msm_g2(benchmark::State& st) {
   const size_t n = size_t(1) << st.range(0);
   const unsigned c = unsigned(st.range(2));

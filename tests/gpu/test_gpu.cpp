@@ -488,7 +488,7 @@ TEST_CASE("GPU MSMs sharing one sort of their scalars equal the CPU's; a stale p
 }
 
 // The same device code over Fp2 (msm_b_g2), built and tested in the builds with CUZK_GPU_G2
-// (presets gpu-g2 and all): the G2 kernels are compiled only there (cuda/msm.cu says why).
+// (presets gpu-g2 and all): the G2 kernels are compiled only there (cuda/msm/msm.cu says why).
 #if CUZK_GPU_G2
 TEST_CASE("GPU G2 MSM equals the CPU's: sizes, zero scalars, infinity, crowded buckets") {
   const uint64_t seed = fresh_seed();

@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "cuda/msm.cuh"
+#include "cuda/msm/msm.cuh"
 #include "cuda/window_sum.hpp"
 #include "prover/msm/msm.hpp"
 
@@ -353,7 +353,7 @@ unsigned windows_of(unsigned c) { return (256 + c - 1) / c; }  // Booth digits n
 unsigned gpu_msm_window_bits(size_t n, bool equal_chunks) {
   const unsigned lg = bit_width(n);
   const unsigned small = std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);  // about n / 2^8 buckets
-  // measured, cuda/msm.cuh
+  // measured, cuda/msm/msm.cuh
   if (equal_chunks) return n <= (size_t(1) << 23) ? small : 20u;
   if (n <= (size_t(1) << 25)) return small;
   return n <= (size_t(1) << 26) ? 19u : 20u;
