@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "cuda/msm_points.hpp"
+#include "cuda/msm/msm_points.hpp"
 #include "cuda/ntt_plan.hpp"
 #include "cuda/staging.hpp"
 #include "prover/ec/g1.hpp"
@@ -60,7 +60,7 @@ double field_mul_throughput(bool fp);
 std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g1_affine_t> pts);
 
 // For benchmarks: data kept on the device between calls, GPU time from CUDA events. P is the
-// group (G1Points, G2Points: cuda/msm_points.hpp); both are instantiated in gpu_ops.cu.
+// group (G1Points, G2Points: cuda/msm/msm_points.hpp); both are instantiated in gpu_ops.cu.
 template <class P>
 class DeviceMsm {
  public:

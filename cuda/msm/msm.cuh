@@ -1,5 +1,5 @@
 // Multi-scalar multiplication on the device, for G1 and G2 (one class template, Msm<P>, over the
-// traits of cuda/msm_points.hpp): Pippenger with signed (Booth) digits, points sorted into
+// traits of cuda/msm/msm_points.hpp): Pippenger with signed (Booth) digits, points sorted into
 // buckets with CUB's radix sort, bucket sums in XYZZ coordinates, and a parallel running-sum
 // reduction of each window; the windows are combined on the host.
 //
@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "cuda/check.cuh"
-#include "cuda/msm_points.hpp"
+#include "cuda/msm/msm_points.hpp"
 #include "cuda/progress.hpp"
 #include "prover/ff/fr.hpp"
 

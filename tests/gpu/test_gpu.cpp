@@ -311,7 +311,7 @@ TEST_CASE("GPU H equals the CPU's in both conventions, under every pass plan") {
   }
 }
 
-// The GPU MSM of group P (cuda/msm_points.hpp) against the CPU's, on every input that has a
+// The GPU MSM of group P (cuda/msm/msm_points.hpp) against the CPU's, on every input that has a
 // path of its own in the device code.
 template <class P>
 void check_gpu_msm_against_cpu(std::mt19937_64& g) {
