@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "cuda/window_sum.hpp"
+#include "cuda/msm/window_sum.hpp"
 #include "prover/ff/fp_ifma.hpp"
 #include "prover/msm/msm.hpp"
 #include "prover/util/thread_pool.hpp"
@@ -70,7 +70,7 @@ TEST_CASE("G1 MSM equals the naive sum: several sizes, zero scalars, repeated an
   }
 }
 
-// The device MSM's window reduction (cuda/window_sum.hpp), its levels run here on the host with
+// The device MSM's window reduction (cuda/msm/window_sum.hpp), its levels run here on the host with
 // the kernel's own segment function, against the plain running sum over all buckets; in G1 and
 // G2, the two groups the kernel is built for. The widths cover one level (2 and 16 buckets), two
 // (32: a full and a one-segment level; 2^9: a short last level) and four (2^12 with segments of

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cuda/msm/msm.cuh"
-#include "cuda/window_sum.hpp"
+#include "cuda/msm/window_sum.hpp"
 #include "prover/msm/msm.hpp"
 
 namespace cuzk::cuda {
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(128) add_buckets_kernel(const Xyzz* extra, siz
   if (i < count) buckets[i] = buckets[i].add(extra[i]);
 }
 
-// One level of the window reduction (cuda/window_sum.hpp): thread id handles segment j of window
+// One level of the window reduction (cuda/msm/window_sum.hpp): thread id handles segment j of window
 // w, reading `count` entries a window (the buckets at the first level, the level before's R and t
 // above it) and writing the segment's t and R.
 template <class Xyzz>

@@ -20,7 +20,7 @@
 //              straight into them, and leaves the sums of its first and last bucket, which may
 //              go on in its neighbours, as two pieces that the further rounds sum by bucket;
 //  5. windows: each window's sum of k * B_k over its 2^(c-1) buckets, in levels of running sums
-//              over segments of 16 (cuda/window_sum.hpp): about two additions a bucket;
+//              over segments of 16 (cuda/msm/window_sum.hpp): about two additions a bucket;
 //  6. host:    Horner's rule over the window sums, c doublings per window.
 // Windows are processed in groups so that a sort never exceeds 2^30 pairs (counting zero digits,
 // so that a group's bound does not depend on the scalars).
