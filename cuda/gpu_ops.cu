@@ -9,7 +9,7 @@
 #include "cuda/h_poly.cuh"
 #include "cuda/host_upload.cuh"
 #include "cuda/msm/msm.cuh"
-#include "cuda/ntt.cuh"
+#include "cuda/ntt/ntt.cuh"
 
 namespace cuzk::cuda {
 namespace {

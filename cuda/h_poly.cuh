@@ -1,7 +1,7 @@
 // The H polynomial on the device: the same result as groth16::compute_h (prover/groth16/
 // prover.hpp), from a, b, c already on the device.
 #pragma once
-#include "cuda/ntt.cuh"
+#include "cuda/ntt/ntt.cuh"
 #include "prover/groth16/keys.hpp"
 
 namespace cuzk::cuda {

@@ -1,5 +1,5 @@
 // How a device NTT splits into kernel passes (plain C++, so that tests and benchmarks compiled by
-// g++ can name a plan; cuda/ntt.cu runs it).
+// g++ can name a plan; cuda/ntt/ntt.cu runs it).
 #pragma once
 
 namespace cuzk::cuda {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/ntt.cuh"
+#include "cuda/ntt/ntt.cuh"
 
 namespace cuzk::cuda {
 namespace {
