@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cuda/msm/msm_points.hpp"
-#include "cuda/ntt_plan.hpp"
+#include "cuda/ntt/ntt_plan.hpp"
 #include "cuda/staging.hpp"
 #include "prover/ec/g1.hpp"
 #include "prover/ec/g2.hpp"
@@ -18,7 +18,7 @@
 namespace cuzk::cuda {
 
 // The same conventions as cuzk::Domain (prover/ntt/ntt.hpp); a.size() must be a power of two.
-// plan: the pass split (cuda/ntt_plan.hpp; {} is the default rule).
+// plan: the pass split (cuda/ntt/ntt_plan.hpp; {} is the default rule).
 void ntt_forward(std::span<fr_t> a, NttPlan plan = {});
 void ntt_inverse(std::span<fr_t> a, NttPlan plan = {});
 void ntt_coset_forward(std::span<fr_t> a, const fr_t& g, NttPlan plan = {});
@@ -96,7 +96,7 @@ extern template class DeviceMsm<G2Points>;
 
 class DeviceNtt {
  public:
-  // plan: the pass split of every transform (cuda/ntt_plan.hpp; {} is the default rule).
+  // plan: the pass split of every transform (cuda/ntt/ntt_plan.hpp; {} is the default rule).
   explicit DeviceNtt(unsigned log_n, NttPlan plan = {});
   ~DeviceNtt();
   void upload(std::span<const fr_t> a);

@@ -17,7 +17,7 @@
 #include <memory>
 
 #include "cuda/check.cuh"
-#include "cuda/ntt_plan.hpp"
+#include "cuda/ntt/ntt_plan.hpp"
 #include "prover/ff/fr.hpp"
 
 namespace cuzk::cuda {

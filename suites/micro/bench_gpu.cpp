@@ -309,7 +309,7 @@ void BM_gpu_ntt_forward(benchmark::State& st) {
 BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 21, 22, 24, 26, 27}, {0, 1}})->ArgNames({"log_n", "order"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
 
-// The pass plans (cuda/ntt_plan.hpp): tiles of 2^10 or 2^11 elements, up to 8..10 stages per
+// The pass plans (cuda/ntt/ntt_plan.hpp): tiles of 2^10 or 2^11 elements, up to 8..10 stages per
 // pass (11 was never the best with lazy values), 2..4 blocks of 256 threads per
 // SM, natural order (the default rule is in cuda/ntt/ntt.cu).
 void BM_gpu_ntt_plan(benchmark::State& st) {

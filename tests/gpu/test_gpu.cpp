@@ -181,7 +181,7 @@ TEST_CASE("GPU NTTs equal the CPU's at several sizes") {
   }
 }
 
-// Every pass split the kernels take (cuda/ntt_plan.hpp): one pass or several, odd and even stage
+// Every pass split the kernels take (cuda/ntt/ntt_plan.hpp): one pass or several, odd and even stage
 // counts per pass, tiles of several groups or one, and the last pass storing natural order
 // through the context's scratch array.
 TEST_CASE("GPU NTTs under every pass plan equal the CPU's; plans the kernels cannot run are refused") {
