@@ -51,7 +51,7 @@ void require_device();
 // Makes the CUDA backend known to groth16::make_backend("cuda"). Call once from main().
 void register_backend();
 
-// How the CUDA backend's proving stage moves data and orders its phases (cuda/backend.cu).
+// How the CUDA backend's proving stage moves data and orders its phases (cuda/stage/backend.cu).
 // Builds fix both through variant flags; tests and benchmarks set them per backend, to compare
 // the variants in one binary.
 struct StageOptions {

@@ -416,7 +416,7 @@ void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigne
   report_phases(st, totals);
 }
 // BM_prove_stage_cuda: the serial schedule; BM_prove_stage_cuda_overlap: the overlapped one
-// (CUZK_GPU_OVERLAP, cuda/backend.cu), set per backend here so that both run in one binary.
+// (CUZK_GPU_OVERLAP, cuda/stage/backend.cu), set per backend here so that both run in one binary.
 void BM_prove_stage_cuda(benchmark::State& st) { prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, false); }
 BENCHMARK(BM_prove_stage_cuda)->ArgsProduct({{20, 24}, {1, 0}})->ArgNames({"log_n", "pinned"})
     ->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();

@@ -1,5 +1,5 @@
 // The CUDA proving stage's options are checked before any device is touched
-// (make_cuda_backend, cuda/backend.cu), so these run everywhere, CI's machines without a GPU
+// (make_cuda_backend, cuda/stage/backend.cu), so these run everywhere, CI's machines without a GPU
 // among them: a bad value is one std::invalid_argument that names it, the bounds themselves are
 // accepted, and good options end in a backend or, without a GPU, in BackendUnavailable.
 #include <stdexcept>
