@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "cuda/runtime.hpp"
+#include "cuda/stage/cuda_backend.hpp"
 
 namespace cuzk::cuda {
 

@@ -1,6 +1,6 @@
 // Host-memory entry points to the device NTT, H and MSM (plain C++: for tests and benchmarks
 // compiled by g++). Each call uploads, runs on its own stream, and downloads; throws CudaError /
-// DeviceOutOfMemory (cuda/runtime.hpp) on failure.
+// DeviceOutOfMemory (cuda/stage/cuda_backend.hpp) on failure.
 #pragma once
 #include <memory>
 #include <optional>

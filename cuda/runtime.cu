@@ -2,7 +2,7 @@
 #include <string>
 
 #include "cuda/check.cuh"
-#include "cuda/runtime.hpp"
+#include "cuda/stage/cuda_backend.hpp"
 #include "prover/groth16/backend.hpp"
 
 namespace cuzk::cuda {

@@ -47,7 +47,7 @@
 #include "cuda/host_upload.cuh"
 #include "cuda/msm/msm.cuh"
 #include "cuda/progress.hpp"
-#include "cuda/runtime.hpp"
+#include "cuda/stage/cuda_backend.hpp"
 #include "prover/engine/fault.hpp"
 #include "prover/groth16/backend.hpp"
 #include "prover/instr/phase.hpp"

@@ -8,7 +8,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/measure/output_file.hpp"
 #if CUZK_HAVE_CUDA
-#include "cuda/runtime.hpp"
+#include "cuda/stage/cuda_backend.hpp"
 #endif
 
 namespace {

@@ -23,7 +23,7 @@
 
 #include "cuda/gpu_ops.hpp"
 #include "cuda/msm/msm.cuh"
-#include "cuda/runtime.hpp"
+#include "cuda/stage/cuda_backend.hpp"
 #include "prover/circuits/synthetic_partition.hpp"
 #include "prover/groth16/backend.hpp"
 #include "prover/instr/phase.hpp"

@@ -2,7 +2,7 @@
 // reports as "Skipped" (SKIP_RETURN_CODE), never as passed.
 #include <cstdio>
 
-#include "cuda/runtime.hpp"
+#include "cuda/stage/cuda_backend.hpp"
 
 #if defined(CUZK_CATCH3)
 #include <catch2/catch_session.hpp>

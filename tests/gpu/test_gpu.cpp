@@ -21,7 +21,7 @@
 #include "cuda/gpu_counters.hpp"
 #endif
 #include "cuda/gpu_ops.hpp"
-#include "cuda/runtime.hpp"
+#include "cuda/stage/cuda_backend.hpp"
 #include "prover/circom/circom.hpp"
 #include "prover/engine/fault.hpp"
 #include "prover/circuits/porep.hpp"

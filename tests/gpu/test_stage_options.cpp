@@ -6,7 +6,7 @@
 #include <string>
 
 #include "catch.hpp"
-#include "cuda/runtime.hpp"
+#include "cuda/stage/cuda_backend.hpp"
 #include "prover/groth16/backend.hpp"
 
 using namespace cuzk;
