@@ -7,7 +7,7 @@
 
 #include "cuda/gpu_ops.hpp"
 #include "cuda/h_poly.cuh"
-#include "cuda/host_upload.cuh"
+#include "cuda/stage/staged_upload.cuh"
 #include "cuda/msm/msm.cuh"
 #include "cuda/ntt/ntt.cuh"
 
@@ -34,7 +34,7 @@ struct Event {
 
 // An MSM's input uploaded in `count` slices on stream `up` (each slice's scalars, then its
 // points), starting once `s` reaches this point; the slices carry the events Msm<P> waits for.
-// Through `uploader` (cuda/host_upload.cuh): page-locked input is enqueued here at once; pageable
+// Through `uploader` (cuda/stage/staged_upload.cuh): page-locked input is enqueued here at once; pageable
 // input is staged by a thread of its own, so that the MSM starts on the first slice while the
 // host still copies the later ones (finish() joins it).
 template <class P>

@@ -114,7 +114,7 @@ class DeviceNtt {
   std::unique_ptr<Impl> impl_;
 };
 
-// src to the device through a HostUploader with this staging (cuda/host_upload.cuh; page-locked
+// src to the device through a HostUploader with this staging (cuda/stage/staged_upload.cuh; page-locked
 // src is copied directly) and back (for the tests).
 std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, const Staging& staging);
 

@@ -1,4 +1,4 @@
-// How HostUploader (cuda/host_upload.cuh) stages pageable host memory for the copy engine:
+// How HostUploader (cuda/stage/staged_upload.cuh) stages pageable host memory for the copy engine:
 // plain C++, so that the proving stage's options (cuda/stage/cuda_backend.hpp), the tests and the
 // benchmarks can choose it without CUDA's headers.
 #pragma once

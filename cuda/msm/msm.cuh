@@ -88,7 +88,7 @@ std::vector<fr_t> sample_scalars(std::span<const fr_t> a, std::span<const fr_t> 
 // events, when set, are recorded by the uploads of the scalars and of the points; the MSM waits
 // for each only when it first needs it, so a slice's digits and sort overlap the upload of its
 // points, and its bucket sums the upload of the next slice. When another host thread records
-// the events (a staged upload, cuda/host_upload.cuh), `recorded` is its count of recorded events
+// the events (a staged upload, cuda/stage/staged_upload.cuh), `recorded` is its count of recorded events
 // and the MSM waits for it to reach scalars_at (bases_at) before it makes the stream wait for
 // scalars_ready (bases_ready): a stream waits only for an event's record made before the wait.
 template <class P>

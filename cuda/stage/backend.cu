@@ -19,7 +19,7 @@
 //  - serial (the default): on one stream and one host thread, phase after phase: pin_abc, h2d
 //    (pageable memory copied by the driver), ntt_h, msm_h, msm_l, msm_a, msm_b_g1 (msm_b_g2);
 //  - overlapped: an upload thread copies on a stream of its own, through HostUploader (pinned
-//    staging buffers for pageable memory, cuda/host_upload.cuh), while the calling thread runs
+//    staging buffers for pageable memory, cuda/stage/staged_upload.cuh), while the calling thread runs
 //    the kernels on the compute stream. Per circuit i the uploads go assignment first:
 //      upload thread:  [key] z(i) | pin and copy a, b, c (i)       | z(i+1) ...
 //      compute stream:           msm_l, msm_a, msm_b_g1 (msm_b_g2) | ntt_h, msm_h | z MSMs (i+1)
@@ -44,7 +44,7 @@
 #include "cuda/check.cuh"
 #include "cuda/gpu_phase.cuh"
 #include "cuda/h_poly.cuh"
-#include "cuda/host_upload.cuh"
+#include "cuda/stage/staged_upload.cuh"
 #include "cuda/msm/msm.cuh"
 #include "cuda/progress.hpp"
 #include "cuda/stage/cuda_backend.hpp"

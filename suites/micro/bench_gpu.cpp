@@ -171,13 +171,13 @@ BENCHMARK(BM_gpu_msm_g1_overlap)->ArgsProduct({{20, 22, 24}, {0, 1, 2, 3}})->Arg
     ->Unit(benchmark::kMillisecond)->Iterations(5);
 
 // The same from pageable host memory (BM_gpu_msm_g1's pinned:0 input): the slices go up through
-// the uploader's pinned staging buffers (cuda/host_upload.cuh), filled by host threads while the
+// the uploader's pinned staging buffers (cuda/stage/staged_upload.cuh), filled by host threads while the
 // GPU sums the slices already there, instead of the driver's pageable copies before the MSM.
 void BM_gpu_msm_g1_staged(benchmark::State& st) { msm_g1_overlap(st, size_t(1) << st.range(0), unsigned(st.range(1)), false); }
 BENCHMARK(BM_gpu_msm_g1_staged)->ArgsProduct({{20, 22, 24, 26}, {0}})->ArgsProduct({{24}, {1, 3}})
     ->ArgNames({"log_n", "slices"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 
-// The staging of pageable memory (cuda/host_upload.cuh) alone: 1 GiB, GB/s.
+// The staging of pageable memory (cuda/stage/staged_upload.cuh) alone: 1 GiB, GB/s.
 void staged_upload(benchmark::State& st, const cuda::Staging& staging) {
   double gbps = 0;
   for (auto _ : st) {

@@ -398,7 +398,7 @@ void check_gpu_msm_against_cpu(std::mt19937_64& g) {
   CHECK(gpu_msm(pts, bits, 0, 32) == want);
   {
     // Page-locked input is copied directly, where pageable input (every call above) goes through
-    // the staging buffers on a thread of its own (cuda/host_upload.cuh).
+    // the staging buffers on a thread of its own (cuda/stage/staged_upload.cuh).
     cuda::HostPin pin_p(pts.data(), pts.size() * sizeof(Affine)), pin_s(bits.data(), bits.size() * sizeof(fr_t));
     CHECK(gpu_msm(pts, bits, 0, 5) == want);
   }

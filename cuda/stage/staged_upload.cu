@@ -1,4 +1,4 @@
-#include "cuda/host_upload.cuh"
+#include "cuda/stage/staged_upload.cuh"
 
 #include <algorithm>
 #include <atomic>
