@@ -9,7 +9,7 @@
 
 #include "cuda/msm/msm_points.hpp"
 #include "cuda/ntt/ntt_plan.hpp"
-#include "cuda/staging.hpp"
+#include "cuda/stage/staged_upload_options.hpp"
 #include "prover/ec/g1.hpp"
 #include "prover/ec/g2.hpp"
 #include "prover/ff/bls12_381.hpp"

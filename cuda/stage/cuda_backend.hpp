@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/staging.hpp"
+#include "cuda/stage/staged_upload_options.hpp"
 
 namespace cuzk::groth16 {
 class Backend;
@@ -79,7 +79,7 @@ struct StageOptions {
   // equal chunks for msm_h where its buckets hold 128 digits or fewer (2^23-2^26 scalars at the
   // rule's 20 bits), per bucket for the assignment's MSMs. Set, for the A/B.
   std::optional<bool> equal_chunks = std::nullopt;
-  // How pageable a, b, c and z are staged for the copy engine (cuda/staging.hpp): filling
+  // How pageable a, b, c and z are staged for the copy engine (cuda/stage/staged_upload_options.hpp): filling
   // threads, buffers per thread or one buffer at a time (Fill::split, the former way), buffer
   // sizes. The overlapped stage's compute stream waits first for the assignment's upload, which
   // the host's copying bounds (docs/cuda-backend.md#staging-per-thread).

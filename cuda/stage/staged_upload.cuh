@@ -14,7 +14,7 @@
 #include <memory>
 #include <vector>
 
-#include "cuda/staging.hpp"
+#include "cuda/stage/staged_upload_options.hpp"
 
 namespace cuzk {
 class ThreadPool;
