@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "cuda/gpu_ops.hpp"
-#include "cuda/h_poly.cuh"
+#include "cuda/stage/h_poly.cuh"
 #include "cuda/stage/staged_upload.cuh"
 #include "cuda/msm/msm.cuh"
 #include "cuda/ntt/ntt.cuh"

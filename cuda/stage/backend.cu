@@ -4,7 +4,7 @@
 //   h2d       copy a, b, c and the assignment to the device (and, on the first proof with a key,
 //             the key's G1 points, and with CUZK_GPU_G2 its B query's G2 points: sub-phase
 //             h2d/srs; they stay resident for later proofs)
-//   ntt_h     H on the device (cuda/h_poly.cuh)
+//   ntt_h     H on the device (cuda/stage/h_poly.cuh)
 //   msm_h, msm_l, msm_a, msm_b_g1   G1 MSMs on the device (cuda/msm/msm.cuh); the assignment's
 //             digits are sorted once for all of its MSMs, in msm_l's sub-phase msm_l/digits
 //   msm_b_g2  CUZK_GPU_G2=ON only: the G2 MSM on the device, after msm_b_g1, over the same
@@ -43,7 +43,7 @@
 
 #include "cuda/check.cuh"
 #include "cuda/gpu_phase.cuh"
-#include "cuda/h_poly.cuh"
+#include "cuda/stage/h_poly.cuh"
 #include "cuda/stage/staged_upload.cuh"
 #include "cuda/msm/msm.cuh"
 #include "cuda/progress.hpp"

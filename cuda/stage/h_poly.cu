@@ -1,4 +1,4 @@
-#include "cuda/h_poly.cuh"
+#include "cuda/stage/h_poly.cuh"
 
 namespace cuzk::cuda {
 
