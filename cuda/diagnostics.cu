@@ -1,7 +1,7 @@
 #include "cuda/diagnostics.hpp"
 
 #include "cuda/check.cuh"
-#include "cuda/gpu_phase.cuh"
+#include "cuda/stage/gpu_phase.cuh"
 
 namespace cuzk::cuda {
 namespace {

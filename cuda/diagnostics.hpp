@@ -4,7 +4,7 @@
 // sleep_phase(name, ns) opens the phase `name` (instr::Phase, under the caller's current phase)
 // and runs one kernel that spins on the GPU's global nanosecond timer until `ns` have passed
 // since the kernel began; the phase's GPU time comes from CUDA events around it, exactly as the
-// proving stage's phases (cuda/gpu_phase.cuh). So the phase's gpu_ns should be `ns` plus the
+// proving stage's phases (cuda/stage/gpu_phase.cuh). So the phase's gpu_ns should be `ns` plus the
 // launch and event overhead, whatever the host is doing meanwhile: the GPU test checks that
 // under a CPU load on every core.
 #pragma once

@@ -42,7 +42,7 @@
 #include <utility>
 
 #include "cuda/check.cuh"
-#include "cuda/gpu_phase.cuh"
+#include "cuda/stage/gpu_phase.cuh"
 #include "cuda/stage/h_poly.cuh"
 #include "cuda/stage/staged_upload.cuh"
 #include "cuda/msm/msm.cuh"
