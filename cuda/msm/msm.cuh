@@ -41,7 +41,7 @@
 
 #include "cuda/check.cuh"
 #include "cuda/msm/msm_points.hpp"
-#include "cuda/progress.hpp"
+#include "cuda/util/progress.hpp"
 #include "prover/ff/fr.hpp"
 
 namespace cuzk::cuda {

@@ -25,7 +25,7 @@
 //      compute stream:           msm_l, msm_a, msm_b_g1 (msm_b_g2) | ntt_h, msm_h | z MSMs (i+1)
 //    so a, b, c go up while the assignment's MSMs run, and circuit i+1's assignment (into the
 //    second of two z buffers) while circuit i's ntt_h and msm_h run. The two threads order
-//    each other with Progress counts (cuda/progress.hpp) and the streams with events. h2d's GPU
+//    each other with Progress counts (cuda/util/progress.hpp) and the streams with events. h2d's GPU
 //    time is the sum of its copies' spans on the copy stream; its wall time is the upload
 //    thread's time enqueuing them (for pageable memory: filling the staging buffers). Each
 //    kernel phase's GPU time starts after its wait for the uploads, so it is the kernels' own.
@@ -46,7 +46,7 @@
 #include "cuda/stage/h_poly.cuh"
 #include "cuda/stage/staged_upload.cuh"
 #include "cuda/msm/msm.cuh"
-#include "cuda/progress.hpp"
+#include "cuda/util/progress.hpp"
 #include "cuda/stage/cuda_backend.hpp"
 #include "prover/engine/fault.hpp"
 #include "prover/groth16/backend.hpp"
