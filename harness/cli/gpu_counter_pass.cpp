@@ -11,7 +11,7 @@
 #include "prover/instr/phase.hpp"
 
 #if CUZK_HAVE_GPU_COUNTERS
-#include "cuda/gpu_counters.hpp"
+#include "cuda/profiling/gpu_counters.hpp"
 #endif
 
 namespace cuzk {

@@ -1,5 +1,5 @@
 // The GPU counters pass (docs/counters.md, "GPU counters"): after the timed repetitions, the
-// same proof runs again under CUPTI's Range Profiler (cuda/gpu_counters.hpp), once per pass the
+// same proof runs again under CUPTI's Range Profiler (cuda/profiling/gpu_counters.hpp), once per pass the
 // metrics need, with one user range per GPU phase: the direct children of the proving stage
 // (proof/prove/h2d, ntt_h, msm_*, pin_abc, assemble) opened on the thread that opened the stage,
 // the one that drives the GPU (msm_b_g2 too with CUZK_GPU_G2). Phases on other threads (msm_b_g2

@@ -18,7 +18,7 @@
 #include "harness/measure/recorder.hpp"
 #include "cuda/diagnostics.hpp"
 #if CUZK_HAVE_GPU_COUNTERS
-#include "cuda/gpu_counters.hpp"
+#include "cuda/profiling/gpu_counters.hpp"
 #endif
 #include "cuda/gpu_ops.hpp"
 #include "cuda/stage/cuda_backend.hpp"

@@ -14,7 +14,7 @@
 
 #include <cmath>
 
-#include "cuda/gpu_counters.hpp"
+#include "cuda/profiling/gpu_counters.hpp"
 
 namespace cuzk::cuda::gpu_counters {
 namespace {
