@@ -16,7 +16,7 @@
 
 #include "catch.hpp"
 #include "harness/measure/recorder.hpp"
-#include "cuda/diagnostics.hpp"
+#include "cuda/profiling/diagnostics.hpp"
 #if CUZK_HAVE_GPU_COUNTERS
 #include "cuda/profiling/gpu_counters.hpp"
 #endif

@@ -1,4 +1,4 @@
-#include "cuda/diagnostics.hpp"
+#include "cuda/profiling/diagnostics.hpp"
 
 #include "cuda/check.cuh"
 #include "cuda/stage/gpu_phase.cuh"
