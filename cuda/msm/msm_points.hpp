@@ -1,4 +1,4 @@
-// The groups the device MSM runs over (cuda/msm/msm.cuh, cuda/gpu_ops.hpp), as traits naming each
+// The groups the device MSM runs over (cuda/msm/msm.cuh, cuda/testing/entry_points.hpp), as traits naming each
 // group's three point forms: affine (the bases), XYZZ (buckets and partial sums) and Jacobian
 // (the result). A plain C++ header: g++-compiled code names the groups too (DeviceMsm<P>).
 #pragma once

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuda/gpu_ops.hpp"
+#include "cuda/testing/entry_points.hpp"
 #include "cuda/msm/msm.cuh"
 #include "cuda/stage/cuda_backend.hpp"
 #include "prover/circuits/synthetic_partition.hpp"
@@ -115,7 +115,7 @@ BENCHMARK(BM_gpu_msm_g1)->ArgsProduct({{20, 22, 24}, {1, 0}})->ArgNames({"log_n"
 // The pinned upload overlapped with the MSM (DeviceMsmG1::upload_and_run): the input goes up in
 // slices, each slice's scalars then its points, while the GPU sorts and sums the slices already
 // there. Time = first copy to result. slices 0: the default count for the size; slices grow
-// threefold (cuda/gpu_ops.cu). Every MSM benchmark runs once untimed first: the first MSM in a
+// threefold (cuda/testing/entry_points.cu). Every MSM benchmark runs once untimed first: the first MSM in a
 // process also loads the kernels (CUDA loads modules lazily), and a new DeviceMsmG1 grows its
 // buffers.
 // eq: the bucket sums in equal chunks across buckets or per bucket (DeviceMsmG1::set_equal_chunks;

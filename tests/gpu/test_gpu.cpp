@@ -20,7 +20,7 @@
 #if CUZK_HAVE_GPU_COUNTERS
 #include "cuda/profiling/gpu_counters.hpp"
 #endif
-#include "cuda/gpu_ops.hpp"
+#include "cuda/testing/entry_points.hpp"
 #include "cuda/stage/cuda_backend.hpp"
 #include "prover/circom/circom.hpp"
 #include "prover/engine/fault.hpp"

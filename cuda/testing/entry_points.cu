@@ -5,7 +5,7 @@
 #include <thread>
 #include <utility>
 
-#include "cuda/gpu_ops.hpp"
+#include "cuda/testing/entry_points.hpp"
 #include "cuda/stage/h_poly.cuh"
 #include "cuda/stage/staged_upload.cuh"
 #include "cuda/msm/msm.cuh"
