@@ -1,7 +1,7 @@
 #include <cstdio>
 #include <string>
 
-#include "cuda/check.cuh"
+#include "cuda/util/cuda_check.cuh"
 #include "cuda/stage/cuda_backend.hpp"
 #include "prover/groth16/backend.hpp"
 

@@ -39,7 +39,7 @@
 #include <span>
 #include <vector>
 
-#include "cuda/check.cuh"
+#include "cuda/util/cuda_check.cuh"
 #include "cuda/msm/msm_points.hpp"
 #include "cuda/util/progress.hpp"
 #include "prover/ff/fr.hpp"

@@ -16,7 +16,7 @@
 #include <map>
 #include <memory>
 
-#include "cuda/check.cuh"
+#include "cuda/util/cuda_check.cuh"
 #include "cuda/ntt/ntt_plan.hpp"
 #include "prover/ff/fr.hpp"
 

@@ -1,6 +1,6 @@
 #include "cuda/profiling/diagnostics.hpp"
 
-#include "cuda/check.cuh"
+#include "cuda/util/cuda_check.cuh"
 #include "cuda/stage/gpu_phase.cuh"
 
 namespace cuzk::cuda {

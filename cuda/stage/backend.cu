@@ -41,7 +41,7 @@
 #include <thread>
 #include <utility>
 
-#include "cuda/check.cuh"
+#include "cuda/util/cuda_check.cuh"
 #include "cuda/stage/gpu_phase.cuh"
 #include "cuda/stage/h_poly.cuh"
 #include "cuda/stage/staged_upload.cuh"

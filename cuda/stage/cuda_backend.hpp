@@ -1,7 +1,7 @@
 // The CUDA runtime as the rest of cuzk sees it (a plain C++ header: no CUDA types), so that
 // g++-compiled code (the CLI, tests) can probe for a GPU and report failures.
 //
-// Every CUDA call goes through CUZK_CUDA_CHECK (cuda/check.cuh), which throws CudaError naming
+// Every CUDA call goes through CUZK_CUDA_CHECK (cuda/util/cuda_check.cuh), which throws CudaError naming
 // the call, the file and the line; a failed device allocation throws DeviceOutOfMemory with what
 // was needed and what was free. Nothing in the CUDA backend aborts the process.
 #pragma once

@@ -4,7 +4,7 @@
 #pragma once
 #include <exception>
 
-#include "cuda/check.cuh"
+#include "cuda/util/cuda_check.cuh"
 #include "prover/instr/phase.hpp"
 
 namespace cuzk::cuda {

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "cuda/check.cuh"
+#include "cuda/util/cuda_check.cuh"
 #include "prover/util/cpu_placement.hpp"
 #include "prover/util/thread_pool.hpp"
 
