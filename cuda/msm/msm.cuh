@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "cuda/util/cuda_check.cuh"
+#include "cuda/util/device_array.cuh"
 #include "cuda/msm/msm_points.hpp"
 #include "cuda/util/progress.hpp"
 #include "prover/ff/fr.hpp"

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "cuda/util/cuda_check.cuh"
+#include "cuda/util/device_array.cuh"
 #include "cuda/ntt/ntt_plan.hpp"
 #include "prover/ff/fr.hpp"
 

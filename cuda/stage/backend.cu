@@ -42,6 +42,8 @@
 #include <utility>
 
 #include "cuda/util/cuda_check.cuh"
+#include "cuda/util/device_array.cuh"
+#include "cuda/util/gpu_timer.cuh"
 #include "cuda/stage/gpu_phase.cuh"
 #include "cuda/stage/h_poly.cuh"
 #include "cuda/stage/staged_upload.cuh"

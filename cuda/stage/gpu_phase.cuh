@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "cuda/util/cuda_check.cuh"
+#include "cuda/util/gpu_timer.cuh"
 #include "prover/instr/phase.hpp"
 
 namespace cuzk::cuda {

@@ -10,6 +10,9 @@
 #include "cuda/stage/staged_upload.cuh"
 #include "cuda/msm/msm.cuh"
 #include "cuda/ntt/ntt.cuh"
+#include "cuda/util/cuda_check.cuh"
+#include "cuda/util/device_array.cuh"
+#include "cuda/util/gpu_timer.cuh"
 
 namespace cuzk::cuda {
 namespace {

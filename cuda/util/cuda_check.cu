@@ -35,36 +35,6 @@ DeviceOutOfMemory::DeviceOutOfMemory(const std::string& what, size_t needed_, si
       free_bytes(free_),
       total_bytes(total_) {}
 
-void* device_alloc(size_t bytes, const char* what) {
-  void* p = nullptr;
-  cudaError_t err = cudaMalloc(&p, bytes);
-  if (err == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    size_t free_b = 0, total_b = 0;
-    (void)cudaMemGetInfo(&free_b, &total_b);
-    throw DeviceOutOfMemory(what, bytes, free_b, total_b);
-  }
-  check(err, "cudaMalloc", __FILE__, __LINE__);
-  return p;
-}
-
-GpuTimer::GpuTimer() {
-  CUZK_CUDA_CHECK(cudaEventCreate(&a_));
-  CUZK_CUDA_CHECK(cudaEventCreate(&b_));
-}
-GpuTimer::~GpuTimer() {
-  cudaEventDestroy(a_);
-  cudaEventDestroy(b_);
-}
-void GpuTimer::start(cudaStream_t s) { CUZK_CUDA_CHECK(cudaEventRecord(a_, s)); }
-void GpuTimer::stop(cudaStream_t s) { CUZK_CUDA_CHECK(cudaEventRecord(b_, s)); }
-uint64_t GpuTimer::elapsed_ns() {
-  CUZK_CUDA_CHECK(cudaEventSynchronize(b_));
-  float ms = 0;
-  CUZK_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
-  return uint64_t(double(ms) * 1e6);
-}
-
 DeviceInfo probe_device() {
   DeviceInfo d;
   cudaRuntimeGetVersion(&d.runtime_version);
