@@ -1,9 +1,7 @@
-// The CUDA runtime as the rest of cuzk sees it (a plain C++ header: no CUDA types), so that
-// g++-compiled code (the CLI, tests) can probe for a GPU and report failures.
-//
-// Every CUDA call goes through CUZK_CUDA_CHECK (cuda/util/cuda_check.cuh), which throws CudaError naming
-// the call, the file and the line; a failed device allocation throws DeviceOutOfMemory with what
-// was needed and what was free. Nothing in the CUDA backend aborts the process.
+// The CUDA backend as the rest of cuzk sees it (a plain C++ header: no CUDA types), so that
+// g++-compiled code (the CLI, tests, benchmarks) can register it, choose its stage options and
+// make one. It brings the backend's errors (cuda/util/cuda_error.hpp) and the device probe
+// (cuda/util/device_probe.hpp) along, which its callers catch and call.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -12,6 +10,8 @@
 #include <string>
 
 #include "cuda/stage/staged_upload_options.hpp"
+#include "cuda/util/cuda_error.hpp"
+#include "cuda/util/device_probe.hpp"
 
 namespace cuzk::groth16 {
 class Backend;
@@ -19,34 +19,6 @@ struct Witness;
 }
 
 namespace cuzk::cuda {
-
-class CudaError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-class DeviceOutOfMemory : public CudaError {
- public:
-  DeviceOutOfMemory(const std::string& what, size_t needed, size_t free_bytes, size_t total_bytes);
-  size_t needed = 0, free_bytes = 0, total_bytes = 0;
-};
-
-struct DeviceInfo {
-  bool available = false;
-  std::string reason;       // why not, when unavailable (no device, no driver, driver too old)
-  int ordinal = 0;
-  std::string name;
-  int sm_count = 0;
-  int cc_major = 0, cc_minor = 0;
-  size_t total_bytes = 0, free_bytes = 0;
-  int runtime_version = 0, driver_version = 0;
-};
-
-// Probes device 0 (or $CUDA_VISIBLE_DEVICES' first); never throws.
-DeviceInfo probe_device();
-
-// Throws groth16::BackendUnavailable with the probe's reason when there is no usable GPU.
-void require_device();
 
 // Makes the CUDA backend known to groth16::make_backend("cuda"). Call once from main().
 void register_backend();

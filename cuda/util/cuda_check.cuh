@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "cuda/stage/cuda_backend.hpp"
+#include "cuda/util/cuda_error.hpp"
 
 namespace cuzk::cuda {
 
