@@ -352,14 +352,17 @@ unsigned windows_of(unsigned c) { return (256 + c - 1) / c; }  // Booth digits n
 
 unsigned gpu_msm_window_bits(size_t n, bool equal_chunks) {
   const unsigned lg = bit_width(n);
-  const unsigned small = std::clamp(lg > 8 ? lg - 8 : 1u, 6u, 16u);  // about n / 2^8 buckets
-  // measured, cuda/msm/msm.cuh
-  if (equal_chunks) return n <= (size_t(1) << 23) ? small : 20u;
-  if (n <= (size_t(1) << 25)) return small;
-  return n <= (size_t(1) << 26) ? 19u : 20u;
+  using namespace msm_params;
+  const unsigned small = std::clamp(lg > kPointsPerBucketLog ? lg - kPointsPerBucketLog : 1u, kNarrowMinBits,
+                                    kNarrowMaxBits);  // about n / 2^8 buckets
+  if (equal_chunks) return n <= kEqualChunksWideFrom ? small : kWideBits;
+  if (n <= kPerBucketNarrowUpTo) return small;
+  return n <= kPerBucket19BitsUpTo ? kPerBucketMidBits : kWideBits;
 }
 
-bool gpu_msm_equal_chunks(size_t pairs, size_t buckets) { return pairs <= 128 * buckets; }
+bool gpu_msm_equal_chunks(size_t pairs, size_t buckets) {
+  return pairs <= msm_params::kEqualChunksMaxDigitsPerBucket * buckets;
+}
 
 unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample) {
   const unsigned dense = gpu_msm_window_bits(n);
@@ -368,7 +371,7 @@ unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample) {
   // The width changes the windows, and so the share of non-zero digits: settle it in a few
   // rounds (it moves by a bit or two at most).
   unsigned c = dense;
-  for (int round = 0; round < 4 && !canon.empty(); ++round) {
+  for (int round = 0; round < msm_params::kSparseRounds && !canon.empty(); ++round) {
     const unsigned windows = windows_of(c);
     size_t nonzero = 0;
     for (const auto& s : canon) {
@@ -379,7 +382,7 @@ unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample) {
       for (unsigned w = 0; w < windows; ++w) nonzero += msm_signed_digit(s.data(), w, c) != 0;
     }
     const double share = double(nonzero) / (double(canon.size()) * windows);
-    if (share >= 0.5) return dense;  // full-width scalars: the usual rule
+    if (share >= msm_params::kFullWidthShare) return dense;  // full-width scalars: the usual rule
     const unsigned next = gpu_msm_window_bits(size_t(std::ceil(double(n) * share)), false);
     if (next == c) break;
     c = next;

@@ -41,49 +41,14 @@
 
 #include "cuda/util/cuda_check.cuh"
 #include "cuda/util/device_array.cuh"
+#include "cuda/msm/msm_params.hpp"
 #include "cuda/msm/msm_points.hpp"
 #include "cuda/util/progress.hpp"
 #include "prover/ff/fr.hpp"
 
 namespace cuzk::cuda {
 
-// Window width for n points on the GPU, for both groups. The rule balances the work per point
-// (windows * n digits sorted and added) against the work per bucket (windows * 2^(c-1) buckets
-// reduced); a G2 addition costs about 3 times a G1 addition on both sides of that balance, so the
-// rule carries over. Only the sort, the same cost per key in both groups, weighs less beside
-// G2's additions, which would favour slightly narrower windows for G2: BM_gpu_msm_g2's window
-// axis measures whether that is worth a rule of its own.
-// Up to 2^23 scalars: about n / 2^8 buckets a window, at most 16 bits. Above, 20 bits, where the
-// bucket sums go in equal chunks (gpu_msm_equal_chunks: up to 2^26 scalars, at most 128 digits a
-// bucket), because fewer windows then save more additions than the larger buckets cost; above
-// 2^26 buckets hold over 128 digits and are cut per bucket, at 20 bits.
-// equal_chunks false: the widths for bucket sums cut per bucket (Msm::set_equal_chunks(false),
-// and the sparse rule below, whose MSMs cut so): 16 bits up to 2^25, 19 up to 2^26, 20 above,
-// where each was the fastest width measured (docs/cuda-backend.md#msm-window-rule).
-unsigned gpu_msm_window_bits(size_t n, bool equal_chunks = true);
-// Whether an MSM whose every digit is sorted (full-width scalars) sums its buckets in equal chunks
-// across buckets (Msm::set_equal_chunks, left to the rule): where its `pairs` sorted digits
-// average at most 128 over its `buckets`: equal chunks were faster wherever buckets held 128
-// digits or fewer and slower at 256 or more (docs/cuda-backend.md#equal-chunks-by-rule).
-bool gpu_msm_equal_chunks(size_t pairs, size_t buckets);
-// The window widths the GPU MSM takes (Msm::run refuses others, the proving stage's options are
-// checked against them): from 2 bits to 20, the widest the rule gives and the GPU tests check.
-inline constexpr unsigned kMinWindowBits = 2, kMaxWindowBits = 20;
-
-// Window width for n scalars of which most have few non-zero digits: the proving stage's
-// assignment (in a PoRep partition about half 0, half 1 and 1.4% other values). `sample` holds
-// scalars drawn evenly from the n (sample_scalars). gpu_msm_window_bits(n, false) gives each
-// window about n / 2^8 buckets, n being the digits per window that full-width scalars have; here
-// n is the *non-zero* digits per window, estimated from the sample (zero digits are not sorted or
-// added, Msm::set_skip_zero_digits), so windows of mostly-short scalars get fewer buckets to
-// reduce. Their MSMs cut their buckets' sums per bucket (the equal-chunk rule is for full-width
-// scalars; an assignment's digits pile into a few buckets), hence the widths for that cut. Where
-// at least half of the sample's digits are non-zero (full-width scalars) it is
-// gpu_msm_window_bits(n), and so it is for an empty sample.
-unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample);
-// Up to k scalars evenly spaced over a then b (the assignment: its inputs, then its aux values);
-// all of them where there are no more than k.
-std::vector<fr_t> sample_scalars(std::span<const fr_t> a, std::span<const fr_t> b, size_t k);
+// The window rules and the tuned constants: cuda/msm/msm_params.hpp.
 
 // Part of an MSM's input on the device: the points and scalars [i, i + n) of the whole. The
 // events, when set, are recorded by the uploads of the scalars and of the points; the MSM waits
@@ -197,8 +162,7 @@ class Msm {
   // adding straight into buckets an earlier slice filled makes each lane's addition a full XYZZ
   // addition at a different step, and the warp diverges (docs/cuda-backend.md#a-slices-own-buckets).
   void set_equal_chunks(std::optional<bool> on) { equal_chunks_ = on; }
-  // Equal chunks of 64 leave two pieces per 64 points, the memory of one sum per 32 points.
-  static constexpr uint32_t kRunChunk = 32, kEqualChunk = 64;
+  static constexpr uint32_t kRunChunk = msm_params::kRunChunk, kEqualChunk = msm_params::kEqualChunk;
   // Sort only the non-zero digits, for scalars that are mostly short (an assignment: on in the
   // proving stage's assignment MSMs, StageOptions::skip_zero_digits); it costs a pass over the
   // scalars that counts them, and where more than half the digits turn out non-zero, every digit

@@ -79,12 +79,6 @@ using groth16::Randomness;
 using groth16::Witness;
 
 constexpr bool kGpuG2 = CUZK_GPU_G2 != 0;
-// The assignment's values the window rule looks at (gpu_msm_window_bits_sparse). For a PoRep
-// partition's mix 8192 estimate the share of non-zero digits within about 4% (one standard
-// deviation by binomial arithmetic, mostly from the 1.4% full-width values), against the 2x
-// between one width and the next, and picking them costs a host thread little beside the MSMs
-// (each pick a cache miss into 512 MiB; the overlapped stage does it while the assignment uploads).
-constexpr size_t kWindowSample = 8192;
 
 // The key's points on the device, for the key they were uploaded from.
 struct ResidentKey {
@@ -355,7 +349,7 @@ class CudaBackend final : public groth16::Backend {
   }
 
   // The window width of w's assignment MSMs: the options', else the sparse rule's for a sample of
-  // w's values (gpu_msm_window_bits_sparse; about a millisecond of this thread, kWindowSample:
+  // w's values (gpu_msm_window_bits_sparse; about a millisecond of this thread, msm_params::kWindowSample:
   // the overlapped schedule spends it while the assignment goes up).
   unsigned assignment_bits(const Witness& w) const {
     return opt_.assignment_window_bits ? opt_.assignment_window_bits : default_assignment_window_bits(w);
@@ -561,7 +555,7 @@ class CudaBackend final : public groth16::Backend {
 }  // namespace
 
 unsigned default_assignment_window_bits(const Witness& w) {
-  return gpu_msm_window_bits_sparse(w.input.size() + w.aux.size(), sample_scalars(w.input, w.aux, kWindowSample));
+  return gpu_msm_window_bits_sparse(w.input.size() + w.aux.size(), sample_scalars(w.input, w.aux, msm_params::kWindowSample));
 }
 
 StageOptions build_stage_options() {

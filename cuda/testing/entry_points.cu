@@ -104,7 +104,7 @@ class SlicedUpload {
   // so it is kept short, and each later slice's upload hides behind the GPU's work on the ones
   // before it, which takes about 3 times as long per point (a G2 point is twice the bytes and
   // about three times the additions). Equal slices where n is too short for that.
-  static constexpr size_t kGrowth = 3;
+  static constexpr size_t kGrowth = msm_params::kSliceGrowth;
   static std::vector<size_t> slice_lengths(size_t n, size_t count) {
     count = std::clamp<size_t>(count, 1, std::max<size_t>(n, 1));
     size_t parts = 0, w = 1;
@@ -394,7 +394,7 @@ typename P::jacobian DeviceMsm<P>::upload_and_run(std::span<const Affine> points
   // Each slice costs work of its own (its sort, its chunk sums, additions into every bucket),
   // so few: 2 growing slices (n/4, 3n/4; SlicedUpload::slice_lengths) from 2^21 points, the
   // fastest count measured (docs/cuda-backend.md#upload-slices-growing-threefold).
-  const size_t count = slices ? slices : m.n >= (size_t(1) << 21) ? 2 : 1;
+  const size_t count = slices ? slices : m.n >= msm_params::kSlicedFromPoints ? msm_params::kSlices : 1;
   GpuTimer t;
   t.start(m.st.s);
   SlicedUpload<P> up(m.points.get(), m.scalars.get(), points, scalars, count, m.st.s, m.upload_st.s, m.uploader);
