@@ -4,12 +4,13 @@
 #include <string>
 
 #include "cuda/ntt/ntt.cuh"
+#include "cuda/ntt/ntt_params.hpp"
 
 namespace cuzk::cuda {
 namespace {
 
-constexpr unsigned kMaxTileLog = 11;  // 2^11 elements per block in shared memory (64 KiB)
-constexpr unsigned kPassThreads = 256;
+using ntt_params::kMaxTileLog;
+using ntt_params::kPassThreads;
 
 __device__ __forceinline__ fr_t pow_by_table(const PowTable& t, uint32_t e) {
   fr_t r = fr_t::one();
@@ -279,16 +280,8 @@ __global__ void zero_kernel(fr_t* d, size_t n) {
   if (i < n) d[i] = fr_t::zero();
 }
 
-// Tiles of 2^10 up to 2^20, where tiles of 2^11 leave the last wave of blocks short, and tiles of
-// 2^11 with up to 10 stages above; 3 blocks per SM, except tiles of 2^10 at 4 blocks at
-// 2^21-2^22, where more warps beat fewer spills (the plan and occupancy sweeps:
-// docs/cuda-backend.md#ntt-plans-lazy-values-no-reversal-pass).
-constexpr unsigned kDefaultOccupancy = 3;
-NttPlan default_plan(unsigned log_n) {
-  if (log_n <= 20) return NttPlan{10, 9, kDefaultOccupancy};
-  if (log_n <= 22) return NttPlan{10, 10, 4};
-  return NttPlan{kMaxTileLog, 10, kDefaultOccupancy};
-}
+using ntt_params::default_plan;
+using ntt_params::kDefaultOccupancy;
 
 // The pass kernel of a direction at an occupancy of 2, 3 or 4 blocks per SM.
 using PassKernel = void (*)(const fr_t*, fr_t*, unsigned, unsigned, unsigned, unsigned, const fr_t*, bool, bool);

@@ -7,7 +7,7 @@ namespace cuzk::cuda {
 // A pass loads a tile of 2^tile_log elements (groups of 2^k, the k <= max_stages consecutive
 // butterfly stages the pass runs, side by side) into shared memory, runs its stages there and
 // stores the tile back; a transform of 2^log_n runs ceil(log_n / max_stages) passes with the
-// stages spread as evenly as they go. {} (both zero) picks the default rule (ntt.cu,
+// stages spread as evenly as they go. {} (both zero) picks the default rule (cuda/ntt/ntt_params.hpp,
 // default_plan).
 //
 // occupancy: the blocks of 256 threads an SM must be able to hold at once (2 .. 4; 0 the default,

@@ -311,7 +311,7 @@ BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 21, 22, 24, 26, 27}, {0, 1}})->
 
 // The pass plans (cuda/ntt/ntt_plan.hpp): tiles of 2^10 or 2^11 elements, up to 8..10 stages per
 // pass (11 was never the best with lazy values), 2..4 blocks of 256 threads per
-// SM, natural order (the default rule is in cuda/ntt/ntt.cu).
+// SM, natural order (the default rule is in cuda/ntt/ntt_params.hpp).
 void BM_gpu_ntt_plan(benchmark::State& st) {
   const unsigned log_n = unsigned(st.range(0));
   const cuda::NttPlan plan{unsigned(st.range(1)), unsigned(st.range(2)), unsigned(st.range(3))};
