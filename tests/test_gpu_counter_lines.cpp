@@ -1,6 +1,6 @@
 // GPU counters in results files (docs/results-format.md, "gpu_counters" lines) and where they
 // are read: the results parser, compare (as gpu::<metric> counters of each phase) and the
-// prove command's checks. The GPU side (CUPTI) is in tests/gpu/test_gpu.cpp.
+// prove command's checks. The GPU side (CUPTI) is in tests/gpu/test_gpu_profiling.cpp.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

@@ -1,7 +1,10 @@
 # The GPU test binary (tests/gpu/): built wherever the CUDA backend is, labelled "gpu", and
 # reported as skipped by ctest where no GPU is found (it exits 77).
 if(TARGET cuzk_cuda)
-  add_executable(test_gpu ${CMAKE_CURRENT_SOURCE_DIR}/gpu/gpu_main.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu.cpp)
+  # One source file per topic (test_gpu_arith, _ntt, _msm, _stage, _profiling), one binary.
+  add_executable(test_gpu ${CMAKE_CURRENT_SOURCE_DIR}/gpu/gpu_main.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_arith.cpp
+                          ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_ntt.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_msm.cpp
+                          ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_stage.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_profiling.cpp)
   # its own main (gpu_main.cpp), so Catch2 without Catch2WithMain on both major versions
   target_link_libraries(test_gpu PRIVATE Catch2::Catch2)
   if(Catch2_VERSION VERSION_GREATER_EQUAL 3)
