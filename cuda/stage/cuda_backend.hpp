@@ -61,7 +61,7 @@ struct StageOptions {
 StageOptions build_stage_options();
 
 // The window bits the stage gives w's assignment MSMs by default (assignment_window_bits 0):
-// the sparse rule (cuda/msm/msm.cuh, gpu_msm_window_bits_sparse) on a sample of w's values.
+// the sparse rule (cuda/msm/msm_params.hpp, gpu_msm_window_bits_sparse) on a sample of w's values.
 unsigned default_assignment_window_bits(const groth16::Witness& w);
 
 // The CUDA backend with explicit options (groth16::make_backend("cuda") takes

@@ -1,4 +1,4 @@
-// The window rules (cuda/msm/msm.cuh): the usual one for full-width scalars (gpu_msm_window_bits,
+// The window rules (cuda/msm/msm_params.hpp): the usual one for full-width scalars (gpu_msm_window_bits,
 // widths measured on the H200), and the proving stage's assignment's (gpu_msm_window_bits_sparse)
 // with its sample: host code, run everywhere (CI has no GPU). For full-width scalars the
 // assignment's rule is the usual one; for an assignment's mix of mostly 0 and 1 it gives each
@@ -34,7 +34,7 @@ double nonzero_share(const std::vector<fr_t>& v, unsigned c) {
 }
 }  // namespace
 
-// The widths the H200 measured fastest (cuda/msm/msm.cuh): up to 2^23 scalars about n / 2^8 buckets,
+// The widths the H200 measured fastest (cuda/msm/msm_params.hpp): up to 2^23 scalars about n / 2^8 buckets,
 // at most 16 bits; 20 bits above, with equal chunks up to 2^26. Cut per bucket (equal chunks
 // turned off, and the sparse rule's MSMs): 16 bits up to 2^25, 19 up to 2^26, 20 above.
 TEST_CASE("the window rule for full-width scalars: n / 2^8 buckets up to 2^23, 20 bits above") {
