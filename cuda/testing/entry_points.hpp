@@ -60,7 +60,7 @@ double field_mul_throughput(bool fp);
 std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g1_affine_t> pts);
 
 // For benchmarks: data kept on the device between calls, GPU time from CUDA events. P is the
-// group (G1Points, G2Points: cuda/msm/msm_points.hpp); both are instantiated in gpu_ops.cu.
+// group (G1Points, G2Points: cuda/msm/msm_points.hpp); both are instantiated in entry_points.cu.
 template <class P>
 class DeviceMsm {
  public:

@@ -1,8 +1,8 @@
 // A count that one thread raises as it gets work done and others wait for (plain C++: no CUDA
-// types). The overlapped proving stage (backend.cu) and the staged MSM upload (gpu_ops.cu) use it
-// to order two host threads: an event may be waited on by a stream only after it was recorded,
-// so the thread that records upload events raises the count once they are, and the thread that
-// launches the kernels waits for it first.
+// types). The overlapped proving stage (cuda/stage/backend.cu) and the staged MSM upload
+// (cuda/testing/entry_points.cu) use it to order two host threads: an event may be waited on by
+// a stream only after it was recorded, so the thread that records upload events raises the
+// count once they are, and the thread that launches the kernels waits for it first.
 #pragma once
 #include <condition_variable>
 #include <cstddef>
