@@ -411,8 +411,13 @@ CaseDesign choose_design(const CaseData& a, const CaseData& b, const Side& sa, c
   } else if (shared.size() < 2) {
     why_not = fmt::format("case {} has {} round(s) that both A and B measured", design_case_title(a), shared.size());
   }
+  // Auto pairs only where the signed-rank test can reach alpha: with n rounds its smallest
+  // two-sided p is 2/2^n (0.0625 at 5 rounds), and a design that cannot find a change is no choice.
+  size_t rounds_needed = 0;
+  if (why_not.empty() && want == "auto" && std::ldexp(2.0, -static_cast<int>(shared.size())) >= o.alpha)
+    for (rounds_needed = shared.size() + 1; std::ldexp(2.0, -static_cast<int>(rounds_needed)) >= o.alpha;) ++rounds_needed;
   if (want == "paired" || want == "auto") {
-    if (why_not.empty()) {
+    if (why_not.empty() && rounds_needed == 0) {
       d.design = Design::kPaired;
       d.rounds = shared;
       const size_t only = a.per_round.size() + b.per_round.size() - 2 * shared.size();
@@ -426,8 +431,13 @@ CaseDesign choose_design(const CaseData& a, const CaseData& b, const Side& sa, c
                                      why_not));
   }
   const bool no_rounds = !rounds_a || !rounds_b;
-  const std::string unpaired = no_rounds ? "no round ids: the files were not written by an interleaved run"
-                                         : fmt::format("only {} round(s) on both sides: pairing needs 2", shared.size());
+  const std::string unpaired =
+      no_rounds ? "no round ids: the files were not written by an interleaved run"
+      : rounds_needed
+          ? fmt::format("only {} rounds on both sides: the signed-rank test's smallest p, {:.4g}, cannot fall below "
+                        "alpha {}; pairing needs {}",
+                        shared.size(), std::ldexp(2.0, -static_cast<int>(shared.size())), o.alpha, rounds_needed)
+          : fmt::format("only {} round(s) on both sides: pairing needs 2", shared.size());
   if (process_blocks_apply(a, b)) {
     d.design = Design::kBlocks;
     d.reason = want == "blocks" ? "processes as blocks (--design blocks)" : "processes as blocks (" + unpaired + ")";
