@@ -4,6 +4,7 @@
 if(TEST noble_crosscheck)
   set_tests_properties(noble_crosscheck PROPERTIES
     SKIP_REGULAR_EXPRESSION "NOBLE-SKIPPED"
-    LABELS "interop;network"
     TIMEOUT 600)
+  # Appended: the test already carries labels of tests/CMakeLists.txt (subprocess, slow).
+  set_property(TEST noble_crosscheck APPEND PROPERTY LABELS interop network)
 endif()

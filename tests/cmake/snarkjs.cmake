@@ -12,6 +12,7 @@ endif()
 if(TEST snarkjs_interop)
   set_tests_properties(snarkjs_interop PROPERTIES
     SKIP_REGULAR_EXPRESSION "SNARKJS-SKIPPED"
-    LABELS "interop;network"
     TIMEOUT 600)
+  # Appended: the test already carries labels of tests/CMakeLists.txt (subprocess, slow).
+  set_property(TEST snarkjs_interop APPEND PROPERTY LABELS interop network)
 endif()
