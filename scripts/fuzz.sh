@@ -14,6 +14,7 @@
 #                       (created from the committed corpus; a later run resumes from it)
 #   CUZK_FUZZ_BIN=DIR   run the fuzz_<target> binaries found in DIR and build nothing (a
 #                       snapshot that a rebuild of build/fuzz cannot change mid-campaign)
+#   CUZK_FUZZ_PARALLEL=N  targets fuzzed at once (default: the number of cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -65,27 +66,33 @@ export CUZK_THREADS="${CUZK_THREADS:-1}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
-for t in "${TARGETS[@]}"; do
-  corpus="$work/$t/corpus"
-  artifacts="$work/$t/artifacts"
+# One target: its corpus, a bounded libFuzzer run, the exit status in $work/<target>/rc.
+fuzz_one() {
+  local t=$1
+  local corpus="$work/$t/corpus" artifacts="$work/$t/artifacts"
   mkdir -p "$corpus" "$artifacts"
   for f in tests/fuzz/corpus/"$t"/*; do  # a kept corpus (CUZK_FUZZ_WORK) resumes as it was
     [ -e "$corpus/$(basename "$f")" ] || cp "$f" "$corpus"/
   done
-  dict=()
+  local dict=()
   [ -e "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
-  echo "fuzz.sh: $t for ${secs} s"
-  set +e
+  local rc=0
   "${timer[@]}" "$bin/fuzz_$t" "$corpus" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 \
-    -artifact_prefix="$artifacts/" -print_final_stats=1 >"$work/$t/log" 2>&1
-  rc=$?
-  set -e
+    -artifact_prefix="$artifacts/" -print_final_stats=1 >"$work/$t/log" 2>&1 || rc=$?
+  echo "$rc" >"$work/$t/rc"
+}
+
+# The statistics of a finished target; on a failure, its reproducers kept and exit 1.
+report_one() {
+  local t=$1 rc artifacts="$work/$1/artifacts"
+  rc=$(cat "$work/$t/rc")
+  echo "fuzz.sh: $t for ${secs} s"
   grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|cpu_seconds)' "$work/$t/log" |
     sed "s/^/  /" || true
-  if [ $rc -ne 0 ]; then
+  if [ "$rc" -ne 0 ]; then
     tail -n 40 "$work/$t/log" >&2
     mkdir -p tests/fixtures/fuzz/"$t"
-    kept=()
+    local kept=() f dest
     for f in "$artifacts"/*; do
       [ -f "$f" ] || continue
       dest="tests/fixtures/fuzz/$t/crash-$(sha1sum "$f" | cut -c1-40)"
@@ -96,5 +103,16 @@ for t in "${TARGETS[@]}"; do
     echo "fuzz.sh: replay with $bin/fuzz_$t ${kept[0]:-FILE}" >&2
     exit 1
   fi
+}
+
+# Targets run CUZK_FUZZ_PARALLEL at a time (default: one per core; each fuzzer is one thread),
+# so every target still gets its full SECONDS while the whole run takes a fraction of the sum.
+parallel="${CUZK_FUZZ_PARALLEL:-$(nproc)}"
+case "$parallel" in ''|*[!0-9]*|0) echo "fuzz.sh: CUZK_FUZZ_PARALLEL must be a positive whole number, not '$parallel'" >&2; exit 2 ;; esac
+for ((i = 0; i < ${#TARGETS[@]}; i += parallel)); do
+  batch=("${TARGETS[@]:i:parallel}")
+  for t in "${batch[@]}"; do fuzz_one "$t" & done
+  wait
+  for t in "${batch[@]}"; do report_one "$t"; done
 done
 echo "fuzz.sh: ${#TARGETS[@]} target(s), ${secs} s each: no crash"
