@@ -1,5 +1,4 @@
 #include "harness/analysis/report.hpp"
-#include "harness/measure/output_file.hpp"
 
 #include <fmt/core.h>
 #include <sys/wait.h>
@@ -15,6 +14,7 @@
 #include <tuple>
 
 #include "harness/analysis/report_matrix.hpp"
+#include "harness/analysis/report_page.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/results.hpp"
 
@@ -24,14 +24,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 struct Cmd {
   int code = -1;
@@ -67,10 +59,6 @@ std::string build_line(const std::string& side, const std::string& path, const j
 }
 
 std::string fmt_ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
-
-std::string td(const std::string& s, const char* cls = nullptr) {
-  return cls ? fmt::format("<td class=\"{}\">{}</td>", cls, html_escape(s)) : "<td>" + html_escape(s) + "</td>";
-}
 
 // The comparison in HTML, case by case: heading with the parameters once, the summary, the
 // accounting of every parent phase whose change or some part of it is significant (waterfall
@@ -125,48 +113,6 @@ std::string html_cases(const Comparison& c) {
 
 }  // namespace
 
-std::string signed_ms(double ns) { return fmt::format("{}{:.1f} ms", ns >= 0 ? "+" : "-", std::fabs(ns) / 1e6); }
-
-std::string html_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
-
-std::string base64(const std::string& in) {
-  static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    out += k[v >> 18];
-    out += k[(v >> 12) & 63];
-    out += k[(v >> 6) & 63];
-    out += k[v & 63];
-  }
-  if (i + 1 == in.size()) {
-    uint32_t v = uint8_t(in[i]) << 16;
-    out += k[v >> 18];
-    out += k[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += k[v >> 18];
-    out += k[(v >> 12) & 63];
-    out += k[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
 std::string find_plot_script() {
   if (const char* e = std::getenv("CUZK_PLOT_SCRIPT"); e && *e) return fs::exists(e) ? std::string(e) : "";
   std::vector<fs::path> starts;
@@ -184,20 +130,6 @@ std::string find_plot_script() {
   return "";
 }
 
-std::string html_page(const std::string& title, const std::string& body) {
-  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
-         "</title>\n<style>"
-         "body{font-family:sans-serif;margin:2em;max-width:90em}table{border-collapse:collapse;margin:1em 0}"
-         "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}td.num{text-align:right}"
-         ".summary{font-size:15px;max-width:60em;line-height:1.4}.accounting{margin:1em 0}"
-         ".slower{background:#fdd}.faster{background:#dfd}.noisy{background:#ffd}.note{background:#fff3cd;"
-         "padding:.6em;border:1px solid #e0c060}img{max-width:100%}code{font-size:12px}"
-         "td.heat{text-align:right;white-space:nowrap}td.ns{color:#777}.forest{margin:1em 0}</style></head><body>\n" +
-         body + "</body></html>\n";
-}
-
-// Through the CLI's output-file rules (harness/measure/output_file.hpp): complete or untouched.
-void write_text(const std::string& path, const std::string& text) { write_output_file(path, text); }
 
 Result write_report(const Options& in) {
   if (is_matrix_folder(in.dir)) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "harness/analysis/compare.hpp"
+#include "harness/analysis/report_page.hpp"
 
 namespace cuzk::report {
 
@@ -39,19 +40,11 @@ struct Result {
 // (unwritable output). Nothing is written when the input is bad.
 Result write_report(const Options& o);
 
-// The HTML page both reports share: <head> with the one stylesheet, `body` inside <body>.
-std::string html_page(const std::string& title, const std::string& body);
-// Writes `text` to `path`; std::runtime_error naming the file when it cannot.
-void write_text(const std::string& path, const std::string& text);
 
 // scripts/plot.py: $CUZK_PLOT_SCRIPT, else searched upward from the executable's folder and the
 // current folder. "" when not found.
 std::string find_plot_script();
-std::string html_escape(const std::string& s);
-// A signed duration for labels: "+1.5 ms", "-0.3 ms".
-std::string signed_ms(double ns);
 // One parent phase's accounting as an inline SVG waterfall chart (report_waterfall.cpp).
 std::string waterfall_svg(const Accounting& a);
-std::string base64(const std::string& bytes);
 
 }  // namespace cuzk::report

@@ -11,7 +11,7 @@
 #include <array>
 #include <cmath>
 
-#include "harness/analysis/report.hpp"
+#include "harness/analysis/report_page.hpp"
 #include "harness/analysis/report_matrix.hpp"
 
 namespace cuzk::report {

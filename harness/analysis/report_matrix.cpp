@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "harness/analysis/compare.hpp"
-#include "harness/analysis/report.hpp"
+#include "harness/analysis/report_page.hpp"
 
 namespace cuzk::report {
 
@@ -22,13 +22,6 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kInjectedNote = "planted slowdowns (CUZK_INJECT_SLOWDOWN) were active: these are not real effects";
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // nlohmann's messages start with "[json.exception.parse_error.101] ": drop that.
 std::string json_message(const json::exception& e) {
@@ -341,10 +334,6 @@ std::string markdown(const Attribution& att, const std::string& att_path) {
     md += "\nEach cell: the variant's median against the baseline's; (n.s.) its CI includes no change.\n\n";
   }
   return md;
-}
-
-std::string td(const std::string& s, const char* cls = nullptr) {
-  return cls ? fmt::format("<td class=\"{}\">{}</td>", cls, html_escape(s)) : "<td>" + html_escape(s) + "</td>";
 }
 
 std::string html(const Attribution& att, const std::string& att_path) {
