@@ -5,14 +5,15 @@
 
 #include "catch.hpp"
 #include "harness/analysis/calibrate.hpp"
+#include "harness/analysis/power.hpp"
 #include "harness/measure/results.hpp"
 #include "test_util.hpp"
 
 using nlohmann::json;
 
 TEST_CASE("calibrate: normal quantile and runs needed", "[calibrate]") {
-  using cuzk::calibrate::normal_quantile;
-  using cuzk::calibrate::runs_needed;
+  using cuzk::power::normal_quantile;
+  using cuzk::power::runs_needed;
   CHECK(std::abs(normal_quantile(0.975) - 1.959964) < 1e-5);
   CHECK(std::abs(normal_quantile(0.9) - 1.281552) < 1e-5);
   CHECK(std::abs(normal_quantile(0.5)) < 1e-9);

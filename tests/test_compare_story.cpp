@@ -8,7 +8,7 @@
 #include <string>
 
 #include "catch.hpp"
-#include "harness/analysis/calibrate.hpp"
+#include "harness/analysis/power.hpp"
 #include "harness/analysis/compare.hpp"
 #include "story_results.hpp"
 #include "test_util.hpp"
@@ -206,15 +206,15 @@ TEST_CASE("a too-noisy end-to-end verdict says how many rounds would settle it")
   const double cv_a = 1.4826 * proof->mad_a / proof->median_a, cv_b = 1.4826 * proof->mad_b / proof->median_b;
   const double cv = std::sqrt((cv_a * cv_a + cv_b * cv_b) / 2), effect = std::fabs(proof->ratio - 1);
   const int expected = effect > proof->threshold
-                           ? cuzk::calibrate::runs_needed(effect, cv, 0.05, 0.9, proof->threshold)
-                           : cuzk::calibrate::runs_to_rule_out(effect, cv, 0.05, 0.9, proof->threshold);
+                           ? cuzk::power::runs_needed(effect, cv, 0.05, 0.9, proof->threshold)
+                           : cuzk::power::runs_to_rule_out(effect, cv, 0.05, 0.9, proof->threshold);
   CHECK(s.rounds_needed == expected);
   CHECK(s.rounds_needed > 6);
   CHECK(s.text.find(fmt::format("about {} samples per side (now 6", s.rounds_needed)) != std::string::npos);
 }
 
 TEST_CASE("runs to rule out a change: more when the change is near the threshold, none at it") {
-  using cuzk::calibrate::runs_to_rule_out;
+  using cuzk::power::runs_to_rule_out;
   CHECK(runs_to_rule_out(0.03, 0.02, 0.05, 0.9, 0.03) == -1);
   CHECK(runs_to_rule_out(0.04, 0.02, 0.05, 0.9, 0.03) == -1);
   const int far = runs_to_rule_out(0.0, 0.02, 0.05, 0.9, 0.03), near = runs_to_rule_out(0.02, 0.02, 0.05, 0.9, 0.03);

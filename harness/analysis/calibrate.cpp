@@ -21,6 +21,7 @@
 #include "harness/measure/inject.hpp"
 #include "harness/measure/results.hpp"
 #include "harness/analysis/gate.hpp"
+#include "harness/analysis/power.hpp"
 #include "harness/analysis/stats.hpp"
 #include "prover/util/cpu_placement.hpp"
 
@@ -225,39 +226,6 @@ double median_of(std::vector<double> v) {
 }
 
 }  // namespace
-
-double normal_quantile(double p) {
-  if (!(p > 0 && p < 1)) throw std::invalid_argument("normal_quantile: p must be in (0, 1)");
-  // Bisection on the CDF Phi(x) = erfc(-x / sqrt 2) / 2: slow but exact to double precision.
-  double lo = -40, hi = 40;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return 0.5 * (lo + hi);
-}
-
-int runs_needed(double effect, double cv, double alpha, double power, double threshold) {
-  if (!(effect > threshold)) return -1;
-  const double za = normal_quantile(1 - alpha / 2), zb = normal_quantile(power);
-  const double pi = 3.14159265358979323846;
-  const double n1 = (pi / 3) * 2 * (za + zb) * (za + zb) * cv * cv / (effect * effect);
-  const double d = effect - threshold;
-  const double n2 = (pi / 2) * 2 * zb * zb * cv * cv / (d * d);
-  return std::max(2, static_cast<int>(std::ceil(std::max(n1, n2))));
-}
-
-int runs_to_rule_out(double effect, double cv, double alpha, double power, double threshold) {
-  effect = std::fabs(effect);
-  if (!(effect < threshold)) return -1;
-  const double z = normal_quantile(1 - alpha / 2) + normal_quantile(power);
-  const double pi = 3.14159265358979323846;
-  const double d = threshold - effect;
-  return std::max(2, static_cast<int>(std::ceil((pi / 2) * 2 * z * z * cv * cv / (d * d))));
-}
 
 namespace {
 // The pool's runs by round. Plain runs: `a` (and `a2`, the second plain run A' of paired draws
@@ -556,7 +524,7 @@ Result run(const Options& in) {
           break;
       }
       const double thr = o.compare.threshold_for(ph.phase);
-      ph.runs_needed_target = runs_needed(o.target_effect / 100, ph.cv, o.compare.alpha, o.power, thr);
+      ph.runs_needed_target = power::runs_needed(o.target_effect / 100, ph.cv, o.compare.alpha, o.power, thr);
       if (o.target_effect / 100 <= thr)
         ph.note = fmt::format(
             "the target effect {:g}% is not above the comparison's noise threshold {:g}% for {}: no number of runs "

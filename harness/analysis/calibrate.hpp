@@ -120,21 +120,4 @@ std::string format_table(const Result& r);     // the terminal table
 std::string format_markdown(const Result& r);  // calibration.md
 nlohmann::json to_json(const Result& r);
 
-// Standard normal quantile (inverse CDF), p in (0, 1).
-double normal_quantile(double p);
-// Runs per side to detect a relative shift `effect` (fraction) of a quantity with relative
-// spread cv, two-sided level alpha, given power, by the Mann-Whitney test, with the verdict's
-// noise threshold `threshold` (fraction):
-//   n1 = (pi/3) * 2 (z_{1-alpha/2} + z_power)^2 cv^2 / effect^2   (significance; pi/3 = 1/ARE of U vs t)
-//   n2 = (pi/2) * 2 z_power^2 cv^2 / (effect - threshold)^2         (median ratio beyond the threshold)
-// returns max(n1, n2) rounded up, at least 2; -1 when effect <= threshold (never "slower").
-int runs_needed(double effect, double cv, double alpha, double power, double threshold);
-// Runs per side for a change of `effect` (fraction, below the threshold) to be called
-// "unchanged": the CI of the ratio must fall within 1 +- threshold, which with the given power
-// needs (z_{1-alpha/2} + z_power) sigma / sqrt(n) <= threshold - effect, sigma^2 = (pi/2) 2 cv^2
-// (the variance of a difference of two medians of log time):
-//   n = (pi/2) * 2 (z_{1-alpha/2} + z_power)^2 cv^2 / (threshold - effect)^2
-// rounded up, at least 2; -1 when effect >= threshold.
-int runs_to_rule_out(double effect, double cv, double alpha, double power, double threshold);
-
 }  // namespace cuzk::calibrate

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/analysis/calibrate.hpp"
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/compare_detail.hpp"
+#include "harness/analysis/power.hpp"
 
 namespace cuzk::compare_detail {
 namespace {
@@ -43,28 +43,6 @@ const PhaseComparison* end_to_end(const std::vector<const PhaseComparison*>& row
 }
 
 double robust_cv(double mad, double med) { return med > 0 ? 1.4826 * mad / med : 0; }
-
-// Rounds for the paired design, from s, the sd of the per-round log ratios, with the change
-// e = |ln r| and the threshold t as log ratios (lt = ln(1 + t)):
-//   beyond the threshold: max((pi/3) (z_{1-alpha/2} + z_power)^2 s^2 / e^2,   significance (signed-rank:
-//                             z_power^2 s^2 / (e - lt)^2)                    pi/3 = 1/ARE vs t)
-//   within it:            (z_{1-alpha/2} + z_power)^2 s^2 / (lt - e)^2      (t CI inside 1 +- t)
-// rounded up, at least 2; -1 when e sits at the threshold. The same shape as calibrate's formulas
-// for unpaired sides, without the factor 2 (one difference per round, not two medians) and with
-// the sd of the log ratio in place of the coefficient of variation.
-int paired_rounds_needed(double ratio, double s, double alpha, double threshold) {
-  const double za = calibrate::normal_quantile(1 - alpha / 2), zb = calibrate::normal_quantile(kPower);
-  const double pi = 3.14159265358979323846;
-  const double e = std::fabs(std::log(ratio)), lt = std::log1p(threshold);
-  auto rounds = [](double n) { return std::max(2, static_cast<int>(std::ceil(n))); };
-  if (e > lt) {
-    const double n1 = (pi / 3) * (za + zb) * (za + zb) * s * s / (e * e);
-    const double n2 = zb * zb * s * s / ((e - lt) * (e - lt));
-    return rounds(std::max(n1, n2));
-  }
-  if (e < lt) return rounds((za + zb) * (za + zb) * s * s / ((lt - e) * (lt - e)));
-  return -1;
-}
 
 }  // namespace
 
@@ -123,7 +101,7 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
                         r.verdict);
     if (r.verdict == "too noisy" && r.unit == "rounds" && r.log_ratios && std::isfinite(r.sd_log_ratio)) {
       const double e = std::fabs(std::log(r.ratio));
-      s.rounds_needed = paired_rounds_needed(r.ratio, r.sd_log_ratio, o.alpha, r.threshold);
+      s.rounds_needed = power::paired_rounds_needed(r.ratio, r.sd_log_ratio, o.alpha, kPower, r.threshold);
       if (s.rounds_needed < 0)
         text += fmt::format(" The change sits at the {:g}% threshold: no number of rounds settles it.", 100 * r.threshold);
       else
@@ -140,13 +118,13 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
       const double effect = std::fabs(r.ratio - 1);
       const size_t now = std::min(r.n_a, r.n_b);
       if (effect > r.threshold) {
-        s.rounds_needed = calibrate::runs_needed(effect, cv, o.alpha, kPower, r.threshold);
+        s.rounds_needed = power::runs_needed(effect, cv, o.alpha, kPower, r.threshold);
         text += fmt::format(
             " To call a change of this size ({}) {} with 90% power would take about {} {} per side (now {}; "
             "calibrate's formula with this run's spread, cv {:.1f}%).",
             pct(r.ratio), r.ratio > 1 ? "slower" : "faster", s.rounds_needed, r.unit, now, 100 * cv);
       } else {
-        s.rounds_needed = calibrate::runs_to_rule_out(effect, cv, o.alpha, kPower, r.threshold);
+        s.rounds_needed = power::runs_to_rule_out(effect, cv, o.alpha, kPower, r.threshold);
         if (s.rounds_needed < 0)
           text += fmt::format(" The change sits at the {:g}% threshold: no number of {} settles it.",
                               100 * r.threshold, r.unit);
