@@ -58,6 +58,8 @@ TEST_CASE("order statistics: hand-worked examples") {
   CHECK(cuzk::iqr({5, 4, 3, 2, 1}) == Approx(2));
   CHECK(cuzk::iqr({1, 2, 3, 4}) == Approx(1.5));
   CHECK(std::isnan(cuzk::median({})));
+  CHECK(cuzk::mean({1, 2, 3, 6}) == Approx(3));
+  CHECK(std::isnan(cuzk::mean({})));
 }
 
 TEST_CASE("Mann-Whitney U: hand-worked exact examples") {

@@ -21,6 +21,7 @@
 #include "harness/measure/inject.hpp"
 #include "harness/measure/results.hpp"
 #include "harness/analysis/gate.hpp"
+#include "harness/analysis/output/format.hpp"
 #include "harness/analysis/power.hpp"
 #include "harness/analysis/stats.hpp"
 #include "prover/util/cpu_placement.hpp"
@@ -218,12 +219,6 @@ std::vector<double> observations(const std::vector<const PoolRun*>& pool, const 
   return out;
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 }  // namespace
 
@@ -504,7 +499,7 @@ Result run(const Options& in) {
       if (gate) d.gate.push_back(gl);
       for (size_t p = 0; p < phases.size(); ++p) {
         L[p].slowdown_pct = pct;
-        L[p].median_ratio = median_of(ratios[p]);
+        L[p].median_ratio = ratios[p].empty() ? 0 : median(ratios[p]);
         d.phases[p].levels.push_back(L[p]);
         const std::string tag = o.draw == "both" ? " (" + draw + ")" : "";
         log(pct == 0 ? fmt::format("calibrate: A/A{}: {} of {} trials flagged {}", tag, L[p].slower + L[p].faster,
@@ -551,8 +546,7 @@ namespace {
 std::string level_name(const LevelResult& L) {
   return L.slowdown_pct == 0 ? std::string("0 (A/A)") : fmt::format("+{:g}%", L.slowdown_pct);
 }
-std::string pct(double x) { return fmt::format("{:.1f}%", 100 * x); }
-std::string share(int k, int n) { return pct(n ? double(k) / n : 0); }
+std::string share(int k, int n) { return output::pct(n ? double(k) / n : 0); }
 std::string mdetect(const Options& o, const PhaseResult& p) {
   return p.min_detectable_pct < 0
              ? fmt::format("none up to {:g}%", o.slowdowns.empty() ? 0.0 : o.slowdowns.back())

@@ -12,6 +12,7 @@
 
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/compare_detail.hpp"
+#include "harness/analysis/output/format.hpp"
 #include "harness/analysis/stats.hpp"
 #include "harness/measure/inject.hpp"
 
@@ -32,7 +33,7 @@ void describe_counter_delta(CounterDelta& d) {
   else if (*d.ratio >= 2.0 || *d.ratio <= 0.5)
     d.note = fmt::format("x{:.2g}", *d.ratio);
   else
-    d.note = compare_detail::pct(*d.ratio);
+    d.note = output::change_pct(*d.ratio);
 }
 
 namespace {
@@ -194,11 +195,6 @@ std::vector<double> paired_d(const PairedValues& p, bool logs) {
   for (size_t i = 0; i < d.size(); ++i) d[i] = logs ? std::log(p.b[i] / p.a[i]) : p.b[i] - p.a[i];
   return d;
 }
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? NAN : s / static_cast<double>(v.size());
-}
 
 // The CI of the mean of d at `level`: the t interval over rounds, or the round bootstrap
 // (--paired-ci bootstrap).
@@ -214,7 +210,7 @@ std::pair<double, double> paired_interval(const std::vector<double>& d, double l
 // A ratio interval from an interval of the mean difference, relative to A's mean (rows analysed
 // as differences: a zero median on some round).
 std::pair<double, double> ratio_from_difference(std::pair<double, double> iv, const PairedValues& p) {
-  const double ma = mean_of(p.a);
+  const double ma = mean(p.a);
   if (ma > 0) return {1 + iv.first / ma, 1 + iv.second / ma};
   if (iv.first == 0 && iv.second == 0) return {1, 1};  // zero on both sides in every round
   return {NAN, NAN};
@@ -238,7 +234,7 @@ void fill_paired(PhaseComparison& r, const PairedValues& p, const CompareOptions
   r.iqr_a = iqr(p.a);
   r.iqr_b = iqr(p.b);
   const std::vector<double> diff = paired_d(p, false);
-  r.delta = mean_of(diff);
+  r.delta = mean(diff);
   std::tie(r.delta_low, r.delta_high) = paired_interval(diff, o.ci_level, o);
   r.log_ratios = paired_logs(p, r);
   const std::vector<double> d = r.log_ratios ? paired_d(p, true) : diff;
@@ -258,7 +254,7 @@ void fill_paired(PhaseComparison& r, const PairedValues& p, const CompareOptions
     r.ci_low = o.analysis.paired_ci == "bootstrap" ? r.boot_low : r.t_low;
     r.ci_high = o.analysis.paired_ci == "bootstrap" ? r.boot_high : r.t_high;
   } else {
-    const double ma = mean_of(p.a), mb = mean_of(p.b);
+    const double ma = mean(p.a), mb = mean(p.b);
     r.ratio = ma != 0 ? mb / ma : (mb == 0 ? 1.0 : INFINITY);
     std::tie(r.ci_low, r.ci_high) = ratio_from_difference({r.delta_low, r.delta_high}, p);
   }

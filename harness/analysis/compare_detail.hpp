@@ -73,8 +73,6 @@ Side load_side(const std::string& path, const CompareOptions& o);
 Side load_side_text(const std::string& path, const std::string& text, const CompareOptions& o);
 // The key of a case in Side::cases.
 std::string key_of(const std::string& suite, const std::string& case_name, const std::string& params);
-// A ratio as a signed percentage change ("+3.1%").
-std::string pct(double ratio);
 // A signed time change: "+90.4 ms", "-70.2 ms".
 std::string signed_ns(double ns);
 // A row's value and signed change in its metric's unit: times for wall_ns and gpu_ns, counts for

@@ -11,12 +11,12 @@
 
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/compare_detail.hpp"
+#include "harness/analysis/output/format.hpp"
 
 namespace cuzk {
 namespace {
 
 using json = nlohmann::json;
-using compare_detail::pct;
 using compare_detail::signed_ns;
 
 constexpr size_t kTermsShown = 6;  // child terms named in an accounting line; the rest are summed
@@ -164,7 +164,7 @@ std::vector<std::string> row_cells(const PhaseComparison& r, const std::map<std:
                                    const FormatOptions& f) {
   const std::string metric = r.metric == "wall_ns" ? "wall" : (r.metric == "gpu_ns" ? "gpu" : r.metric);
   const bool only = !r.missing.empty();
-  std::string verdict = r.verdict + (r.verdict == "faster" || r.verdict == "slower" ? " " + pct(r.ratio) : "");
+  std::string verdict = r.verdict + (r.verdict == "faster" || r.verdict == "slower" ? " " + output::change_pct(r.ratio) : "");
   if (!r.primary) verdict = "(" + verdict + ")";
   std::string ratio = only ? (std::isnan(r.delta_low) ? "-"
                                                       : fmt::format("cost [{}, {}]", fmt_ns(std::fabs(r.delta_low)),

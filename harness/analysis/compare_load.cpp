@@ -274,9 +274,5 @@ std::string signed_value_text(const std::string& metric, double v) {
   return is_time_metric(metric) ? signed_ns(v) : fmt::format("{:+.0f}", v);
 }
 
-std::string pct(double r) {
-  double d = (r - 1.0) * 100.0;
-  return fmt::format("{}{:.1f}%", d >= 0 ? "+" : "", d);
-}
 
 }  // namespace cuzk::compare_detail

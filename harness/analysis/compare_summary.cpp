@@ -10,6 +10,7 @@
 
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/compare_detail.hpp"
+#include "harness/analysis/output/format.hpp"
 #include "harness/analysis/power.hpp"
 
 namespace cuzk::compare_detail {
@@ -24,7 +25,7 @@ bool is_change(const PhaseComparison& r) {
 
 // "proof/prove/h2d -70.2 ms (-33.3%, GPU time)", "proof/prove/pin_abc +90.4 ms (only in B)".
 std::string change_text(const PhaseComparison& r) {
-  std::string what = !r.missing.empty() ? (r.missing == "a" ? "only in B" : "only in A") : pct(r.ratio);
+  std::string what = !r.missing.empty() ? (r.missing == "a" ? "only in B" : "only in A") : output::change_pct(r.ratio);
   if (r.metric == "gpu_ns") what += ", GPU time";
   if (!is_time_metric(r.metric)) what += ", " + r.metric;
   return fmt::format("{} {} ({})", r.phase, signed_value_text(r.metric, r.delta), what);
@@ -94,10 +95,10 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
   if (e2e) {
     const PhaseComparison& r = *e2e;
     std::string ci = std::isnan(r.ci_low) ? "CI undefined"
-                                          : fmt::format("95% CI [{}, {}]", pct(r.ci_low), pct(r.ci_high));
+                                          : fmt::format("95% CI [{}, {}]", output::change_pct(r.ci_low), output::change_pct(r.ci_high));
     text += fmt::format(" End to end, {}{} went {} -> {}: {} ({}, {}): {}.", r.phase,
                         is_time_metric(r.metric) ? "" : " (" + r.metric + ")", value_text(r.metric, r.median_a),
-                        value_text(r.metric, r.median_b), signed_value_text(r.metric, r.delta), pct(r.ratio), ci,
+                        value_text(r.metric, r.median_b), signed_value_text(r.metric, r.delta), output::change_pct(r.ratio), ci,
                         r.verdict);
     if (r.verdict == "too noisy" && r.unit == "rounds" && r.log_ratios && std::isfinite(r.sd_log_ratio)) {
       const double e = std::fabs(std::log(r.ratio));
@@ -108,7 +109,7 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
         text += fmt::format(
             " To {} with 90% power would take about {} rounds (now {}; the paired formula with this run's sd of the "
             "per-round log ratios, {:.2f}%).",
-            e > std::log1p(r.threshold) ? fmt::format("call a change of this size ({}) {}", pct(r.ratio),
+            e > std::log1p(r.threshold) ? fmt::format("call a change of this size ({}) {}", output::change_pct(r.ratio),
                                                       r.ratio > 1 ? "slower" : "faster")
                                         : fmt::format("show it within the {:g}% threshold (unchanged)", 100 * r.threshold),
             s.rounds_needed, r.n_a, 100 * r.sd_log_ratio);
@@ -122,7 +123,7 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
         text += fmt::format(
             " To call a change of this size ({}) {} with 90% power would take about {} {} per side (now {}; "
             "calibrate's formula with this run's spread, cv {:.1f}%).",
-            pct(r.ratio), r.ratio > 1 ? "slower" : "faster", s.rounds_needed, r.unit, now, 100 * cv);
+            output::change_pct(r.ratio), r.ratio > 1 ? "slower" : "faster", s.rounds_needed, r.unit, now, 100 * cv);
       } else {
         s.rounds_needed = power::runs_to_rule_out(effect, cv, o.alpha, kPower, r.threshold);
         if (s.rounds_needed < 0)

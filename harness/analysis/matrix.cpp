@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include "harness/analysis/math_policy.hpp"
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -62,26 +61,6 @@ VariantCell cell_of(const std::string& name, const PhaseComparison& r) {
   for (const auto& d : r.counters)
     if (d.median_a && d.median_b && counter_is_notable(d, r.median_a, r.median_b)) c.counters.push_back(d);
   return c;
-}
-
-double mean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? NAN : s / static_cast<double>(v.size());
-}
-
-// Mean and two-sided t interval of observations (the cost of a phase only some variants have).
-void t_interval(const std::vector<double>& v, double level, double& m, double& lo, double& hi) {
-  m = mean(v);
-  lo = hi = NAN;
-  if (v.size() < 2) return;
-  double ss = 0;
-  for (double x : v) ss += (x - m) * (x - m);
-  const double se = std::sqrt(ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
-  boost::math::students_t t(static_cast<double>(v.size() - 1));
-  const double q = boost::math::quantile(t, 1 - (1 - level) / 2);
-  lo = m - q * se;
-  hi = m + q * se;
 }
 
 // The per-round files of every variant, loaded once.
@@ -148,7 +127,10 @@ void analyse_factorial(const Input& in, const std::vector<const Side*>& merged, 
     for (size_t v : having) observations_of(v, obs);
     std::vector<double> vals;
     for (auto& o : obs) vals.push_back(o.value);
-    t_interval(vals, in.compare.ci_level, p.only_cost, p.only_low, p.only_high);
+    const MeanCI cost = t_interval(vals, in.compare.ci_level);
+    p.only_cost = cost.mean;
+    p.only_low = cost.low;
+    p.only_high = cost.high;
     std::string with;
     for (auto& f : p.only_with) with += (with.empty() ? "" : " and ") + f;
     p.fx_note = "exists only with " + with + " on: its cost is that flag's";

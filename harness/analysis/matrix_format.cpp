@@ -12,12 +12,12 @@
 
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/matrix_detail.hpp"
+#include "harness/analysis/output/format.hpp"
 #include "harness/measure/clock.hpp"
 
 namespace cuzk::matrix {
 namespace {
 
-using compare_detail::pct;
 using compare_detail::signed_ns;
 using detail::ratio_ci;
 using json = nlohmann::json;
@@ -31,14 +31,14 @@ std::string counters_text(const std::vector<CounterDelta>& cs) {
 // The grid's cell of one effect of one phase.
 std::string effect_cell(const EffectRow& e, bool wide) {
   if (!e.effect.significant) return wide ? fmt::format("({})", ratio_ci(e.effect.ratio, e.effect.low, e.effect.high)) : ".";
-  return wide ? ratio_ci(e.effect.ratio, e.effect.low, e.effect.high) : pct(e.effect.ratio);
+  return wide ? ratio_ci(e.effect.ratio, e.effect.low, e.effect.high) : output::change_pct(e.effect.ratio);
 }
 
 std::string variant_cell(const VariantCell& c, bool wide) {
   if (c.verdict == "only in A" || c.verdict == "only in B") return "only: " + signed_ns(c.delta);
   if (c.verdict == "too noisy") return wide ? fmt::format("? {}", ratio_ci(c.ratio, c.low, c.high)) : "?";
   if (c.verdict == "unchanged") return wide ? fmt::format("({})", ratio_ci(c.ratio, c.low, c.high)) : ".";
-  return wide ? ratio_ci(c.ratio, c.low, c.high) : pct(c.ratio);
+  return wide ? ratio_ci(c.ratio, c.low, c.high) : output::change_pct(c.ratio);
 }
 
 struct Grid {

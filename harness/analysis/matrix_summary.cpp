@@ -7,11 +7,11 @@
 
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/matrix_detail.hpp"
+#include "harness/analysis/output/format.hpp"
 
 namespace cuzk::matrix::detail {
 namespace {
 
-using compare_detail::pct;
 using compare_detail::signed_ns;
 
 bool is_parent_of(const std::string& parent, const std::string& child) {
@@ -110,7 +110,7 @@ std::string factorial_summary(const Attribution& a, const Input& in, const CaseA
       s += ratio_ci(e->effect.ratio, e->effect.low, e->effect.high);
       if (!lands.empty()) s += fmt::format(" (mostly {} {})", short_phase(lands, root), signed_ns(ns));
     } else {
-      s += pct(e->effect.ratio) + " (n.s.";
+      s += output::change_pct(e->effect.ratio) + " (n.s.";
       if (!lands.empty()) s += fmt::format("; {} {}", short_phase(lands, root), signed_ns(ns));
       s += ")";
     }
@@ -128,12 +128,12 @@ std::string factorial_summary(const Attribution& a, const Input& in, const CaseA
   if (a.flags.size() >= 2) {
     if (inter.empty())
       text += fmt::format(" Interactions: none found (on {}, one of {} would be found with 90% power).", root,
-                          pct(rp->fx->mde_interaction_ratio));
+                          output::change_pct(rp->fx->mde_interaction_ratio));
     else
       text += " Interactions: " + inter + ".";
   }
   text += fmt::format(" Noise is {:.0f}% of {}'s variation; a flag's effect of {} would be found with 90% power.",
-                      100 * rp->fx->share_noise, root, pct(rp->fx->mde_main_ratio));
+                      100 * rp->fx->share_noise, root, output::change_pct(rp->fx->mde_main_ratio));
   return text;
 }
 
@@ -174,7 +174,7 @@ std::string short_phase(const std::string& phase, const std::string& root) {
 }
 
 std::string ratio_ci(double ratio, double low, double high) {
-  return fmt::format("{} [{}, {}]", pct(ratio), pct(low), pct(high));
+  return fmt::format("{} [{}, {}]", output::change_pct(ratio), output::change_pct(low), output::change_pct(high));
 }
 
 std::string summarize(const Attribution& a, const Input& in, const CaseAttribution& k) {

@@ -16,14 +16,13 @@
 #include <utility>
 
 #include "harness/measure/clock.hpp"
+#include "harness/analysis/output/format.hpp"
 #include "harness/analysis/stats.hpp"
 
 namespace cuzk::noise {
 namespace {
 
 using json = nlohmann::json;
-
-double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size()); }
 
 // Two-sided p-value of a Student t statistic.
 double t_two_sided(double t, double df) {
@@ -272,21 +271,6 @@ std::string case_key_of(const json& s) {
 
 // ---------------------------------------------------------------- number formatting
 
-// Three significant digits, never in exponent form (percentages and sd's).
-std::string sig3(double v) {
-  const double a = std::fabs(v);
-  if (a == 0) return "0";
-  const int decimals = std::clamp(2 - int(std::floor(std::log10(a))), 0, 4);
-  return fmt::format("{:.{}f}", v, decimals);
-}
-std::string pct(double frac) { return sig3(100 * frac); }
-std::string signed_pct(double frac) { return (frac >= 0 ? "+" : "") + sig3(100 * frac); }
-std::string pval(double p) {
-  if (p >= 0.001) return fmt::format("{:.3f}", p);
-  if (p <= 0) return "0";
-  return fmt::format("{:.1e}", p);
-}
-
 json num_or_null(double v, const std::string& why) { return why.empty() && std::isfinite(v) ? json(v) : json(nullptr); }
 
 // ---------------------------------------------------------------- the diagnosis
@@ -297,37 +281,37 @@ std::string diagnose(const PhaseNoise& r, double alpha) {
   if (a.why.empty()) {
     if (a.p < alpha && a.between_share >= 0.5)
       parts.push_back(fmt::format("between-process noise dominates (sd {}%, {}% of the variance; F p {})",
-                                  pct(a.sd_between), pct(a.between_share), pval(a.p)));
+                                  output::pct_digits(a.sd_between), output::pct_digits(a.between_share), output::pval(a.p)));
     else if (a.p < alpha)
       parts.push_back(fmt::format(
           "within-process noise dominates (sd {}%, {}% of the variance), with a significant between-process part "
           "(sd {}%; F p {})",
-          pct(a.sd_within), pct(1 - a.between_share), pct(a.sd_between), pval(a.p)));
+          output::pct_digits(a.sd_within), output::pct_digits(1 - a.between_share), output::pct_digits(a.sd_between), output::pval(a.p)));
     else if (a.between_share < 0.5)
       parts.push_back(
           fmt::format("within-process noise dominates (sd {}%); no significant difference between processes (F p {})",
-                      pct(a.sd_within), pval(a.p)));
+                      output::pct_digits(a.sd_within), output::pval(a.p)));
     else
       parts.push_back(fmt::format(
           "within-process sd {}%; processes do not differ significantly (F p {}) although the estimated between "
           "share is {}%: run more processes to tell",
-          pct(a.sd_within), pval(a.p), pct(a.between_share)));
+          output::pct_digits(a.sd_within), output::pval(a.p), output::pct_digits(a.between_share)));
   }
   const FirstRep& f = r.first;
   if (f.why.empty()) {
     if (f.p < alpha)
       parts.push_back(fmt::format("first repetition {}% (slower in {} of {} processes, p {})",
-                                  signed_pct(f.median_effect), f.slower, f.processes, pval(f.p)));
+                                  output::signed_pct_digits(f.median_effect), f.slower, f.processes, output::pval(f.p)));
     else
       parts.push_back(fmt::format("no significant first-repetition effect (median {}%, p {})",
-                                  signed_pct(f.median_effect), pval(f.p)));
+                                  output::signed_pct_digits(f.median_effect), output::pval(f.p)));
   }
   const Trend& t = r.trend;
   if (t.why.empty()) {
     if (t.ci_low > 0 || t.ci_high < 0)
       parts.push_back(fmt::format("{} {}% per repetition (95% CI {} to {})",
-                                  t.slope > 0 ? "slows down by" : "speeds up by", pct(std::fabs(t.slope)),
-                                  signed_pct(t.ci_low), signed_pct(t.ci_high)));
+                                  t.slope > 0 ? "slows down by" : "speeds up by", output::pct_digits(std::fabs(t.slope)),
+                                  output::signed_pct_digits(t.ci_low), output::signed_pct_digits(t.ci_high)));
     else
       parts.push_back("no significant trend");
   }
@@ -335,7 +319,7 @@ std::string diagnose(const PhaseNoise& r, double alpha) {
     const EnvCorrelation& e = r.env.front();
     if (e.p_adjusted < alpha)
       parts.push_back(fmt::format("slower when {} is {} (rho {:+.2f}, p {})", e.name, e.rho > 0 ? "high" : "low", e.rho,
-                                  pval(e.p_adjusted)));
+                                  output::pval(e.p_adjusted)));
     else
       parts.push_back(fmt::format("no significant environment correlate ({} reading{} tested)", r.env.size(),
                                   r.env.size() == 1 ? "" : "s"));
@@ -610,25 +594,25 @@ TableModel model(const Analysis& a) {
     c.push_back(r.reps_min == r.reps_max ? fmt::format("{} x {}", r.processes, r.reps_min)
                                          : fmt::format("{} x {}-{}", r.processes, r.reps_min, r.reps_max));
     c.push_back(fmt_ns(r.median_ns));
-    c.push_back(r.cv_why.empty() ? pct(r.cv) + "%" : dash(r.cv_why));
+    c.push_back(r.cv_why.empty() ? output::pct_digits(r.cv) + "%" : dash(r.cv_why));
     if (r.anova.why.empty()) {
-      c.push_back(pct(r.anova.sd_within) + "%");
-      c.push_back(pct(r.anova.sd_between) + "%");
-      c.push_back(pct(r.anova.between_share) + "%");
-      c.push_back(pval(r.anova.p));
+      c.push_back(output::pct_digits(r.anova.sd_within) + "%");
+      c.push_back(output::pct_digits(r.anova.sd_between) + "%");
+      c.push_back(output::pct_digits(r.anova.between_share) + "%");
+      c.push_back(output::pval(r.anova.p));
     } else {
       const std::string d = dash(r.anova.why);
       c.insert(c.end(), 4, d);
     }
     c.push_back(r.first.why.empty()
-                    ? fmt::format("{}% ({}/{})", signed_pct(r.first.median_effect), r.first.slower, r.first.processes)
+                    ? fmt::format("{}% ({}/{})", output::signed_pct_digits(r.first.median_effect), r.first.slower, r.first.processes)
                     : dash(r.first.why));
     c.push_back(r.trend.why.empty() ? fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", 100 * r.trend.slope,
                                                   100 * r.trend.ci_low, 100 * r.trend.ci_high)
                                     : dash(r.trend.why));
     c.push_back(r.env.empty() ? dash(r.env_why)
                               : fmt::format("{} {:+.2f} (p {})", r.env.front().name, r.env.front().rho,
-                                            pval(r.env.front().p_adjusted)));
+                                            output::pval(r.env.front().p_adjusted)));
     m.rows.push_back(std::move(c));
     m.diagnosis.push_back(r.diagnosis);
   }

@@ -25,6 +25,12 @@ double quantile(std::vector<double> v, double q) {
 
 double median(const std::vector<double>& v) { return quantile(v, 0.5); }
 
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? std::numeric_limits<double>::quiet_NaN() : s / static_cast<double>(v.size());
+}
+
 double mad(const std::vector<double>& v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
   double m = median(v);

@@ -12,6 +12,8 @@ namespace cuzk {
 // R's default): q in [0, 1]. Empty input -> NaN.
 double quantile(std::vector<double> v, double q);
 double median(const std::vector<double>& v);
+// Arithmetic mean. Empty input -> NaN.
+double mean(const std::vector<double>& v);
 // Median absolute deviation from the median (raw, not scaled by 1.4826).
 double mad(const std::vector<double>& v);
 // Interquartile range: quantile(0.75) - quantile(0.25).

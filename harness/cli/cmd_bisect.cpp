@@ -21,6 +21,7 @@
 
 #include "harness/analysis/bisect.hpp"
 #include "harness/analysis/compare.hpp"
+#include "harness/analysis/output/format.hpp"
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/variant_builds.hpp"
@@ -90,8 +91,6 @@ CommandOutput git(const std::string& dir, const std::string& args) {
   r.out = trim(r.out);
   return r;
 }
-
-std::string pct(double fraction) { return fmt::format("{:g}%", fraction * 100); }
 
 std::string ratio_text(const std::string& phase, const Measurement& m) {
   return fmt::format("{} x{:.2f} [{:.2f}, {:.2f}]", phase, m.ratio, m.ci_low, m.ci_high);
@@ -270,7 +269,7 @@ Measurement Bisector::measure(const Revision& r, const std::string& bin, const s
           "{} {} ({}) is still inconclusive after {} re-measurement(s): {} contains the boundary {:.3f} (threshold {}); "
           "rerun with more --rounds, on a quieter machine, or with a larger --threshold",
           role, r.short_sha(), r.subject, o_.max_remeasure, ratio_text(o_.phase, m), bisect::boundary(t_),
-          pct(t_)));
+          output::pct_short(t_)));
     target *= 2;
   }
 }
@@ -297,7 +296,7 @@ void Bisector::write_markdown(const std::string& outcome) const {
   f << fmt::format("# bisect: {} of {}/{}\n\n", o_.phase, suite_name_, o_.case_name);
   f << fmt::format("Repository {}, good {}, bad {}; threshold {} (a probe is bad when its CI lies above x{:.3f}, good "
                    "when below); {} round(s) + 1 warm-up per probe, doubled up to {} time(s) while inconclusive{}{}.\n\n",
-                   repo_, good_label_, bad_label_, pct(t_), bisect::boundary(t_), o_.rounds, o_.max_remeasure,
+                   repo_, good_label_, bad_label_, output::pct_short(t_), bisect::boundary(t_), o_.rounds, o_.max_remeasure,
                    o_.quick ? ", --quick" : "", o_.backend == "cpu" ? "" : ", backend " + o_.backend);
   if (md_rows_.empty()) {
     f << "No revision was measured.\n";
@@ -333,7 +332,7 @@ int Bisector::bisect_range(const Revision& good, const std::vector<Revision>& ca
                 kExitFailure);
   if (mb->verdict == Verdict::kGood)
     throw Error(fmt::format("no regression of {} between {} and {}: ratio {:.2f} [{:.2f}, {:.2f}] at {} (threshold {})",
-                            o_.phase, good_label_, bad_label_, mb->ratio, mb->ci_low, mb->ci_high, bad_label_, pct(t_)));
+                            o_.phase, good_label_, bad_label_, mb->ratio, mb->ci_low, mb->ci_high, bad_label_, output::pct_short(t_)));
 
   bisect::Search search(candidates.size());
   std::map<size_t, Measurement> measured;
@@ -351,7 +350,7 @@ int Bisector::bisect_range(const Revision& good, const std::vector<Revision>& ca
   const std::vector<size_t> answer = search.answer();
   const Revision& first = candidates[answer.back()];
   const std::string found = fmt::format("{} {}: {} (threshold {}); A/B folder: {}", first.sha, first.subject,
-                                        ratio_text(o_.phase, measured.at(answer.back())), pct(t_), folder(first));
+                                        ratio_text(o_.phase, measured.at(answer.back())), output::pct_short(t_), folder(first));
   for (size_t i = 0; i < candidates.size(); ++i)
     if (search.at(i) == bisect::Search::Mark::kSkipped)
       fmt::print("skipped (did not build): {} {}\n", candidates[i].sha, candidates[i].subject);
@@ -449,7 +448,7 @@ int run_bisect(BisectOptions o) {
   fs::create_directories(dir);
 
   fmt::print(stderr, "[bisect] {} of {}/{} between {} and {}: {} candidate(s), threshold {}\n", o.phase, s.name,
-             c->name, describe(o.good, good_sha), describe(o.bad, bad_sha), candidates.size(), pct(o.threshold / 100));
+             c->name, describe(o.good, good_sha), describe(o.bad, bad_sha), candidates.size(), output::pct_short(o.threshold / 100));
   Bisector b(o, repo, prefix, suite_path, s.name, dir, describe(o.good, good_sha), describe(o.bad, bad_sha));
   return b.run({good_sha, subject(good_sha)}, candidates);
 }
