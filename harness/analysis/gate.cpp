@@ -8,6 +8,8 @@
 #include <set>
 #include <toml++/toml.h>
 
+#include "harness/analysis/output/printers.hpp"
+
 namespace cuzk {
 namespace {
 
@@ -768,29 +770,21 @@ nlohmann::json to_json(const GateResult& g) {
   return j;
 }
 
-std::string format_markdown(const GateResult& g) {
-  std::string head = g.result == "pass" ? "PASS" : (g.result == "regression" ? "REGRESSION" : "ERROR");
-  std::string out = fmt::format("## cuzk gate: {}\n\nbaseline `{}`, candidate `{}`, thresholds `{}` (exit {})\n\n", head,
-                                g.baseline, g.candidate, g.thresholds_path, g.exit_code);
+output::Summary summary(const GateResult& g) {
+  output::Summary s;
+  s.headline = "cuzk gate: " + std::string(g.result == "pass" ? "PASS" : (g.result == "regression" ? "REGRESSION" : "ERROR"));
+  s.lines.push_back(fmt::format("baseline `{}`, candidate `{}`, thresholds `{}` (exit {})", g.baseline, g.candidate,
+                                g.thresholds_path, g.exit_code));
   if (!g.confirm_baseline.empty())
-    out += fmt::format("alarms re-measured in `{}` and `{}`: the gate fails only on those the fresh data confirm\n\n",
-                       g.confirm_baseline, g.confirm_candidate);
-  if (!g.family_summary.empty()) out += "Multiple testing: " + g.family_summary + ".\n\n";
-  if (!g.errors.empty()) {
-    out += "### Errors (the gate fails closed)\n\n";
-    for (const auto& e : g.errors) out += "- " + e + "\n";
-    out += "\n";
-  }
-  if (!g.regressions.empty()) {
-    out += "### Regressions\n\n";
-    for (const auto& e : g.regressions) out += "- " + e + "\n";
-    out += "\n";
-  }
-  if (!g.warnings.empty()) {
-    out += "### Warnings\n\n";
-    for (const auto& e : g.warnings) out += "- " + e + "\n";
-    out += "\n";
-  }
+    s.lines.push_back(fmt::format("alarms re-measured in `{}` and `{}`: the gate fails only on those the fresh data confirm",
+                                  g.confirm_baseline, g.confirm_candidate));
+  if (!g.family_summary.empty()) s.lines.push_back("Multiple testing: " + g.family_summary + ".");
+  s.sections = {{"Errors (the gate fails closed)", g.errors}, {"Regressions", g.regressions}, {"Warnings", g.warnings}};
+  return s;
+}
+
+std::string format_markdown(const GateResult& g) {
+  std::string out = output::markdown(summary(g));
   if (g.comparison) out += "### Comparison\n\n" + format_markdown(*g.comparison);
   return out;
 }

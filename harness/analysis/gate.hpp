@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harness/analysis/compare.hpp"
+#include "harness/analysis/output/table.hpp"
 
 namespace cuzk {
 
@@ -144,6 +145,8 @@ std::vector<std::string> alarmed_cases(const GateResult& g);
 GateResult run_gate(const std::string& baseline, const std::string& candidate,
                     const std::string& thresholds_path, const GateOptions& o);
 nlohmann::json to_json(const GateResult& g);
+// The verdict, its inputs and its errors, regressions and warnings: what every printer shows.
+output::Summary summary(const GateResult& g);
 std::string format_markdown(const GateResult& g);
 
 }  // namespace cuzk
