@@ -17,6 +17,7 @@
 
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/output/format.hpp"
+#include "harness/analysis/output/printers.hpp"
 #include "harness/analysis/stats.hpp"
 
 namespace cuzk::noise {
@@ -558,29 +559,29 @@ Analysis analyse_files(const std::vector<std::string>& paths, const Options& o) 
 
 namespace {
 
-// The table as cells, with footnotes and legend: rendered for the terminal or as markdown.
-struct TableModel {
-  std::vector<std::string> header{"phase",
-                                  "metric",
-                                  "n (P x R)",
-                                  "median",
-                                  "cv",
-                                  "within",
-                                  "between",
-                                  "between share",
-                                  "F p",
-                                  "first rep",
-                                  "trend %/rep [95% CI]",
-                                  "top env correlate"};
-  std::vector<std::vector<std::string>> rows;
+// The table with its footnotes, legend, diagnosis and environment notes: rendered for the
+// terminal or as markdown.
+struct Page {
+  output::Table table{{{"phase"},
+                       {"metric"},
+                       {"n (P x R)", output::Align::right},
+                       {"median", output::Align::right},
+                       {"cv", output::Align::right},
+                       {"within", output::Align::right},
+                       {"between", output::Align::right},
+                       {"between share", output::Align::right},
+                       {"F p", output::Align::right},
+                       {"first rep", output::Align::right},
+                       {"trend %/rep [95% CI]", output::Align::right},
+                       {"top env correlate"}}};
   std::vector<std::string> footnotes;
   std::vector<std::string> legend;
   std::vector<std::string> diagnosis;
   std::vector<std::string> env_lines;
 };
 
-TableModel model(const Analysis& a) {
-  TableModel m;
+Page page(const Analysis& a) {
+  Page m;
   // One footnote per distinct reason, shared by every cell it explains.
   auto dash = [&](const std::string& why) {
     auto it = std::find(m.footnotes.begin(), m.footnotes.end(), why);
@@ -588,7 +589,7 @@ TableModel model(const Analysis& a) {
     return fmt::format("-[{}]", it - m.footnotes.begin() + 1);
   };
   for (const PhaseNoise& r : a.rows) {
-    std::vector<std::string> c;
+    std::vector<output::Cell> c;
     c.push_back(r.label);
     c.push_back(r.metric);
     c.push_back(r.reps_min == r.reps_max ? fmt::format("{} x {}", r.processes, r.reps_min)
@@ -602,7 +603,7 @@ TableModel model(const Analysis& a) {
       c.push_back(output::pval(r.anova.p));
     } else {
       const std::string d = dash(r.anova.why);
-      c.insert(c.end(), 4, d);
+      c.insert(c.end(), 4, output::Cell(d));
     }
     c.push_back(r.first.why.empty()
                     ? fmt::format("{}% ({}/{})", output::signed_pct_digits(r.first.median_effect), r.first.slower, r.first.processes)
@@ -613,7 +614,7 @@ TableModel model(const Analysis& a) {
     c.push_back(r.env.empty() ? dash(r.env_why)
                               : fmt::format("{} {:+.2f} (p {})", r.env.front().name, r.env.front().rho,
                                             output::pval(r.env.front().p_adjusted)));
-    m.rows.push_back(std::move(c));
+    m.table.add_row(std::move(c));
     m.diagnosis.push_back(r.diagnosis);
   }
   m.legend = {
@@ -677,23 +678,8 @@ std::string inputs_line(const Analysis& a) {
 }  // namespace
 
 std::string format_table(const Analysis& a) {
-  const TableModel m = model(a);
-  std::vector<size_t> w(m.header.size());
-  for (size_t i = 0; i < w.size(); ++i) w[i] = m.header[i].size();
-  for (const auto& r : m.rows)
-    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string s;
-    for (size_t i = 0; i < cells.size(); ++i)
-      s += i + 1 < cells.size() ? fmt::format("{:<{}}  ", cells[i], w[i]) : cells[i];
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s + "\n";
-  };
-  std::string out = inputs_line(a) + "\n\n" + line(m.header);
-  size_t total = 0;
-  for (size_t x : w) total += x + 2;
-  out += std::string(total - 2, '-') + "\n";
-  for (const auto& r : m.rows) out += line(r);
+  const Page m = page(a);
+  std::string out = inputs_line(a) + "\n\n" + output::text(m.table);
   out += "\n";
   for (size_t i = 0; i < m.footnotes.size(); ++i) out += fmt::format("[{}] {}\n", i + 1, m.footnotes[i]);
   if (!m.footnotes.empty()) out += "\n";
@@ -708,23 +694,10 @@ std::string format_table(const Analysis& a) {
 }
 
 std::string format_markdown(const Analysis& a) {
-  const TableModel m = model(a);
-  auto esc = [](std::string s) {
-    for (size_t p = 0; (p = s.find('|', p)) != std::string::npos; p += 2) s.replace(p, 1, "\\|");
-    return s;
-  };
-  std::string out = inputs_line(a) + "\n\n|";
-  for (const auto& h : m.header) out += " " + h + " |";
-  out += "\n|";
-  for (size_t i = 0; i < m.header.size(); ++i) out += i < 2 || i + 1 == m.header.size() ? " --- |" : " ---: |";
+  const Page m = page(a);
+  std::string out = inputs_line(a) + "\n\n" + output::markdown(m.table);
   out += "\n";
-  for (const auto& r : m.rows) {
-    out += "|";
-    for (const auto& c : r) out += fmt::format(" {} |", esc(c));
-    out += "\n";
-  }
-  out += "\n";
-  for (size_t i = 0; i < m.footnotes.size(); ++i) out += fmt::format("[{}] {}  \n", i + 1, esc(m.footnotes[i]));
+  for (size_t i = 0; i < m.footnotes.size(); ++i) out += fmt::format("[{}] {}  \n", i + 1, output::markdown_escape(m.footnotes[i]));
   if (!m.footnotes.empty()) out += "\n";
   for (const auto& l : m.legend) out += "- " + l + "\n";
   out += "\n**Diagnosis**\n\n";
