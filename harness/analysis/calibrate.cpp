@@ -22,6 +22,7 @@
 #include "harness/measure/results.hpp"
 #include "harness/analysis/gate.hpp"
 #include "harness/analysis/output/format.hpp"
+#include "harness/analysis/output/printers.hpp"
 #include "harness/analysis/power.hpp"
 #include "harness/analysis/stats.hpp"
 #include "prover/util/cpu_placement.hpp"
@@ -646,6 +647,15 @@ std::string format_table(const Result& r) {
   return s;
 }
 
+namespace {
+// A table of verdicts per injected slowdown: the level's name, then counts and ratios.
+output::Table levels_table(const std::vector<std::string>& titles) {
+  output::Table t;
+  for (size_t i = 0; i < titles.size(); ++i) t.columns.push_back({titles[i], i ? output::Align::right : output::Align::left});
+  return t;
+}
+}  // namespace
+
 std::string format_markdown(const Result& r) {
   const auto& o = r.options;
   const bool several = r.draws.size() > 1;
@@ -663,38 +673,52 @@ std::string format_markdown(const Result& r) {
                    o.compare.analysis.metric, o.compare.analysis.design);
   s += fmt::format("- machine: {} ({} logical CPUs)\n\n", r.machine.value("cpu_model", std::string("?")),
                    r.machine.value("logical_cpus", 0));
-  s += fmt::format("| phase |{} judged by | median | robust cv | A/A false alarms | smallest slowdown detected ({:.0f}% power) "
-                   "| runs per side for {:g}% |\n| --- |{} --- | ---: | ---: | ---: | ---: | ---: |\n",
-                   several ? " draw |" : "", 100 * o.power, o.target_effect, several ? " --- |" : "");
+  output::Table t;
+  t.columns.push_back({"phase"});
+  if (several) t.columns.push_back({"draw"});
+  t.columns.insert(t.columns.end(),
+                   {{"judged by"},
+                    {"median", output::Align::right},
+                    {"robust cv", output::Align::right},
+                    {"A/A false alarms", output::Align::right},
+                    {fmt::format("smallest slowdown detected ({:.0f}% power)", 100 * o.power), output::Align::right},
+                    {fmt::format("runs per side for {:g}%", o.target_effect), output::Align::right}});
   for (const auto& d : r.draws)
     for (const auto& p : d.phases) {
       const auto& aa = p.levels.front();
-      s += fmt::format("| `{}` |{} {} | {} | {:.2f}% | {}/{} = {} | **{}** | {} |\n", p.phase,
-                       several ? " " + d.draw + " |" : "", metric_name(p.metric),
-                       is_counter(p.metric) ? fmt::format("{:.4g}", p.median_ns) : fmt::format("{:.3f} ms", p.median_ns / 1e6),
-                       100 * p.cv, aa.slower + aa.faster, aa.trials, share(aa.slower + aa.faster, aa.trials), mdetect(o, p),
-                       needed(p));
+      std::vector<output::Cell> row{fmt::format("`{}`", p.phase)};
+      if (several) row.push_back(d.draw);
+      row.insert(row.end(),
+                 {metric_name(p.metric),
+                  is_counter(p.metric) ? fmt::format("{:.4g}", p.median_ns) : fmt::format("{:.3f} ms", p.median_ns / 1e6),
+                  fmt::format("{:.2f}%", 100 * p.cv),
+                  fmt::format("{}/{} = {}", aa.slower + aa.faster, aa.trials, share(aa.slower + aa.faster, aa.trials)),
+                  fmt::format("**{}**", mdetect(o, p)), needed(p)});
+      t.add_row(std::move(row));
     }
+  s += output::markdown(t);
   for (size_t i = 0; i < r.phases.size(); ++i) {
     const PhaseResult& p = r.phases[i];
     s += fmt::format("\n## `{}` ({})\n\n", p.phase, metric_name(p.metric));
     if (several) {
       // Side by side: each draw's verdicts on the same pool, level by level.
-      s += "| injected slowdown | trials | detected, unpaired | detected, paired | faster, unpaired | faster, paired | "
-           "median ratio, unpaired | median ratio, paired |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+      output::Table t = levels_table({"injected slowdown", "trials", "detected, unpaired", "detected, paired",
+                                      "faster, unpaired", "faster, paired", "median ratio, unpaired",
+                                      "median ratio, paired"});
       const auto& U = r.draws[0].phases[i].levels;
       const auto& P = r.draws[1].phases[i].levels;
       for (size_t k = 0; k < U.size() && k < P.size(); ++k)
-        s += fmt::format("| {} | {} | {} | {} | {} | {} | {:.4f} | {:.4f} |\n", level_name(U[k]), U[k].trials,
-                         share(U[k].slower, U[k].trials), share(P[k].slower, P[k].trials), share(U[k].faster, U[k].trials),
-                         share(P[k].faster, P[k].trials), U[k].median_ratio, P[k].median_ratio);
+        t.add_row({level_name(U[k]), fmt::format("{}", U[k].trials), share(U[k].slower, U[k].trials),
+                   share(P[k].slower, P[k].trials), share(U[k].faster, U[k].trials), share(P[k].faster, P[k].trials),
+                   fmt::format("{:.4f}", U[k].median_ratio), fmt::format("{:.4f}", P[k].median_ratio)});
+      s += output::markdown(t);
     } else {
-      s += "| injected slowdown | trials | detected (slower) | faster | unchanged | too noisy | median ratio B/A |\n";
-      s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+      output::Table t = levels_table({"injected slowdown", "trials", "detected (slower)", "faster", "unchanged",
+                                      "too noisy", "median ratio B/A"});
       for (const auto& L : p.levels)
-        s += fmt::format("| {} | {} | {} | {} | {} | {} | {:.4f} |\n", level_name(L), L.trials, share(L.slower, L.trials),
-                         share(L.faster, L.trials), share(L.unchanged, L.trials), share(L.too_noisy, L.trials),
-                         L.median_ratio);
+        t.add_row({level_name(L), fmt::format("{}", L.trials), share(L.slower, L.trials), share(L.faster, L.trials),
+                   share(L.unchanged, L.trials), share(L.too_noisy, L.trials), fmt::format("{:.4f}", L.median_ratio)});
+      s += output::markdown(t);
     }
     if (!p.note.empty()) s += "\n- note: " + p.note + "\n";
   }
