@@ -12,6 +12,7 @@
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/output/format.hpp"
+#include "harness/analysis/output/printers.hpp"
 
 namespace cuzk {
 namespace {
@@ -185,6 +186,8 @@ std::vector<std::string> row_cells(const PhaseComparison& r, const std::map<std:
   return cells;
 }
 
+std::vector<output::Cell> cells_of(const std::vector<std::string>& texts) { return {texts.begin(), texts.end()}; }
+
 // The rows, accounting and summary of one case, in the order of the Comparison.
 struct CaseView {
   std::string suite, case_name, params;
@@ -315,26 +318,10 @@ std::string format_table(const Comparison& c, const FormatOptions& f) {
       for (const auto* a : shown) out += std::string(2 + 2 * (depth(a->parent) - base), ' ') + format_accounting_line(*a) + "\n";
       out += "\n";
     }
-    const auto hdr = headers(f);
-    std::vector<std::vector<std::string>> rows{hdr};
-    for (const auto* r : v.rows) rows.push_back(row_cells(*r, unread, f));
-    std::vector<size_t> w(hdr.size(), 0);
-    for (const auto& r : rows)
-      for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-    for (size_t ri = 0; ri < rows.size(); ++ri) {
-      std::string line;
-      for (size_t i = 0; i < rows[ri].size(); ++i) {
-        bool last = i + 1 == rows[ri].size();
-        line += last ? rows[ri][i] : fmt::format("{:<{}}  ", rows[ri][i], w[i]);
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
-      if (ri == 0) {
-        size_t total = hdr.back().size();
-        for (size_t i = 0; i + 1 < w.size(); ++i) total += w[i] + 2;
-        out += std::string(total, '-') + "\n";
-      }
-    }
+    output::Table t = output::Table::with_titles(headers(f));
+    t.rule = output::Rule::header;
+    for (const auto* r : v.rows) t.add_row(cells_of(row_cells(*r, unread, f)));
+    out += output::text(t);
   }
   out += "\n";
   for (const auto& l : legend(c, f)) out += l + "\n";
@@ -353,14 +340,6 @@ std::string format_table(const Comparison& c, const FormatOptions& f) {
 
 std::string format_markdown(const Comparison& c, const FormatOptions& f) {
   const auto unread = unread_counters(c);
-  auto esc = [](const std::string& s) {
-    std::string o;
-    for (char ch : s) {
-      if (ch == '|') o += "\\|";
-      else o += ch;
-    }
-    return o;
-  };
   std::string out = fmt::format("**{}**: `{}`  \n**{}**: `{}`\n", c.label_a, c.path_a, c.label_b, c.path_b);
   const auto hdr = headers(f);
   const size_t verdict_col = hdr.size() - 2;
@@ -376,24 +355,19 @@ std::string format_markdown(const Comparison& c, const FormatOptions& f) {
         out += std::string(2 * (depth(a->parent) - base), ' ') + "- " + format_accounting_line(*a) + "\n";
       out += "\n";
     }
-    out += "|";
-    for (const auto& h : hdr) out += " " + h + " |";
-    out += "\n|";
-    for (size_t i = 0; i < hdr.size(); ++i) out += " --- |";
-    out += "\n";
+    output::Table t = output::Table::with_titles(hdr);
     for (const auto* r : v.rows) {
       auto cells = row_cells(*r, unread, f);
       if (r->primary && (r->verdict == "slower" || r->verdict == "faster" || !r->missing.empty()))
         cells[verdict_col] = fmt::format("**{}**", cells[verdict_col]);
-      out += "|";
-      for (const auto& cell : cells) out += fmt::format(" {} |", esc(cell));
-      out += "\n";
+      t.add_row(cells_of(cells));
     }
+    out += output::markdown(t);
   }
   out += "\n";
   for (const auto& l : legend(c, f)) out += l + ".  \n";
   const auto grouped = grouped_warnings(c, [&](const PhaseComparison& r) {
-    return fmt::format("{} `{}` {}", esc(case_label(c, r)), r.phase, r.metric);
+    return fmt::format("{} `{}` {}", output::markdown_escape(case_label(c, r)), r.phase, r.metric);
   });
   std::string warn;
   for (const auto& [wn, where] : grouped)
