@@ -13,6 +13,7 @@
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/matrix_detail.hpp"
 #include "harness/analysis/output/format.hpp"
+#include "harness/analysis/output/printers.hpp"
 #include "harness/measure/clock.hpp"
 
 namespace cuzk::matrix {
@@ -115,43 +116,14 @@ std::vector<std::vector<std::string>> findings(const Attribution& a, const CaseA
   return out;
 }
 
-std::string aligned(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> w(header.size(), 0);
-  auto widen = [&](const std::vector<std::string>& r) {
-    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  };
-  widen(header);
-  for (auto& r : rows) widen(r);
-  auto line = [&](const std::vector<std::string>& r) {
-    std::string s;
-    for (size_t i = 0; i < r.size() && i < w.size(); ++i) {
-      if (i) s += "  ";
-      s += i + 1 == r.size() ? r[i] : fmt::format("{:<{}}", r[i], w[i]);
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s + "\n";
-  };
-  std::string s = line(header);
-  for (auto& r : rows) s += line(r);
-  return s;
-}
-
-std::string md_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
-  auto esc = [](std::string c) {
-    for (size_t i = 0; (i = c.find('|', i)) != std::string::npos; i += 2) c.replace(i, 1, "\\|");
-    return c;
-  };
-  std::string s = "|";
-  for (auto& h : header) s += fmt::format(" {} |", esc(h));
-  s += "\n|";
-  for (size_t i = 0; i < header.size(); ++i) s += i < 2 ? " --- |" : " ---: |";
-  s += "\n";
-  for (auto& r : rows) {
-    s += "|";
-    for (size_t i = 0; i < header.size(); ++i) s += fmt::format(" {} |", esc(i < r.size() ? r[i] : ""));
-    s += "\n";
-  }
-  return s;
+// The grid and the findings as the output model's table: the first two columns are names, the rest
+// figures (right-aligned in Markdown).
+output::Table table_of(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  output::Table t;
+  for (size_t i = 0; i < header.size(); ++i) t.columns.push_back({header[i], i < 2 ? output::Align::left : output::Align::right});
+  t.rule = output::Rule::none;
+  for (const auto& r : rows) t.add_row({r.begin(), r.end()});
+  return t;
 }
 
 std::string heading(const CaseAttribution& k) {
@@ -195,10 +167,10 @@ std::string format_table(const Attribution& a, const FormatOptions& f) {
   for (const auto& k : a.cases) {
     s += fmt::format("\n== {}\n{}\n\n", heading(k), k.summary);
     Grid g = grid_of(a, k, f);
-    s += aligned(g.header, g.rows);
+    s += output::text(table_of(g.header, g.rows));
     s += unanalysed(k, "");
     auto fs = findings(a, k);
-    if (!fs.empty()) s += "\nfound:\n" + aligned(kFindingsHeader, fs);
+    if (!fs.empty()) s += "\nfound:\n" + output::text(table_of(kFindingsHeader, fs));
   }
   if (!a.warnings.empty()) {
     s += "\nwarnings:\n";
@@ -214,9 +186,9 @@ std::string format_markdown(const Attribution& a, const FormatOptions& f) {
   for (const auto& k : a.cases) {
     s += fmt::format("## {}\n\n{}\n\n", heading(k), k.summary);
     Grid g = grid_of(a, k, f);
-    s += md_table(g.header, g.rows) + "\n" + grid_legend(a) + "\n\n" + unanalysed(k, "- ");
+    s += output::markdown(table_of(g.header, g.rows)) + "\n" + grid_legend(a) + "\n\n" + unanalysed(k, "- ");
     auto fs = findings(a, k);
-    if (!fs.empty()) s += "Effects found:\n\n" + md_table(kFindingsHeader, fs) + "\n";
+    if (!fs.empty()) s += "Effects found:\n\n" + output::markdown(table_of(kFindingsHeader, fs)) + "\n";
   }
   if (!a.warnings.empty()) {
     s += "## Warnings\n\n";
