@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/analysis/stats.hpp"
 #include "harness/measure/results.hpp"
 
 namespace cuzk::noise {
@@ -37,50 +38,6 @@ struct Options {
 
 // Every statistic below carries `why`: "" when it was computed, else the reason it could not be
 // (printed as "-" with a footnote; the numbers are then meaningless and written as null).
-
-// One-way random-effects ANOVA of y = ln(time), groups = processes, first repetitions excluded.
-struct Anova {
-  std::string why;
-  size_t groups = 0, n = 0;  // k processes with at least one value, N values
-  double ms_between = 0, ms_within = 0;
-  double df_between = 0, df_within = 0;
-  double n0 = 0;             // effective group size: (N - sum n_i^2 / N) / (k - 1)
-  double sd_within = 0;      // sqrt(MSW), in ln units (x100 ~ cv%)
-  double sd_between = 0;     // sqrt(max(0, (MSB - MSW) / n0))
-  double between_share = 0;  // sd_between^2 / (sd_between^2 + sd_within^2)
-  double f = 0, p = 1;       // F = MSB / MSW, P(F(k-1, N-k) > F)
-};
-// `groups`: the values of each group (groups with no value are skipped).
-Anova one_way_anova(const std::vector<std::vector<double>>& groups);
-
-// First repetition against the later ones of the same process.
-struct FirstRep {
-  std::string why;
-  size_t processes = 0;      // processes with a first and at least one later repetition
-  size_t slower = 0;         // of which the first was slower than the median of the later ones
-  double median_effect = 0;  // median over processes of first / median(later) - 1
-  double t = 0, p = 1;       // one-sample t-test of ln(first) - mean(ln later), df = processes - 1
-};
-// `series`: each process's times in repetition order (index 0 = the first repetition).
-FirstRep first_repetition(const std::vector<std::vector<double>>& series);
-
-// Pooled within-process regression of ln(time) on the repetition index.
-struct Trend {
-  std::string why;
-  size_t n = 0;
-  double df = 0;                   // N - k - 1 (k process means and the slope)
-  double slope = 0, se = 0;        // ln units per repetition (x100 ~ % per repetition)
-  double ci_low = 0, ci_high = 0;  // 95% CI from Student's t with df degrees of freedom
-};
-// `groups`: per process, (repetition index, ln time) pairs.
-Trend pooled_trend(const std::vector<std::vector<std::pair<double, double>>>& groups);
-
-struct Spearman {
-  std::string why;
-  size_t n = 0;
-  double rho = 0, p = 1;  // two-sided, t approximation with n - 2 degrees of freedom
-};
-Spearman spearman(const std::vector<double>& x, const std::vector<double>& y);
 
 struct EnvCorrelation {
   std::string name;

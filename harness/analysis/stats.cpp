@@ -1,12 +1,15 @@
 // Statistics for compare/gate (docs/compare.md).
 #include "harness/analysis/stats.hpp"
 
+#include "harness/analysis/math_policy.hpp"
+#include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 #include <utility>
 
@@ -324,6 +327,160 @@ double hodges_lehmann(const std::vector<double>& d) {
   for (size_t i = 0; i < d.size(); ++i)
     for (size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
   return median(walsh);
+}
+
+// ---- between and within processes
+
+namespace {
+// Two-sided p-value of a Student t statistic.
+double t_two_sided(double t, double df) {
+  if (std::isinf(t)) return 0;
+  return 2 * boost::math::cdf(boost::math::complement(boost::math::students_t(df), std::fabs(t)));
+}
+
+}  // namespace
+
+Anova one_way_anova(const std::vector<std::vector<double>>& groups) {
+  Anova a;
+  std::vector<const std::vector<double>*> g;
+  for (const auto& x : groups)
+    if (!x.empty()) g.push_back(&x);
+  a.groups = g.size();
+  double sum = 0, sum_n2 = 0;
+  for (const auto* x : g) {
+    a.n += x->size();
+    sum += std::accumulate(x->begin(), x->end(), 0.0);
+    sum_n2 += double(x->size()) * double(x->size());
+  }
+  if (a.groups < 2) {
+    a.why = "fewer than 2 processes have a repetition after the first";
+    return a;
+  }
+  if (a.n <= a.groups) {
+    a.why = "1 repetition per process after the first: no within-process spread";
+    return a;
+  }
+  const double N = double(a.n), k = double(a.groups), grand = sum / N;
+  double ssb = 0, ssw = 0;
+  for (const auto* x : g) {
+    const double m = mean(*x);
+    ssb += double(x->size()) * (m - grand) * (m - grand);
+    for (double y : *x) ssw += (y - m) * (y - m);
+  }
+  a.df_between = k - 1;
+  a.df_within = N - k;
+  a.ms_between = ssb / a.df_between;
+  a.ms_within = ssw / a.df_within;
+  a.n0 = (N - sum_n2 / N) / (k - 1);
+  if (!(a.ms_within > 0)) {
+    a.why = "every repetition identical within each process: F undefined";
+    return a;
+  }
+  const double var_between = std::max(0.0, (a.ms_between - a.ms_within) / a.n0);
+  a.sd_within = std::sqrt(a.ms_within);
+  a.sd_between = std::sqrt(var_between);
+  a.between_share = var_between / (var_between + a.ms_within);
+  a.f = a.ms_between / a.ms_within;
+  a.p = boost::math::cdf(boost::math::complement(boost::math::fisher_f(a.df_between, a.df_within), a.f));
+  return a;
+}
+
+FirstRep first_repetition(const std::vector<std::vector<double>>& series) {
+  FirstRep f;
+  std::vector<double> effects, d;
+  for (const auto& s : series) {
+    if (s.size() < 2) continue;
+    const std::vector<double> later(s.begin() + 1, s.end());
+    const double med = median(later);
+    effects.push_back(s[0] / med - 1);
+    f.slower += s[0] > med;
+    double mean_log_later = 0;
+    for (double t : later) mean_log_later += std::log(t);
+    d.push_back(std::log(s[0]) - mean_log_later / double(later.size()));
+  }
+  f.processes = effects.size();
+  if (f.processes < 2) {
+    f.why = "fewer than 2 processes have a repetition after the first";
+    return f;
+  }
+  f.median_effect = median(effects);
+  const double m = mean(d);
+  double ss = 0;
+  for (double x : d) ss += (x - m) * (x - m);
+  const double se = std::sqrt(ss / double(d.size() - 1) / double(d.size()));
+  if (se > 0) {
+    f.t = m / se;
+    f.p = t_two_sided(f.t, double(d.size() - 1));
+  } else {  // every process moved its first repetition by exactly the same ratio
+    f.t = m == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), m);
+    f.p = m == 0 ? 1 : 0;
+  }
+  return f;
+}
+
+Trend pooled_trend(const std::vector<std::vector<std::pair<double, double>>>& groups) {
+  Trend t;
+  double sxx = 0, sxy = 0;
+  size_t k = 0;
+  std::vector<std::vector<std::pair<double, double>>> centred;
+  for (const auto& g : groups) {
+    if (g.empty()) continue;
+    ++k;
+    double xm = 0, ym = 0;
+    for (auto [x, y] : g) xm += x, ym += y;
+    xm /= double(g.size());
+    ym /= double(g.size());
+    auto& c = centred.emplace_back();
+    for (auto [x, y] : g) {
+      c.emplace_back(x - xm, y - ym);
+      sxx += (x - xm) * (x - xm);
+      sxy += (x - xm) * (y - ym);
+    }
+    t.n += g.size();
+  }
+  if (!(sxx > 0)) {
+    t.why = "fewer than 2 repetitions per process after the first: no trend";
+    return t;
+  }
+  t.df = double(t.n) - double(k) - 1;
+  if (t.df < 1) {
+    t.why = "too few repetitions after the first to estimate the trend's error";
+    return t;
+  }
+  t.slope = sxy / sxx;
+  double rss = 0;
+  for (const auto& c : centred)
+    for (auto [x, y] : c) rss += (y - t.slope * x) * (y - t.slope * x);
+  t.se = std::sqrt(rss / t.df / sxx);
+  const double q = boost::math::quantile(boost::math::students_t(t.df), 0.975);
+  t.ci_low = t.slope - q * t.se;
+  t.ci_high = t.slope + q * t.se;
+  return t;
+}
+
+Spearman spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  Spearman s;
+  s.n = std::min(x.size(), y.size());
+  if (s.n < 3) {
+    s.why = "fewer than 3 samples";
+    return s;
+  }
+  const std::vector<double> rx = mid_ranks(x), ry = mid_ranks(y);
+  const double mx = mean(rx), my = mean(ry);
+  double sxy = 0, sxx = 0, syy = 0;
+  for (size_t i = 0; i < s.n; ++i) {
+    sxy += (rx[i] - mx) * (ry[i] - my);
+    sxx += (rx[i] - mx) * (rx[i] - mx);
+    syy += (ry[i] - my) * (ry[i] - my);
+  }
+  if (!(sxx > 0 && syy > 0)) {
+    s.why = "one side is constant";
+    return s;
+  }
+  s.rho = std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0);
+  const double df = double(s.n) - 2;
+  s.p = std::fabs(s.rho) >= 1 ? 0 : t_two_sided(s.rho * std::sqrt(df / ((1 + s.rho) * (1 - s.rho))), df);
+  return s;
 }
 
 }  // namespace cuzk
