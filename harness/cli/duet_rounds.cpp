@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "harness/cli/suite_runs.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "prover/util/cpu_placement.hpp"
 

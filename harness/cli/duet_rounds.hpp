@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "harness/cli/commands.hpp"
-#include "harness/cli/variant_builds.hpp"
+#include "harness/cli/run_failures.hpp"
 #include "harness/measure/duet.hpp"
 
 namespace cuzk::cli {
