@@ -338,14 +338,14 @@ TEST_CASE("a Session writes env and one process_id per process; header and summa
   {
     cuzk::Session s(o);
     for (int i = 0; i < 2; ++i)
-      lines.push_back(s.measure({"env-test", "tiny", json::object(), "", i, false}, [] {
+      lines.push_back(s.measure({.suite = "env-test", .case_name = "tiny", .repetition = i}, [] {
         cuzk::instr::Phase ph("proof");
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }));
     cuzk::Sample engine;
     engine.phases["proof"].wall_ns = 5;
     engine.phases["proof"].count = 1;
-    lines.push_back(s.record({"env-test", "engine", json::object(), "", 0, false}, engine));
+    lines.push_back(s.record({.suite = "env-test", .case_name = "engine", .repetition = 0}, engine));
     CHECK_THROWS_AS(s.finish({{"samples", 3}}), cuzk::ResultsError);  // would replace a summary field
     s.finish({{"noise", {{"verdict", "quiet"}}}});
   }
@@ -392,7 +392,7 @@ TEST_CASE("the reader rejects a malformed env or process_id with file:line; file
   const std::string path = d.file("r.jsonl");
   {
     cuzk::Session s(session_options(path));
-    s.measure({"env-test", "tiny", json::object(), "", 0, false}, [] {});
+    s.measure({.suite = "env-test", .case_name = "tiny", .repetition = 0}, [] {});
     s.finish();
   }
   const std::vector<std::string> lines = t::lines_of(t::slurp(path));

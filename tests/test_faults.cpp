@@ -25,7 +25,7 @@ json sample_line(int rep) {
   cuzk::Sample s;
   s.phases["proof"].wall_ns = 1000 + uint64_t(rep);
   s.phases["proof"].count = 1;
-  return cuzk::make_sample({"faults", "c", json::object(), "v", rep, false}, s);
+  return cuzk::make_sample({.suite = "faults", .case_name = "c", .variant = "v", .repetition = rep}, s);
 }
 
 // Writes header + samples until the writer throws; returns the error (or "" when none).
@@ -141,12 +141,12 @@ TEST_CASE("a run that fails before its first sample leaves no file, so --out can
     FaultScope f("write_enospc_after:1");  // the header is written, the first sample is not
     cuzk::Session s(o);
     CHECK(t::exists(path));
-    CHECK_THROWS_AS(s.measure({"faults", "c", json::object(), "", 0, false}, [] {}), ResultsError);
+    CHECK_THROWS_AS(s.measure({.suite = "faults", .case_name = "c", .repetition = 0}, [] {}), ResultsError);
   }
   CHECK_FALSE(t::exists(path));
   {
     cuzk::Session s(o);  // not refused as existing
-    s.measure({"faults", "c", json::object(), "", 0, false}, [] {});
+    s.measure({.suite = "faults", .case_name = "c", .repetition = 0}, [] {});
     s.finish();
   }
   CHECK(cuzk::read_results(path).samples.size() == 1);

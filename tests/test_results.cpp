@@ -41,7 +41,9 @@ std::string write_valid_file(const std::string& path) {
       Phase s("synth");
     }
     cuzk::instr::report_gpu_time("proof/synth", 42);
-    json line = cuzk::make_sample({"unit", "tiny", {{"n", 1}}, "", i, i == 0}, rec.take_sample());
+    json line = cuzk::make_sample(
+        {.suite = "unit", .case_name = "tiny", .parameters = {{"n", 1}}, .repetition = i, .warmup = i == 0},
+        rec.take_sample());
     w.write(line);
     samples.push_back(line);
   }
@@ -238,7 +240,8 @@ TEST_CASE("a writer killed with SIGKILL mid-run leaves only complete lines", "[r
     try {
       cuzk::ResultsWriter w(path);
       w.write(header);
-      for (int rep = 0;; ++rep) w.write(cuzk::make_sample({"crash", "loop", json::object(), "v", rep, false}, s));
+      for (int rep = 0;; ++rep)
+        w.write(cuzk::make_sample({.suite = "crash", .case_name = "loop", .variant = "v", .repetition = rep}, s));
     } catch (...) {
     }
     _exit(3);

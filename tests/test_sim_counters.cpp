@@ -92,7 +92,7 @@ TEST_CASE("sim: outside Valgrind a requested sim counter is null with its reason
   { cuzk::instr::Phase p("work"); }
   const cuzk::Sample s = r.take_sample();
   r.uninstall();
-  const json j = cuzk::make_sample({"t", "c", json::object(), "", 0, false}, s, false);
+  const json j = cuzk::make_sample({.suite = "t", .case_name = "c", .repetition = 0}, s, false);
   const json& c = j["phases"]["work"]["counters"];
   CHECK(c["sim::instructions"].is_null());
   CHECK(j["phases"]["work"]["counter_errors"]["sim::instructions"].get<std::string>().find("not running under Valgrind") !=

@@ -60,7 +60,8 @@ void write_results(const std::string& path, bool spans = true) {
         sleep_ms(4);
       }
     }
-    json line = cuzk::make_sample({"trace-test", "tiny", json::object(), "", i, false}, rec.take_sample(), spans);
+    json line =
+        cuzk::make_sample({.suite = "trace-test", .case_name = "tiny", .repetition = i}, rec.take_sample(), spans);
     w.write(line);
     samples.push_back(line);
   }

@@ -83,7 +83,8 @@ int run_prove_circom_recorded(const ProveOptions& o) {
   std::unique_ptr<Session> session = open_session(o);
   int rc = kExitInternal;
   nlohmann::json params = {{"zkey", o.circom.zkey}, {"wtns", o.circom.wtns}, {"backend", o.backend}};
-  session->measure({"prove", "circom", params, "", 0, false}, [&] { rc = run_prove_circom(o.circom); });
+  session->measure({.suite = "prove", .case_name = "circom", .parameters = params, .repetition = 0},
+                   [&] { rc = run_prove_circom(o.circom); });
   session->finish();
   fmt::print("results: {}\n", session->path());
   return rc;

@@ -166,7 +166,11 @@ int run_selfmeasure(const Options& o) {
   json params = {{"touch_mib", o.touch_mib}, {"synth_iters", o.synth_iters}, {"threads", pool.size()}};
   for (int i = 0; i < o.warmup + o.reps; ++i) {
     const bool warm = i < o.warmup;
-    session->measure({"selfmeasure", "synthetic", params, "", warm ? i : i - o.warmup, warm},
+    session->measure({.suite = "selfmeasure",
+                      .case_name = "synthetic",
+                      .parameters = params,
+                      .repetition = warm ? i : i - o.warmup,
+                      .warmup = warm},
                      [&] { one_proof(o, pool); });
   }
   json summary = session->finish();

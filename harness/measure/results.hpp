@@ -59,7 +59,7 @@ struct SampleInfo {
   std::string suite;
   std::string case_name;
   nlohmann::json parameters = nlohmann::json::object();
-  std::string variant;  // "" -> variant_name()
+  std::string variant = {};  // "" -> variant_name()
   int repetition = 0;
   bool warmup = false;
 };

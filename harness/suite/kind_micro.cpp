@@ -167,7 +167,11 @@ bool run_micro(RunContext& ctx) {
     auto it = samples.find(i);
     if (it == samples.end())
       throw std::runtime_error(fmt::format("the benchmarks reported no repetition {} of {}", i + 1, total));
-    SampleInfo info{ctx.suite, ctx.case_name, ctx.params, "", warm ? i : i - ctx.warmup, warm};
+    SampleInfo info{.suite = ctx.suite,
+                    .case_name = ctx.case_name,
+                    .parameters = ctx.params,
+                    .repetition = warm ? i : i - ctx.warmup,
+                    .warmup = warm};
     ctx.session->record(info, it->second.sample, {{"gbench", it->second.rows}});
   }
   if (ctx.on_rep) ctx.on_rep(total, false);

@@ -68,7 +68,12 @@ bool run_stage(RunContext& ctx) {
   for (int i = 0; i < total; ++i) {
     const bool warm = i < ctx.warmup;
     if (ctx.on_rep) ctx.on_rep(i, warm);
-    ctx.session->measure({ctx.suite, ctx.case_name, recorded, "", warm ? i : i - ctx.warmup, warm}, [&] {
+    const SampleInfo info{.suite = ctx.suite,
+                          .case_name = ctx.case_name,
+                          .parameters = recorded,
+                          .repetition = warm ? i : i - ctx.warmup,
+                          .warmup = warm};
+    ctx.session->measure(info, [&] {
       instr::Phase proof("proof");
       instr::Phase prove("prove");
       (void)backend->prove(part->pk, w, rs);  // not verified: the key is random

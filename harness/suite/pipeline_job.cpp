@@ -226,7 +226,11 @@ bool run_pipeline_job(Session& session, const PipelineJob& job) {
                                 {"proofs_per_minute", ppm},
                                 {"batch_size", r.batch_size},
                                 {"preload_ns", preload_ns}}}};
-      session.record({job.suite, job.case_name, recorded, "", run * int(job.jobs) + int(j), warm},
+      session.record({.suite = job.suite,
+                      .case_name = job.case_name,
+                      .parameters = recorded,
+                      .repetition = run * int(job.jobs) + int(j),
+                      .warmup = warm},
                      job_sample(r, collector, wall, session.counter_status()), extra);
     }
     if (job.on_run) job.on_run(rep, warm, records, wall);

@@ -90,9 +90,9 @@ PorepJobResult run_porep_job(Session& session, const PorepJob& job) {
   auto prove_once = [&](bool warm, int index) {
     if (job.on_rep) job.on_rep(rep++, warm);
     std::vector<groth16::Proof> proofs;
-    const nlohmann::json line = session.measure({job.suite, job.case_name, recorded, "", index, warm}, [&] {
-      proofs = one_proof();
-    });
+    const nlohmann::json line = session.measure(
+        {.suite = job.suite, .case_name = job.case_name, .parameters = recorded, .repetition = index, .warmup = warm},
+        [&] { proofs = one_proof(); });
     // Verification checks the proofs; it is not part of the timed proving job.
     for (uint32_t i = 0; i < job.partitions; ++i) {
       if (!groth16::verify(pk->vk, proofs[i], circuits[i].public_inputs())) {
