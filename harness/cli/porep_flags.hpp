@@ -1,20 +1,27 @@
 // The PoRep-shaped circuit's flags (--challenges, --layers, --parents, --depth), shared by
 // `prove`, `srs generate`, `circuit --describe` and `engine`, so that one circuit is
 // the default everywhere: the parameters `srs generate` writes by default are the ones `prove`
-// uses by default, and `circuit --describe` describes that circuit.
+// uses by default, and `circuit --describe` describes that circuit. Names, defaults, help and
+// ranges are those of the suites' porep cases (harness/suite/porep_params.hpp).
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 
+#include "harness/suite/porep_params.hpp"
 #include "prover/circuits/porep.hpp"
 
 namespace cuzk::cli {
 
-// Signed so that a negative value reaches checked_u32's message instead of wrapping.
+// The flags' values in the order of suite::porep_circuit_params(), from its defaults. Signed so
+// that a negative value reaches checked_u32's message instead of wrapping.
 struct PorepFlags {
-  int64_t challenges = 2, layers = 0, parents = 0, depth = 8;
+  std::array<int64_t, suite::kPorepCircuitParams> values;
+  PorepFlags() {
+    for (size_t i = 0; i < values.size(); ++i) values[i] = suite::porep_circuit_params()[i].spec.def;
+  }
 };
 
 // Declares the four flags on `sub`; returns how many of them were given (call after parsing).

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "harness/suite/pipeline_job.hpp"
+#include "harness/suite/porep_params.hpp"
 #include "harness/suite/suite.hpp"
 
 namespace cuzk::suite {
@@ -33,25 +34,21 @@ bool run_pipeline(RunContext& ctx) {
 }  // namespace
 
 KindSpec pipeline_kind() {
-  using circuits::PorepParams;
-  return KindSpec{
+  KindSpec k{
       "pipeline",
       "N PoRep-shaped sector proofs through the pipelined engine (synthesis overlapping proving, batching)",
       {{"jobs", 1, 4096, 4, "sector proofs per repetition (one sample each)"},
        {"batch", 1, engine::Config::kMaxBatch, 1, "max sectors per prove_batch call"},
        {"overlap", 0, 1, 1, "1: synthesis of job N+1 overlaps proving of job N; 0: strictly one after another"},
        {"lookahead", 1, 64, 1, "batches synthesized ahead of the prover"},
-       {"budget_mib", 0, INT64_MAX >> 20, 0, "memory budget for synthesized jobs in MiB (0: unlimited)"},
-       {"partitions", 1, 1024, 2, "partition circuits per sector (one proof each)"},
-       {"challenges", 1, PorepParams::kMaxChallenges, 2, "challenges per partition"},
-       {"layers", 0, PorepParams::kMaxLayers, 0, "SHA-256 labeling layers"},
-       {"parents", 0, PorepParams::kMaxParents, 0, "parents per label"},
-       {"depth", 1, PorepParams::kMaxDepth, 8, "tree depth"},
-       {"seed", 0, INT64_MAX, 1, "seed of r and s (job j, partition i: seed + j * partitions + i)"},
-       {"circuit_seed", 0, INT64_MAX, 42, "witness generation seed (job j, partition i: + j * partitions + i)"},
-       {"params_seed", 0, INT64_MAX, 1, "toxic-waste seed of the generated parameters"}},
+       {"budget_mib", 0, INT64_MAX >> 20, 0, "memory budget for synthesized jobs in MiB (0: unlimited)"}},
       [](const json& p) { return porep_params(p).validate(); },
       run_pipeline};
+  const std::vector<ParamSpec> porep = porep_case_params(
+      "seed of r and s (job j, partition i: seed + j * partitions + i)",
+      "witness generation seed (job j, partition i: + j * partitions + i)");
+  k.params.insert(k.params.end(), porep.begin(), porep.end());
+  return k;
 }
 
 }  // namespace cuzk::suite

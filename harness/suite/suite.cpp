@@ -23,6 +23,7 @@
 #include "prover/groth16/setup.hpp"
 #include "prover/groth16/verifier.hpp"
 #include "harness/suite/porep_job.hpp"
+#include "harness/suite/porep_params.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/synth/synth.hpp"
 
@@ -47,18 +48,10 @@ bool run_porep(RunContext& ctx) {
 
 std::map<std::string, KindSpec> make_kinds() {
   std::map<std::string, KindSpec> k;
-  using circuits::PorepParams;
   k["porep"] = KindSpec{
       "porep",
       "one PoRep-shaped sector proof (several partition circuits), the path of `cuzk-bench prove`",
-      {{"partitions", 1, 1024, 2, "partition circuits per sector (one proof each)"},
-       {"challenges", 1, PorepParams::kMaxChallenges, 2, "challenges per partition"},
-       {"layers", 0, PorepParams::kMaxLayers, 0, "SHA-256 labeling layers"},
-       {"parents", 0, PorepParams::kMaxParents, 0, "parents per label"},
-       {"depth", 1, PorepParams::kMaxDepth, 8, "tree depth"},
-       {"seed", 0, INT64_MAX, 1, "seed of r and s (fixed: reproducible proofs, same inputs in A/B)"},
-       {"circuit_seed", 0, INT64_MAX, 42, "witness generation seed"},
-       {"params_seed", 0, INT64_MAX, 1, "toxic-waste seed of the generated parameters"}},
+      porep_case_params("seed of r and s (fixed: reproducible proofs, same inputs in A/B)", "witness generation seed"),
       [](const json& p) { return porep_params(p).validate(); },
       run_porep,
       {"porep"},
@@ -345,8 +338,9 @@ std::string resolve_suite(const std::string& name_or_file) {
 }
 
 circuits::PorepParams porep_params(const json& p) {
-  return circuits::PorepParams{uint32_t(p.at("challenges").get<int64_t>()), uint32_t(p.at("layers").get<int64_t>()),
-                               uint32_t(p.at("parents").get<int64_t>()), uint32_t(p.at("depth").get<int64_t>())};
+  circuits::PorepParams c;
+  for (const PorepCircuitParam& q : porep_circuit_params()) c.*q.field = uint32_t(p.at(q.spec.name).get<int64_t>());
+  return c;
 }
 
 }  // namespace cuzk::suite
