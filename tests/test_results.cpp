@@ -42,7 +42,7 @@ std::string write_valid_file(const std::string& path) {
     }
     cuzk::instr::report_gpu_time("proof/synth", 42);
     json line = cuzk::make_sample(
-        {.suite = "unit", .case_name = "tiny", .parameters = {{"n", 1}}, .repetition = i, .warmup = i == 0},
+        {.suite = "unit", .case_name = "tiny", .parameters = {{"n", 1}}, .repetition = i, .warm = i == 0},
         rec.take_sample());
     w.write(line);
     samples.push_back(line);

@@ -170,7 +170,7 @@ int run_selfmeasure(const Options& o) {
                       .case_name = "synthetic",
                       .parameters = params,
                       .repetition = warm ? i : i - o.warmup,
-                      .warmup = warm},
+                      .warm = warm},
                      [&] { one_proof(o, pool); });
   }
   json summary = session->finish();

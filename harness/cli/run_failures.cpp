@@ -38,9 +38,9 @@ void add_run_failure_options(CLI::App* sub, double& run_timeout, std::string& on
       ->capture_default_str();
 }
 
-json failed_run_json(int round, bool warmup, const std::string& variant, int exit_code, bool timed_out,
+json failed_run_json(int round, bool warm, const std::string& variant, int exit_code, bool timed_out,
                      const std::string& reason, const std::string& results) {
-  return {{"round", round}, {"warmup", warmup},       {"variant", variant}, {"reason", reason},
+  return {{"round", round}, {"warmup", warm},         {"variant", variant}, {"reason", reason},
           {"exit_code", exit_code}, {"timed_out", timed_out}, {"results", results}};
 }
 

@@ -25,7 +25,7 @@ void check_run_timeout(double seconds);
 void add_run_failure_options(CLI::App* sub, double& run_timeout, std::string& on_failure, const std::string& what);
 // One failed run, as manifests record it: {"round", "warmup", "variant", "reason", "exit_code",
 // "timed_out", "results"} (results: the round's file, which is not merged).
-nlohmann::json failed_run_json(int round, bool warmup, const std::string& variant, int exit_code, bool timed_out,
+nlohmann::json failed_run_json(int round, bool warm, const std::string& variant, int exit_code, bool timed_out,
                                const std::string& reason, const std::string& results);
 // Per variant: how many of its measured runs failed, as `{"<variant>": {"failed": n, "of": m}}`.
 nlohmann::json failed_run_counts(const nlohmann::json& failed, const std::vector<std::string>& variants, int measured_rounds);

@@ -164,7 +164,7 @@ json make_sample(const SampleInfo& info, const Sample& sample, bool with_spans) 
   s["parameters"] = info.parameters.is_object() ? info.parameters : json::object();
   s["variant"] = info.variant.empty() ? variant_name() : info.variant;
   s["repetition"] = info.repetition;
-  s["warmup"] = info.warmup;
+  s["warmup"] = info.warm;
   s["process_id"] = run_process_id();
   if (const auto round = round_id_from_env()) s["round_id"] = *round;
   s["wall_ns"] = sample.wall_ns;

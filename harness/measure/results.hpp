@@ -61,7 +61,7 @@ struct SampleInfo {
   nlohmann::json parameters = nlohmann::json::object();
   std::string variant = {};  // "" -> variant_name()
   int repetition = 0;
-  bool warmup = false;
+  bool warm = false;  // a warm-up repetition (the sample's "warmup" key)
 };
 nlohmann::json phase_record_json(const PhaseRecord& r);
 // The round of an interleaved run (ab, matrix, bisect, calibrate) this process measures, from

@@ -171,7 +171,7 @@ bool run_micro(RunContext& ctx) {
                     .case_name = ctx.case_name,
                     .parameters = ctx.params,
                     .repetition = warm ? i : i - ctx.warmup,
-                    .warmup = warm};
+                    .warm = warm};
     ctx.session->record(info, it->second.sample, {{"gbench", it->second.rows}});
   }
   if (ctx.on_rep) ctx.on_rep(total, false);

@@ -72,7 +72,7 @@ bool run_stage(RunContext& ctx) {
                           .case_name = ctx.case_name,
                           .parameters = recorded,
                           .repetition = warm ? i : i - ctx.warmup,
-                          .warmup = warm};
+                          .warm = warm};
     ctx.session->measure(info, [&] {
       instr::Phase proof("proof");
       instr::Phase prove("prove");

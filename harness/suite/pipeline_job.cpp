@@ -230,7 +230,7 @@ bool run_pipeline_job(Session& session, const PipelineJob& job) {
                       .case_name = job.case_name,
                       .parameters = recorded,
                       .repetition = run * int(job.jobs) + int(j),
-                      .warmup = warm},
+                      .warm = warm},
                      job_sample(r, collector, wall, session.counter_status()), extra);
     }
     if (job.on_run) job.on_run(rep, warm, records, wall);

@@ -91,7 +91,7 @@ PorepJobResult run_porep_job(Session& session, const PorepJob& job) {
     if (job.on_rep) job.on_rep(rep++, warm);
     std::vector<groth16::Proof> proofs;
     const nlohmann::json line = session.measure(
-        {.suite = job.suite, .case_name = job.case_name, .parameters = recorded, .repetition = index, .warmup = warm},
+        {.suite = job.suite, .case_name = job.case_name, .parameters = recorded, .repetition = index, .warm = warm},
         [&] { proofs = one_proof(); });
     // Verification checks the proofs; it is not part of the timed proving job.
     for (uint32_t i = 0; i < job.partitions; ++i) {
