@@ -63,13 +63,13 @@ TEST_CASE("a valid suite parses with defaults and quick overrides") {
   REQUIRE(s.name == "t");
   REQUIRE(s.cases.size() == 2);
   CHECK(s.reps == 2);
-  CHECK(s.warmup == 1);
+  CHECK(s.warmup_runs == 1);
   const auto& c = s.cases[0];
   CHECK(cuzk::suite::effective_params(c, false)["challenges"] == 2);
   CHECK(cuzk::suite::effective_params(c, true)["challenges"] == 1);
   CHECK(cuzk::suite::effective_params(c, true)["layers"] == 0);  // kind default
   CHECK(cuzk::suite::effective_reps(s, c, true) == 1);
-  CHECK(cuzk::suite::effective_warmup(s, c, false) == 1);
+  CHECK(cuzk::suite::effective_warmup_runs(s, c, false) == 1);
   CHECK(!s.cases[1].in_quick);
 }
 

@@ -40,7 +40,7 @@ using nlohmann::json;
 struct AbOptions {
   std::string a, b, suite;
   std::string a_name, b_name;  // labels (default: the preset names, or "a" / "b")
-  int rounds = 5, warmup = 1;
+  int rounds = 5, warmup_rounds = 1;
   FormatOptions format;  // --wide
   int reps = 1;         // measured repetitions in each round's process (> 1: the block design)
   bool stable = false;  // each run with --stable (docs/ab.md)
@@ -66,7 +66,7 @@ struct AbOptions {
 
 int run_ab(const AbOptions& o) {
   if (o.rounds < 1) throw Error(fmt::format("--rounds must be at least 1 (got {})", o.rounds));
-  if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
+  if (o.warmup_rounds < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup_rounds));
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
   check_analysis_options(o.analysis);
   check_run_timeout(o.run_timeout);
@@ -125,7 +125,7 @@ int run_ab(const AbOptions& o) {
   // ab.json first (status "running"), updated when a run fails and at the end, so that a stopped
   // or interrupted A/B leaves a folder that says what happened (docs/reliability.md).
   json meta = {{"a", {{"name", name_a}, {"binary", bin_a}}}, {"b", {{"name", name_b}, {"binary", bin_b}}},
-               {"suite", s.name}, {"suite_file", suite_path}, {"rounds", o.rounds}, {"warmup_rounds", o.warmup},
+               {"suite", s.name}, {"suite_file", suite_path}, {"rounds", o.rounds}, {"warmup_rounds", o.warmup_rounds},
                {"quick", o.quick}, {"backend", o.backend}, {"reps_per_round", o.reps}, {"stable", o.stable},
                {"source_hash", hash}, {"source_dir", src}, {"source_hash_b", hash_b}, {"source_dir_b", src_b},
                {"run_timeout_s", o.run_timeout}, {"on_failure", o.on_failure}, {"status", "running"},
@@ -149,11 +149,11 @@ int run_ab(const AbOptions& o) {
   };
   std::vector<std::string> files_a, files_b;
   int warm_a = 0, warm_b = 0;  // warm-up rounds that succeeded (merge_rounds marks them)
-  const int total = o.warmup + o.rounds;
+  const int total = o.warmup_rounds + o.rounds;
   const auto t0 = std::chrono::steady_clock::now();
   if (halves) {
-    DuetAbRounds d = run_duet_rounds({bin_a, bin_b, name_a, name_b, suite_path, extra, dir, o.reps, o.warmup, o.rounds,
-                                      o.run_timeout, on_failure, *halves},
+    DuetAbRounds d = run_duet_rounds({bin_a, bin_b, name_a, name_b, suite_path, extra, dir, o.reps, o.warmup_rounds,
+                                      o.rounds, o.run_timeout, on_failure, *halves},
                                      meta, write_meta, stop_interrupted);
     files_a = d.files_a, files_b = d.files_b, warm_a = d.warm_a, warm_b = d.warm_b;
   }
@@ -164,7 +164,7 @@ int run_ab(const AbOptions& o) {
       const std::string out = fmt::format("{}/rounds/{}-{}.jsonl", dir, v == 0 ? "a" : "b", r);
       const double e = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       fmt::print(stderr, "[ab] round {}/{}{} variant {} ({}) elapsed {:.1f}s\n", r + 1, total,
-                 r < o.warmup ? " (warm-up)" : "", v == 0 ? "A" : "B", who, e);
+                 r < o.warmup_rounds ? " (warm-up)" : "", v == 0 ? "A" : "B", who, e);
       const std::string cmd = suite_run_command(bin, suite_path, o.reps, out, extra, r);
       ChildOptions co;
       co.timeout_s = o.run_timeout;
@@ -172,7 +172,7 @@ int run_ab(const AbOptions& o) {
       if (c.interrupted) throw stop_interrupted(c.interrupted, r, who);
       if (c.code != 0) {
         const std::string why = c.failure();
-        meta["failed_runs"].push_back(failed_run_json(r, r < o.warmup, who, c.code, c.timed_out, why,
+        meta["failed_runs"].push_back(failed_run_json(r, r < o.warmup_rounds, who, c.code, c.timed_out, why,
                                                       fs::relative(out, dir).string()));
         write_meta(on_failure == OnFailure::kStop ? "failed" : "running");
         if (on_failure == OnFailure::kStop)
@@ -184,7 +184,7 @@ int run_ab(const AbOptions& o) {
         continue;
       }
       (v == 0 ? files_a : files_b).push_back(out);
-      if (r < o.warmup) ++(v == 0 ? warm_a : warm_b);
+      if (r < o.warmup_rounds) ++(v == 0 ? warm_a : warm_b);
       if (const int sig = interrupt::signal_received()) throw stop_interrupted(sig, r, who);
     }
   }
@@ -223,7 +223,7 @@ int run_ab(const AbOptions& o) {
   if (halves) cj["duet"] = meta["duet"];
   write_output_file(dir + "/comparison.json", cj.dump(2) + "\n");
   fmt::print("A = {} ({}), B = {} ({}), suite {}, {} round(s) of {} repetition(s) + {} warm-up round(s){}\n", name_a,
-             bin_a, name_b, bin_b, s.name, o.rounds, o.reps, o.warmup, o.stable ? ", --stable" : "");
+             bin_a, name_b, bin_b, s.name, o.rounds, o.reps, o.warmup_rounds, o.stable ? ", --stable" : "");
   if (!failed_md.empty()) fmt::print("{}", failed_md);
   if (halves) fmt::print("{}\n", duet::relative_note(*halves));
   fmt::print("{}", format_table(cmp, o.format));
@@ -240,7 +240,7 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
   sub->add_option("--a-name", o->a_name, "label of A (default: its preset, or \"a\")");
   sub->add_option("--b-name", o->b_name, "label of B (default: its preset, or \"b\")");
   sub->add_option("--rounds", o->rounds, "measured rounds (each: one run of A, then one of B)")->capture_default_str();
-  sub->add_option("--warmup", o->warmup, "warm-up rounds (recorded with warmup=true)")->capture_default_str();
+  sub->add_option("--warmup", o->warmup_rounds, "warm-up rounds (recorded with warmup=true)")->capture_default_str();
   sub->add_option("--reps", o->reps, "measured repetitions in each round's process (> 1: each process's median is one observation)")
       ->capture_default_str();
   sub->add_flag("--wide", o->format.wide, "every column in the comparison: each side's MAD/IQR and the U test's p-value");

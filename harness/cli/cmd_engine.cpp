@@ -36,7 +36,7 @@ struct EngineOptions {
   std::string backend = "cpu";
   bool allow_cpu_fallback = false;
   std::string ready_file;
-  int reps = 1, warmup = 0;
+  int reps = 1, warmup_runs = 0;
   std::string out;
   bool force = false;
   std::optional<std::string> counters;
@@ -59,7 +59,7 @@ int run_engine(const EngineOptions& o) {
   if (o.budget_mib < 0) throw Error(fmt::format("--budget-mib {} is out of range (at least 0; 0: unlimited)", o.budget_mib));
   job.config.memory_budget = uint64_t(o.budget_mib) << 20;
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
-  if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
+  if (o.warmup_runs < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup_runs));
   const uint64_t need = engine::estimate_job_bytes(job.circuit, job.partitions);
   if (job.config.memory_budget != 0 && need > job.config.memory_budget)
     throw Error(fmt::format("--budget-mib {}: one job ({} partition(s) of {}) needs about {:.1f} MiB, more than the budget",
@@ -78,7 +78,7 @@ int run_engine(const EngineOptions& o) {
   job.backend = resolve_backend(o.backend, o.allow_cpu_fallback);
   job.suite = "engine";
   job.case_name = "engine";
-  job.warmup = o.warmup;
+  job.warmup_runs = o.warmup_runs;
   job.reps = o.reps;
 
   // SIGINT/SIGTERM: the run in flight ends (or, after interrupt::kStopSeconds, is discarded),
@@ -106,7 +106,8 @@ int run_engine(const EngineOptions& o) {
   };
   job.on_run = [&](int rep, bool warm, const std::vector<engine::JobRecord>& records, uint64_t wall_ns) {
     fmt::print("{} {}: {} job(s), batch <= {}, overlap {}, lookahead {}\n", warm ? "warm-up" : "run",
-               warm ? rep : rep - o.warmup, records.size(), job.config.max_batch_size, o.overlap, job.config.lookahead);
+               warm ? rep : rep - o.warmup_runs, records.size(), job.config.max_batch_size, o.overlap,
+               job.config.lookahead);
     fmt::print("  {:<12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6}\n", "job", "queue ms", "srs ms", "synth ms",
                "prove ms", "total ms", "batch");
     for (const auto& r : records)
@@ -119,7 +120,7 @@ int run_engine(const EngineOptions& o) {
   // A failed job (backend error, device out of memory) is reported and the engine goes on.
   nlohmann::json failed = nlohmann::json::array();
   job.on_job_failed = [&](int rep, bool warm, const std::string& id, const std::string& reason) {
-    failed.push_back({{"run", warm ? rep : rep - o.warmup}, {"warmup", warm}, {"job", id}, {"reason", reason}});
+    failed.push_back({{"run", warm ? rep : rep - o.warmup_runs}, {"warmup", warm}, {"job", id}, {"reason", reason}});
   };
   bool all_ok = false;
   try {
@@ -166,7 +167,7 @@ Registrar reg_engine("engine", [](CLI::App& app) -> Runner {
   sub->add_flag("--allow-cpu-fallback", o->allow_cpu_fallback, "use the cpu backend when --backend cannot run here");
   sub->add_option("--ready-file", o->ready_file, "create this file (atomically) once the parameters are resident");
   sub->add_option("--reps", o->reps, "measured runs of --jobs jobs")->capture_default_str();
-  sub->add_option("--warmup", o->warmup, "warm-up runs (recorded with warmup=true)")->capture_default_str();
+  sub->add_option("--warmup", o->warmup_runs, "warm-up runs (recorded with warmup=true)")->capture_default_str();
   sub->add_option("--out", o->out, "results file (default results/local/engine-<UTC time>-<pid>.jsonl)");
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
   auto* copt = sub->add_option("--counters", *counters, "comma-separated PAPI events (per-job samples record them as null)");

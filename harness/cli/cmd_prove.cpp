@@ -116,7 +116,7 @@ int run_prove_porep(const ProveOptions& o) {
   job.params_seed = o.params_seed;
   job.rs_seed = o.seed;
   job.params_file = o.params;
-  job.warmup = o.warmup.count;
+  job.warmup_runs = o.warmup.count;
   job.warmup_auto = o.warmup.automatic;
   job.warmup_cap = o.warmup.cap;
   job.reps = o.reps;

@@ -85,7 +85,7 @@ int run_suite(RunOptions o) {
   struct Planned {
     const suite::Case* c;
     nlohmann::json params;
-    int reps, warmup;  // warmup: the fixed count; under auto_warmup the fewest it can take
+    int reps, warmup_runs;  // warmup_runs: the fixed count; under auto_warmup the fewest it can take
     bool auto_warmup;  // warms up until settled (--warmup auto, a kind that supports it)
     std::optional<WarmupOutcome> outcome = {};  // after the case ran
   };
@@ -111,7 +111,7 @@ int run_suite(RunOptions o) {
       continue;
     }
     const bool auto_here = warmup_auto && suite::kind_specs().at(c.kind).auto_warmup;
-    const int fixed = o.warmup && !o.warmup->automatic ? o.warmup->count : suite::effective_warmup(s, c, o.quick);
+    const int fixed = o.warmup && !o.warmup->automatic ? o.warmup->count : suite::effective_warmup_runs(s, c, o.quick);
     plan.push_back({&c, suite::effective_params(c, o.quick), o.reps ? *o.reps : suite::effective_reps(s, c, o.quick),
                     auto_here ? kSettleWindow : fixed, auto_here});
   }
@@ -120,7 +120,7 @@ int run_suite(RunOptions o) {
     fmt::print("suite {} ({}): {}\n", s.name, s.path, s.description);
     for (auto& p : plan) {
       fmt::print("  {:<16} {:<8} reps {} warmup {}  {}\n", p.c->name, p.c->kind, p.reps,
-                 p.auto_warmup ? fmt::format("auto (at most {})", o.warmup->cap) : std::to_string(p.warmup),
+                 p.auto_warmup ? fmt::format("auto (at most {})", o.warmup->cap) : std::to_string(p.warmup_runs),
                  p.params.dump());
       if (!p.c->description.empty()) fmt::print("  {:<16} {}\n", "", p.c->description);
     }
@@ -136,7 +136,7 @@ int run_suite(RunOptions o) {
   for (auto& p : plan)
     if (warmup_auto && !p.auto_warmup)
       fmt::print(stderr, "[{}] case {} ({} kind): --warmup auto applies to porep cases; it keeps {} fixed warm-up(s)\n",
-                 s.name, p.c->name, p.c->kind, p.warmup);
+                 s.name, p.c->name, p.c->kind, p.warmup_runs);
 
   SessionOptions so;
   if (stable) so.header_extra = {{"stable", describe(*stable)}};
@@ -165,7 +165,7 @@ int run_suite(RunOptions o) {
   int total_reps = 0;
   bool open_ended = false;  // an auto case may take more warm-ups than planned
   for (auto& p : plan) {
-    total_reps += p.reps + p.warmup;
+    total_reps += p.reps + p.warmup_runs;
     open_ended |= p.auto_warmup;
   }
   fmt::print(stderr, "[{}] {} case(s), {}{} repetition(s){}; results: {}\n", s.name, plan.size(),
@@ -183,7 +183,7 @@ int run_suite(RunOptions o) {
     ctx.case_name = p.c->name;
     ctx.params = p.params;
     ctx.reps = p.reps;
-    ctx.warmup = p.warmup;
+    ctx.warmup_runs = p.warmup_runs;
     ctx.warmup_auto = p.auto_warmup;
     if (o.warmup) ctx.warmup_cap = o.warmup->cap;
     ctx.backend = o.backend;
@@ -193,7 +193,7 @@ int run_suite(RunOptions o) {
     auto warm_done = std::make_shared<int>(0);  // warm-ups started so far (auto: not known ahead)
     ctx.on_rep = [&, i, case_start, warm_done](int rep, bool warm) {
       if (warm) *warm_done = rep + 1;
-      if (warm && rep >= p.warmup) ++total_reps;  // auto: one more warm-up than planned
+      if (warm && rep >= p.warmup_runs) ++total_reps;  // auto: one more warm-up than planned
       done = case_start + rep;
       const int measured = rep - *warm_done;
       if (!warm && measured >= p.reps) return;
@@ -201,7 +201,7 @@ int run_suite(RunOptions o) {
       std::string est = done > 0 ? ", about " + fmt_secs(e / done * (total_reps - done)) + " left" : "";
       const std::string of = !warm            ? fmt::format("{}/{}", measured + 1, p.reps)
                              : p.auto_warmup ? fmt::format("{} (auto, at most {})", rep + 1, ctx.warmup_cap)
-                                             : fmt::format("{}/{}", rep + 1, p.warmup);
+                                             : fmt::format("{}/{}", rep + 1, p.warmup_runs);
       fmt::print(stderr, "[{}] case {}/{} {}: {} {} (elapsed {}{})\n", s.name, i + 1, plan.size(), p.c->name,
                  warm ? "warm-up" : "repetition", of, fmt_secs(e), est);
     };
@@ -241,7 +241,7 @@ int run_suite(RunOptions o) {
     bool converged = true;
     for (auto& p : plan) {
       WarmupOutcome w;  // a kind without auto warm-ups ran its fixed count
-      w.done = p.warmup;
+      w.done = p.warmup_runs;
       if (p.outcome) w = *p.outcome;
       cases[p.c->name] = describe(w, *o.warmup);
       if (w.automatic) converged &= w.converged;
@@ -256,7 +256,7 @@ int run_suite(RunOptions o) {
     std::vector<nlohmann::json> mine;
     for (auto& smp : session->samples())
       if (smp.value("case", "") == p.c->name) mine.push_back(smp);
-    const int warm = p.outcome ? p.outcome->done : p.warmup;
+    const int warm = p.outcome ? p.outcome->done : p.warmup_runs;
     fmt::print("case {} ({} repetition(s), {} warm-up): {}\n", p.c->name, p.reps, warm, p.params.dump());
     print_summary_table(make_summary(mine, 0), session->counter_status());
   }

@@ -45,7 +45,7 @@ using nlohmann::json;
 
 struct Options {
   int reps = 5;
-  int warmup = 1;
+  int warmup_runs = 1;
   std::string out;
   bool force = false;
   std::optional<std::string> counters;
@@ -143,7 +143,7 @@ void one_proof(const Options& o, ThreadPool& pool) {
 
 int run_selfmeasure(const Options& o) {
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
-  if (o.warmup < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
+  if (o.warmup_runs < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup_runs));
   if (o.touch_mib < 1 || o.touch_mib > 4096) throw Error(fmt::format("--touch-mib must be 1..4096 (got {})", o.touch_mib));
 
   // Everything that can be wrong with the input fails here, before any work or output.
@@ -164,17 +164,17 @@ int run_selfmeasure(const Options& o) {
   }
   ThreadPool& pool = ThreadPool::global();
   json params = {{"touch_mib", o.touch_mib}, {"synth_iters", o.synth_iters}, {"threads", pool.size()}};
-  for (int i = 0; i < o.warmup + o.reps; ++i) {
-    const bool warm = i < o.warmup;
+  for (int i = 0; i < o.warmup_runs + o.reps; ++i) {
+    const bool warm = i < o.warmup_runs;
     session->measure({.suite = "selfmeasure",
                       .case_name = "synthetic",
                       .parameters = params,
-                      .repetition = warm ? i : i - o.warmup,
+                      .repetition = warm ? i : i - o.warmup_runs,
                       .warm = warm},
                      [&] { one_proof(o, pool); });
   }
   json summary = session->finish();
-  fmt::print("selfmeasure: {} repetition(s) + {} warm-up, {} pool threads -> {}\n", o.reps, o.warmup, pool.size(),
+  fmt::print("selfmeasure: {} repetition(s) + {} warm-up, {} pool threads -> {}\n", o.reps, o.warmup_runs, pool.size(),
              session->path());
   print_summary_table(summary, session->counter_status());
   return kExitOk;
@@ -187,7 +187,7 @@ Registrar reg_selfmeasure("selfmeasure", [](CLI::App& app) -> Runner {
   auto counters = std::make_shared<std::string>();
   auto no_spans = std::make_shared<bool>(false);
   sub->add_option("--reps", o->reps, "measured repetitions (default 5)");
-  sub->add_option("--warmup", o->warmup, "warm-up repetitions, recorded with warmup=true (default 1)");
+  sub->add_option("--warmup", o->warmup_runs, "warm-up repetitions, recorded with warmup=true (default 1)");
   sub->add_option("--out", o->out, "results file (default results/local/selfmeasure-<UTC time>-<pid>.jsonl)");
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
   auto* copt = sub->add_option("--counters", *counters,

@@ -32,7 +32,7 @@ DuetAbRounds run_duet_rounds(const DuetAbRequest& q, json& meta, const std::func
   DuetAbRounds out;
   const std::string names[2] = {q.name_a, q.name_b};
   const std::string bins[2] = {q.bin_a, q.bin_b};
-  const int total = q.warmup + q.rounds;
+  const int total = q.warmup_rounds + q.rounds;
   meta["duet"]["rounds"] = json::array();
   fmt::print(stderr, "[ab] {}\n", duet::relative_note(q.halves));
   const auto t0 = std::chrono::steady_clock::now();
@@ -45,10 +45,10 @@ DuetAbRounds run_duet_rounds(const DuetAbRequest& q, json& meta, const std::func
     }
     const double e = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print(stderr, "[ab] round {}/{}{} duet: A ({}) on CPUs {}, B ({}) on CPUs {}, elapsed {:.1f}s\n", r + 1, total,
-               r < q.warmup ? " (warm-up)" : "", q.name_a, placement::cpu_list(sides[0].cpus), q.name_b,
+               r < q.warmup_rounds ? " (warm-up)" : "", q.name_a, placement::cpu_list(sides[0].cpus), q.name_b,
                placement::cpu_list(sides[1].cpus), e);
     meta["duet"]["rounds"].push_back(
-        {{"round", r}, {"warmup", r < q.warmup}, {"a_cpus", sides[0].cpus}, {"b_cpus", sides[1].cpus}});
+        {{"round", r}, {"warmup", r < q.warmup_rounds}, {"a_cpus", sides[0].cpus}, {"b_cpus", sides[1].cpus}});
     write_meta("running");
     const duet::PairResult p = duet::run_pair(q.dir + "/rounds/barrier", sides, r, q.run_timeout);
     for (int v = 0; v < 2; ++v)
@@ -64,7 +64,7 @@ DuetAbRounds run_duet_rounds(const DuetAbRequest& q, json& meta, const std::func
       std::string why = c.failure();
       if (c.code != 0 && p.child[1 - v].code != 0 && !p.abort_reason.empty())
         why += "; the duet stops both sides when one ends";
-      meta["failed_runs"].push_back(failed_run_json(r, r < q.warmup, names[v], c.code, c.timed_out, why,
+      meta["failed_runs"].push_back(failed_run_json(r, r < q.warmup_rounds, names[v], c.code, c.timed_out, why,
                                                     fs::relative(outs[v], q.dir).string()));
     }
     if (failed) {
@@ -80,7 +80,7 @@ DuetAbRounds run_duet_rounds(const DuetAbRequest& q, json& meta, const std::func
     }
     out.files_a.push_back(outs[0]);
     out.files_b.push_back(outs[1]);
-    if (r < q.warmup) ++out.warm_a, ++out.warm_b;
+    if (r < q.warmup_rounds) ++out.warm_a, ++out.warm_b;
   }
   return out;
 }

@@ -22,7 +22,7 @@ struct DuetAbRequest {
   std::string bin_a, bin_b, name_a, name_b;
   std::string suite_path, extra;  // as the interleaved rounds run the suite
   std::string dir;                // the A/B folder (rounds/ inside)
-  int reps = 1, warmup = 0, rounds = 1;
+  int reps = 1, warmup_rounds = 0, rounds = 1;
   double run_timeout = 0;
   OnFailure on_failure = OnFailure::kStop;
   duet::Halves halves;

@@ -11,9 +11,9 @@ namespace cuzk::cli {
 std::string format_seconds(double seconds);
 
 // The on_rep hook of a PorepJob (harness/suite/porep_job.hpp): called before each repetition
-// (warm-ups first) and once after the last. `warmups` is the planned count (for auto: 0, and
+// (warm-ups first) and once after the last. `warmup_runs` is the planned count (for auto: 0, and
 // `warmup_cap` the most). Prints nothing when the whole job is a single repetition.
-std::function<void(int rep, bool warm)> rep_progress(const std::string& label, int warmups, bool warmup_auto,
+std::function<void(int rep, bool warm)> rep_progress(const std::string& label, int warmup_runs, bool warmup_auto,
                                                      int warmup_cap, int reps);
 
 }  // namespace cuzk::cli

@@ -25,8 +25,8 @@ bool run_pipeline(RunContext& ctx) {
   job.config.memory_budget = uint64_t(p.at("budget_mib").get<int64_t>()) << 20;
   job.on_run = [&](int rep, bool warm, const std::vector<engine::JobRecord>& records, uint64_t wall_ns) {
     fmt::print(stderr, "[{}] {}: {} {}: {} jobs in {:.3f} s, {:.1f} proofs/min\n", ctx.suite, ctx.case_name,
-               warm ? "warm-up" : "repetition", warm ? rep + 1 : rep - ctx.warmup + 1, records.size(), wall_ns / 1e9,
-               engine::proofs_per_minute(records.size(), wall_ns));
+               warm ? "warm-up" : "repetition", warm ? rep + 1 : rep - ctx.warmup_runs + 1, records.size(),
+               wall_ns / 1e9, engine::proofs_per_minute(records.size(), wall_ns));
   };
   return run_pipeline_job(*ctx.session, job);
 }

@@ -64,14 +64,14 @@ bool run_stage(RunContext& ctx) {
                          {"key", kKeyNote}};
   const groth16::Witness w = part->witness();
   const groth16::Randomness rs = groth16::Randomness::from_seed(seed);
-  const int total = ctx.warmup + ctx.reps;
+  const int total = ctx.warmup_runs + ctx.reps;
   for (int i = 0; i < total; ++i) {
-    const bool warm = i < ctx.warmup;
+    const bool warm = i < ctx.warmup_runs;
     if (ctx.on_rep) ctx.on_rep(i, warm);
     const SampleInfo info{.suite = ctx.suite,
                           .case_name = ctx.case_name,
                           .parameters = recorded,
-                          .repetition = warm ? i : i - ctx.warmup,
+                          .repetition = warm ? i : i - ctx.warmup_runs,
                           .warm = warm};
     ctx.session->measure(info, [&] {
       instr::Phase proof("proof");

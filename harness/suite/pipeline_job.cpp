@@ -177,9 +177,9 @@ bool run_pipeline_job(Session& session, const PipelineJob& job) {
 
   const nlohmann::json recorded = pipeline_job_parameters(job);
   bool all_verified = true;
-  for (int rep = 0; rep < job.warmup + job.reps; ++rep) {
+  for (int rep = 0; rep < job.warmup_runs + job.reps; ++rep) {
     interrupt::check();  // SIGINT/SIGTERM: the previous repetition's samples are all written
-    const bool warm = rep < job.warmup;
+    const bool warm = rep < job.warmup_runs;
     if (job.on_rep) job.on_rep(rep, warm);
     SpanCollector collector;
     std::vector<engine::JobResult> results;
@@ -199,14 +199,14 @@ bool run_pipeline_job(Session& session, const PipelineJob& job) {
         } catch (const std::exception& e) {
           results.emplace_back();
           fmt::print(stderr, "cuzk-bench: error: {}: job {} ({} {}) failed: {}\n", job.case_name, jobs[j].id,
-                     warm ? "warm-up" : "repetition", warm ? rep : rep - job.warmup, e.what());
+                     warm ? "warm-up" : "repetition", warm ? rep : rep - job.warmup_runs, e.what());
           if (job.on_job_failed) job.on_job_failed(rep, warm, jobs[j].id, e.what());
         }
       }
       wall = now_ns() - t0;
       if (params_error) std::rethrow_exception(params_error);
     }
-    const int run = warm ? rep : rep - job.warmup;
+    const int run = warm ? rep : rep - job.warmup_runs;
     size_t proved = 0;  // the throughput counts the proofs made, not the jobs asked for
     for (const auto& r : results) proved += r.pk != nullptr;
     const double ppm = engine::proofs_per_minute(proved, wall);
@@ -243,7 +243,7 @@ bool run_pipeline_job(Session& session, const PipelineJob& job) {
           all_verified = false;
         }
   }
-  if (job.on_rep) job.on_rep(job.warmup + job.reps, false);
+  if (job.on_rep) job.on_rep(job.warmup_runs + job.reps, false);
   return all_verified;
 }
 

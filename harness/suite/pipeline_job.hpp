@@ -31,7 +31,7 @@ struct PipelineJob {
   std::string params_file;          // "" -> results/local/params cache
   std::string backend = "cpu";
   std::string suite = "engine", case_name = "pipeline";
-  int warmup = 0, reps = 1;
+  int warmup_runs = 0, reps = 1;
   std::function<void(int rep, bool warm)> on_rep;           // before each repetition and once after
   std::function<void(const std::string& params)> on_ready;  // parameters resident (readiness)
   // After each repetition: the jobs' records (in submission order), the run's wall time.

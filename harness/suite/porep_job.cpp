@@ -104,7 +104,7 @@ PorepJobResult run_porep_job(Session& session, const PorepJob& job) {
     return line.at("phases").at("proof").at("wall_ns").get<uint64_t>();
   };
 
-  const WarmupPlan plan{job.warmup_auto, job.warmup, job.warmup_cap};
+  const WarmupPlan plan{job.warmup_auto, job.warmup_runs, job.warmup_cap};
   Warmups warmups(plan);
   for (int i = 0; warmups.more(); ++i) warmups.add(prove_once(true, i));
   result.warmup = warmups.outcome();

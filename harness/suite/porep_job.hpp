@@ -26,8 +26,8 @@ struct PorepJob {
   std::optional<uint64_t> rs_seed;   // r, s for partition i from rs_seed + i; absent: getrandom
   std::string params_file;           // "" -> results/local/params cache
   std::string suite = "prove", case_name = "porep";
-  int warmup = 0, reps = 1;
-  bool warmup_auto = false;            // warm up until settled instead of `warmup` times
+  int warmup_runs = 0, reps = 1;
+  bool warmup_auto = false;            // warm up until settled instead of `warmup_runs` times
   int warmup_cap = kDefaultWarmupCap;  // warmup_auto: the most warm-ups
   std::string backend = "cpu";
   std::function<void(int rep, bool warm)> on_rep;  // progress: before each repetition and once after

@@ -117,9 +117,9 @@ void read_param(const KindSpec& k, const std::string& source, const std::string&
 }
 
 void read_run_counts(const toml::table& t, const std::string& source, const std::string& ctx, std::optional<int>& reps,
-                     std::optional<int>& warmup) {
+                     std::optional<int>& warmup_runs) {
   if (auto* n = t.get("reps")) reps = get_count(*n, where(source, n->source()), ctx + ": reps", 1);
-  if (auto* n = t.get("warmup")) warmup = get_count(*n, where(source, n->source()), ctx + ": warmup", 0);
+  if (auto* n = t.get("warmup")) warmup_runs = get_count(*n, where(source, n->source()), ctx + ": warmup", 0);
 }
 
 // A case's primary_metric: a counter whose names this build knows without probing the machine
@@ -154,9 +154,9 @@ int effective_reps(const Suite& s, const Case& c, bool quick) {
   if (quick) return c.quick_reps.value_or(s.quick_reps);
   return c.reps.value_or(s.reps);
 }
-int effective_warmup(const Suite& s, const Case& c, bool quick) {
-  if (quick) return c.quick_warmup.value_or(s.quick_warmup);
-  return c.warmup.value_or(s.warmup);
+int effective_warmup_runs(const Suite& s, const Case& c, bool quick) {
+  if (quick) return c.quick_warmup_runs.value_or(s.quick_warmup_runs);
+  return c.warmup_runs.value_or(s.warmup_runs);
 }
 
 Suite parse_suite_text(const std::string& text, const std::string& source) {
@@ -194,7 +194,7 @@ Suite parse_suite_text(const std::string& text, const std::string& source) {
     std::optional<int> r, w;
     read_run_counts(*t, source, "defaults", r, w);
     s.reps = r.value_or(s.reps);
-    s.warmup = w.value_or(s.warmup);
+    s.warmup_runs = w.value_or(s.warmup_runs);
     if (auto* q = t->get("quick")) {
       const toml::table* qt = q->as_table();
       if (!qt) fail(where(source, q->source()), "'defaults.quick' must be a table");
@@ -205,7 +205,7 @@ Suite parse_suite_text(const std::string& text, const std::string& source) {
       std::optional<int> qr, qw;
       read_run_counts(*qt, source, "defaults.quick", qr, qw);
       s.quick_reps = qr.value_or(s.quick_reps);
-      s.quick_warmup = qw.value_or(s.quick_warmup);
+      s.quick_warmup_runs = qw.value_or(s.quick_warmup_runs);
     }
   }
 
@@ -293,12 +293,12 @@ Suite parse_suite_text(const std::string& text, const std::string& source) {
           if (q == "reps" || q == "warmup") continue;
           read_param(kind, source, ctx + " (quick)", qk, qv, c.quick);
         }
-        read_run_counts(*qt, source, ctx + ": quick", c.quick_reps, c.quick_warmup);
+        read_run_counts(*qt, source, ctx + ": quick", c.quick_reps, c.quick_warmup_runs);
       } else {
         read_param(kind, source, ctx, key, v, c.params);
       }
     }
-    read_run_counts(t, source, ctx, c.reps, c.warmup);
+    read_run_counts(t, source, ctx, c.reps, c.warmup_runs);
     // Cross-parameter validity, as run and as run under --quick.
     for (bool quick : {false, true}) {
       if (quick && !c.in_quick) continue;

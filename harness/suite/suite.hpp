@@ -60,9 +60,9 @@ struct RunContext {
   std::string suite;
   std::string case_name;
   nlohmann::json params;   // effective parameters (defaults filled in, quick applied)
-  int reps = 1, warmup = 0;
+  int reps = 1, warmup_runs = 0;
   // --warmup auto: a kind with KindSpec::auto_warmup warms up until settled (at most
-  // warmup_cap) instead of `warmup` times, and reports what it did in warmup_outcome.
+  // warmup_cap) instead of `warmup_runs` times, and reports what it did in warmup_outcome.
   bool warmup_auto = false;
   int warmup_cap = kDefaultWarmupCap;
   std::optional<WarmupOutcome> warmup_outcome;  // set by the runner
@@ -88,7 +88,7 @@ struct KindSpec {
   std::function<bool(RunContext& ctx)> run;
   // Circuits a case of this kind may name in its optional `circuit` key; empty: none.
   std::vector<std::string> circuits = {};
-  // Its runner honours RunContext::warmup_auto (others run their fixed `warmup` under it).
+  // Its runner honours RunContext::warmup_auto (others run their fixed `warmup_runs` under it).
   bool auto_warmup = false;
   // The required phases (kRequiredPhases) its samples can hold; a case's `phases` naming another
   // is refused. Empty: not declared (any required phase is accepted).
@@ -118,7 +118,7 @@ void take_porep_case(Job& job, const RunContext& ctx) {
   job.rs_seed = uint64_t(p.at("seed").get<int64_t>());
   job.suite = ctx.suite;
   job.case_name = ctx.case_name;
-  job.warmup = ctx.warmup;
+  job.warmup_runs = ctx.warmup_runs;
   job.reps = ctx.reps;
   job.backend = ctx.backend;
   job.on_rep = ctx.on_rep;
@@ -130,7 +130,7 @@ struct Case {
   std::string description;
   nlohmann::json params = nlohmann::json::object();  // as written (validated)
   nlohmann::json quick = nlohmann::json::object();   // parameter overrides under --quick
-  std::optional<int> reps, warmup, quick_reps, quick_warmup;
+  std::optional<int> reps, warmup_runs, quick_reps, quick_warmup_runs;  // keys reps, warmup
   bool in_quick = true;  // false: skipped under --quick
   std::vector<std::string> backends;  // backends the case is for ("cpu", "cuda"); empty: any
   std::string circuit;                // optional `circuit`: one of its kind's circuits
@@ -145,8 +145,8 @@ struct Suite {
   std::string name;
   std::string description;
   std::string path;  // the file it came from
-  int reps = 3, warmup = 1;
-  int quick_reps = 1, quick_warmup = 0;
+  int reps = 3, warmup_runs = 1;
+  int quick_reps = 1, quick_warmup_runs = 0;
   std::vector<Case> cases;
 };
 
@@ -161,6 +161,6 @@ std::string resolve_suite(const std::string& name_or_file);
 // Effective parameters of a case: kind defaults, then the case, then (quick) its overrides.
 nlohmann::json effective_params(const Case& c, bool quick);
 int effective_reps(const Suite& s, const Case& c, bool quick);
-int effective_warmup(const Suite& s, const Case& c, bool quick);
+int effective_warmup_runs(const Suite& s, const Case& c, bool quick);
 
 }  // namespace cuzk::suite
