@@ -135,7 +135,7 @@ cuzk::WarmupOutcome drive(const cuzk::WarmupPlan& plan, const std::vector<uint64
 
 cuzk::WarmupPlan auto_plan(int cap) {
   cuzk::WarmupPlan p;
-  p.automatic = true;
+  p.mode = cuzk::WarmupMode::kUntilSettled;
   p.cap = cap;
   return p;
 }
@@ -345,7 +345,7 @@ TEST_CASE("placement and apply_stable_mode (child process)") {
 TEST_CASE("warm-ups settle when the last 3 proof times span at most 2% of their median") {
   // settles at the 3rd: span 10 of median 1005 (1.0%)
   cuzk::WarmupOutcome o = drive(auto_plan(20), ns({1000, 1010, 1005, 999, 999}));
-  CHECK(o.automatic);
+  CHECK(o.mode == cuzk::WarmupMode::kUntilSettled);
   CHECK(o.done == 3);
   CHECK(o.converged);
   CHECK(o.spread == Approx(10.0 / 1005));
@@ -380,7 +380,7 @@ TEST_CASE("a fixed warm-up count runs exactly that many, whatever the times") {
   cuzk::WarmupPlan fixed;
   fixed.count = 2;
   cuzk::WarmupOutcome o = drive(fixed, ns({1000, 1000, 1000}));
-  CHECK(!o.automatic);
+  CHECK(o.mode == cuzk::WarmupMode::kFixed);
   CHECK(o.done == 2);
   fixed.count = 0;
   CHECK(drive(fixed, {}).done == 0);
@@ -407,19 +407,19 @@ TEST_CASE("--warmup, --warmup-cap and --stable resolve to a plan or a clear erro
   CHECK(!resolve_warmup(std::nullopt, std::nullopt, false).has_value());  // the command's default
   auto p = resolve_warmup(S("5"), std::nullopt, false);
   REQUIRE(p);
-  CHECK(!p->automatic);
+  CHECK(!p->until_settled());
   CHECK(p->count == 5);
   p = resolve_warmup(S("0"), std::nullopt, true);  // a count wins over --stable's default
   REQUIRE(p);
-  CHECK(!p->automatic);
+  CHECK(!p->until_settled());
   CHECK(p->count == 0);
   p = resolve_warmup(S("auto"), std::nullopt, false);
   REQUIRE(p);
-  CHECK(p->automatic);
+  CHECK(p->until_settled());
   CHECK(p->cap == cuzk::kDefaultWarmupCap);
   p = resolve_warmup(std::nullopt, I(7), true);  // auto is --stable's default
   REQUIRE(p);
-  CHECK(p->automatic);
+  CHECK(p->until_settled());
   CHECK(p->cap == 7);
 
   CHECK_THROWS_WITH(resolve_warmup(S("fast"), std::nullopt, false),

@@ -116,13 +116,11 @@ int run_prove_porep(const ProveOptions& o) {
   job.params_seed = o.params_seed;
   job.rs_seed = o.seed;
   job.params_file = o.params;
-  job.warmup_runs = o.warmup.count;
-  job.warmup_auto = o.warmup.automatic;
-  job.warmup_cap = o.warmup.cap;
+  job.warmup_plan = o.warmup;
   job.reps = o.reps;
   job.backend = o.backend;  // resolved before the session opened (resolve_backend)
   job.gpu_counters = gpu_counters_hook(gpu_pass, "prove");
-  job.on_rep = rep_progress("prove", o.warmup.count, o.warmup.automatic, o.warmup.cap, o.reps);
+  job.on_rep = rep_progress("prove", o.warmup, o.reps);
   PorepJobResult result;
   try {
     result = run_porep_job(*session, job);
@@ -130,12 +128,14 @@ int run_prove_porep(const ProveOptions& o) {
     throw Error(e.what());
   }
   // The warm-up count of auto is known only now: the summary line records it.
-  nlohmann::json summary = session->finish(o.warmup.automatic ? nlohmann::json{{"warmup", describe(result.warmup, o.warmup)}}
-                                                              : nlohmann::json::object());
-  const std::string settled =
-      !o.warmup.automatic ? "" : result.warmup.converged ? " (auto: settled)" : " (auto: cap reached, not settled)";
+  const bool until_settled = o.warmup.until_settled();
+  nlohmann::json summary = session->finish(
+      until_settled ? nlohmann::json{{"warmup", describe(result.warmup_outcome, o.warmup)}} : nlohmann::json::object());
+  const std::string settled = !until_settled                     ? ""
+                              : result.warmup_outcome.converged ? " (auto: settled)"
+                                                                : " (auto: cap reached, not settled)";
   fmt::print("proved {} x {} partition(s) of {} ({} constraints each), {} warm-up{}; {}\n", o.reps, parts, P.to_string(),
-             shape.constraints, result.warmup.done, settled,
+             shape.constraints, result.warmup_outcome.done, settled,
              result.all_verified ? "every proof verified" : "SOME PROOFS FAILED TO VERIFY");
   print_summary_table(summary, session->counter_status());
   fmt::print("results: {}\n", session->path());
@@ -214,7 +214,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
     if (zkey->count() > 0) {
       if (opt.circom.wtns.empty() || opt.circom.proof_out.empty() || opt.circom.public_out.empty())
         throw Error("circom mode needs --zkey, --wtns, --proof and --public");
-      if (*stable || opt.warmup.automatic)
+      if (*stable || opt.warmup.until_settled())
         throw Error("--stable and --warmup auto apply to the PoRep-shaped sector; circom mode proves once (drop them)");
       if (opt.gpu_counters) throw Error("--gpu-counters applies to the PoRep-shaped sector, not circom mode");
       if (opt.reps != 1 || opt.warmup.count > 0)

@@ -81,12 +81,14 @@ int run_suite(RunOptions o) {
   } catch (const suite::SuiteError& e) {
     throw Error(e.what());
   }
-  const bool warmup_auto = o.warmup && o.warmup->automatic;
+  const bool warmup_auto = o.warmup && o.warmup->until_settled();
   struct Planned {
     const suite::Case* c;
     nlohmann::json params;
-    int reps, warmup_runs;  // warmup_runs: the fixed count; under auto_warmup the fewest it can take
-    bool auto_warmup;  // warms up until settled (--warmup auto, a kind that supports it)
+    int reps;
+    // Until settled under --warmup auto for a kind that supports it; count: the fixed count, or
+    // until settled the fewest it can take.
+    WarmupPlan warmup_plan;
     std::optional<WarmupOutcome> outcome = {};  // after the case ran
   };
   std::vector<Planned> plan;
@@ -111,16 +113,21 @@ int run_suite(RunOptions o) {
       continue;
     }
     const bool auto_here = warmup_auto && suite::kind_specs().at(c.kind).auto_warmup;
-    const int fixed = o.warmup && !o.warmup->automatic ? o.warmup->count : suite::effective_warmup_runs(s, c, o.quick);
+    const int fixed = o.warmup && o.warmup->mode == WarmupMode::kFixed ? o.warmup->count
+                                                                        : suite::effective_warmup_runs(s, c, o.quick);
+    WarmupPlan warmups{.mode = auto_here ? WarmupMode::kUntilSettled : WarmupMode::kFixed,
+                       .count = auto_here ? kSettleWindow : fixed};
+    if (o.warmup) warmups.cap = o.warmup->cap;
     plan.push_back({&c, suite::effective_params(c, o.quick), o.reps ? *o.reps : suite::effective_reps(s, c, o.quick),
-                    auto_here ? kSettleWindow : fixed, auto_here});
+                    warmups});
   }
   if (plan.empty()) throw Error(fmt::format("suite '{}': no case to run{}", s.name, o.quick ? " under --quick" : ""));
   if (o.list) {
     fmt::print("suite {} ({}): {}\n", s.name, s.path, s.description);
     for (auto& p : plan) {
       fmt::print("  {:<16} {:<8} reps {} warmup {}  {}\n", p.c->name, p.c->kind, p.reps,
-                 p.auto_warmup ? fmt::format("auto (at most {})", o.warmup->cap) : std::to_string(p.warmup_runs),
+                 p.warmup_plan.until_settled() ? fmt::format("auto (at most {})", p.warmup_plan.cap)
+                                                : std::to_string(p.warmup_plan.count),
                  p.params.dump());
       if (!p.c->description.empty()) fmt::print("  {:<16} {}\n", "", p.c->description);
     }
@@ -134,9 +141,9 @@ int run_suite(RunOptions o) {
                  s.name, p.c->name, p.c->primary_metric,
                  sim::is_sim_name(p.c->primary_metric) ? std::string("sim") : p.c->primary_metric);
   for (auto& p : plan)
-    if (warmup_auto && !p.auto_warmup)
+    if (warmup_auto && !p.warmup_plan.until_settled())
       fmt::print(stderr, "[{}] case {} ({} kind): --warmup auto applies to porep cases; it keeps {} fixed warm-up(s)\n",
-                 s.name, p.c->name, p.c->kind, p.warmup_runs);
+                 s.name, p.c->name, p.c->kind, p.warmup_plan.count);
 
   SessionOptions so;
   if (stable) so.header_extra = {{"stable", describe(*stable)}};
@@ -165,8 +172,8 @@ int run_suite(RunOptions o) {
   int total_reps = 0;
   bool open_ended = false;  // an auto case may take more warm-ups than planned
   for (auto& p : plan) {
-    total_reps += p.reps + p.warmup_runs;
-    open_ended |= p.auto_warmup;
+    total_reps += p.reps + p.warmup_plan.count;
+    open_ended |= p.warmup_plan.until_settled();
   }
   fmt::print(stderr, "[{}] {} case(s), {}{} repetition(s){}; results: {}\n", s.name, plan.size(),
              open_ended ? "at least " : "", total_reps, o.quick ? " (quick)" : "", session->path());
@@ -183,9 +190,7 @@ int run_suite(RunOptions o) {
     ctx.case_name = p.c->name;
     ctx.params = p.params;
     ctx.reps = p.reps;
-    ctx.warmup_runs = p.warmup_runs;
-    ctx.warmup_auto = p.auto_warmup;
-    if (o.warmup) ctx.warmup_cap = o.warmup->cap;
+    ctx.warmup_plan = p.warmup_plan;
     ctx.backend = o.backend;
     ctx.gpu_counters = gpu_counters_hook(gpu_pass, s.name);
     ctx.run_timeout_s = o.run_timeout;
@@ -193,15 +198,16 @@ int run_suite(RunOptions o) {
     auto warm_done = std::make_shared<int>(0);  // warm-ups started so far (auto: not known ahead)
     ctx.on_rep = [&, i, case_start, warm_done](int rep, bool warm) {
       if (warm) *warm_done = rep + 1;
-      if (warm && rep >= p.warmup_runs) ++total_reps;  // auto: one more warm-up than planned
+      if (warm && rep >= p.warmup_plan.count) ++total_reps;  // auto: one more warm-up than planned
       done = case_start + rep;
       const int measured = rep - *warm_done;
       if (!warm && measured >= p.reps) return;
       const double e = elapsed();
       std::string est = done > 0 ? ", about " + fmt_secs(e / done * (total_reps - done)) + " left" : "";
-      const std::string of = !warm            ? fmt::format("{}/{}", measured + 1, p.reps)
-                             : p.auto_warmup ? fmt::format("{} (auto, at most {})", rep + 1, ctx.warmup_cap)
-                                             : fmt::format("{}/{}", rep + 1, p.warmup_runs);
+      const WarmupPlan& w = p.warmup_plan;
+      const std::string of = !warm               ? fmt::format("{}/{}", measured + 1, p.reps)
+                             : w.until_settled() ? fmt::format("{} (auto, at most {})", rep + 1, w.cap)
+                                                 : fmt::format("{}/{}", rep + 1, w.count);
       fmt::print(stderr, "[{}] case {}/{} {}: {} {} (elapsed {}{})\n", s.name, i + 1, plan.size(), p.c->name,
                  warm ? "warm-up" : "repetition", of, fmt_secs(e), est);
     };
@@ -241,10 +247,10 @@ int run_suite(RunOptions o) {
     bool converged = true;
     for (auto& p : plan) {
       WarmupOutcome w;  // a kind without auto warm-ups ran its fixed count
-      w.done = p.warmup_runs;
+      w.done = p.warmup_plan.count;
       if (p.outcome) w = *p.outcome;
       cases[p.c->name] = describe(w, *o.warmup);
-      if (w.automatic) converged &= w.converged;
+      if (w.mode == WarmupMode::kUntilSettled) converged &= w.converged;
     }
     extra["warmup"] = {{"mode", "auto"}, {"converged", converged}, {"cap", o.warmup->cap},
                        {"criterion", warmup_criterion()}, {"cases", cases}};
@@ -256,7 +262,7 @@ int run_suite(RunOptions o) {
     std::vector<nlohmann::json> mine;
     for (auto& smp : session->samples())
       if (smp.value("case", "") == p.c->name) mine.push_back(smp);
-    const int warm = p.outcome ? p.outcome->done : p.warmup_runs;
+    const int warm = p.outcome ? p.outcome->done : p.warmup_plan.count;
     fmt::print("case {} ({} repetition(s), {} warm-up): {}\n", p.c->name, p.reps, warm, p.params.dump());
     print_summary_table(make_summary(mine, 0), session->counter_status());
   }

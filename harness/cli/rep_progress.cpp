@@ -14,9 +14,10 @@ std::string format_seconds(double s) {
   return fmt::format("{}m{:02d}s", int(s) / 60, int(s) % 60);
 }
 
-std::function<void(int rep, bool warm)> rep_progress(const std::string& label, int warmup_runs, bool warmup_auto,
-                                                     int warmup_cap, int reps) {
-  if (!warmup_auto && warmup_runs + reps <= 1) return {};
+std::function<void(int rep, bool warm)> rep_progress(const std::string& label, const WarmupPlan& plan, int reps) {
+  const bool until_settled = plan.until_settled();
+  const int warmup_runs = until_settled ? 0 : plan.count;
+  if (!until_settled && warmup_runs + reps <= 1) return {};
   struct State {
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
     int warm_done = 0;  // warm-ups started (auto: not known ahead)
@@ -29,9 +30,9 @@ std::function<void(int rep, bool warm)> rep_progress(const std::string& label, i
     const double e = std::chrono::duration<double>(std::chrono::steady_clock::now() - st->t0).count();
     const int total = std::max(warmup_runs, st->warm_done) + reps;
     const std::string left = rep > 0 ? ", about " + format_seconds(e / rep * (total - rep)) + " left" : "";
-    const std::string of = !warm         ? fmt::format("{}/{}", measured + 1, reps)
-                           : warmup_auto ? fmt::format("{} (auto, at most {})", rep + 1, warmup_cap)
-                                         : fmt::format("{}/{}", rep + 1, warmup_runs);
+    const std::string of = !warm           ? fmt::format("{}/{}", measured + 1, reps)
+                           : until_settled ? fmt::format("{} (auto, at most {})", rep + 1, plan.cap)
+                                           : fmt::format("{}/{}", rep + 1, warmup_runs);
     fmt::print(stderr, "[{}] {} {} (elapsed {}{})\n", label, warm ? "warm-up" : "repetition", of, format_seconds(e), left);
     std::fflush(stderr);
   };

@@ -5,15 +5,16 @@
 #include <functional>
 #include <string>
 
+#include "harness/measure/stable.hpp"
+
 namespace cuzk::cli {
 
 // "12.3s" below a minute, else "4m05s".
 std::string format_seconds(double seconds);
 
 // The on_rep hook of a PorepJob (harness/suite/porep_job.hpp): called before each repetition
-// (warm-ups first) and once after the last. `warmup_runs` is the planned count (for auto: 0, and
-// `warmup_cap` the most). Prints nothing when the whole job is a single repetition.
-std::function<void(int rep, bool warm)> rep_progress(const std::string& label, int warmup_runs, bool warmup_auto,
-                                                     int warmup_cap, int reps);
+// (warm-ups first) and once after the last, for the job's warm-ups and `reps`. Prints nothing
+// when the whole job is a single repetition.
+std::function<void(int rep, bool warm)> rep_progress(const std::string& label, const WarmupPlan& plan, int reps);
 
 }  // namespace cuzk::cli

@@ -68,7 +68,7 @@ std::optional<WarmupPlan> resolve_warmup(const std::optional<std::string>& text,
   if (cap) plan.cap = *cap;
   if (text) {
     if (*text == "auto") {
-      plan.automatic = true;
+      plan.mode = WarmupMode::kUntilSettled;
       return plan;
     }
     const char* end = text->data() + text->size();
@@ -81,7 +81,7 @@ std::optional<WarmupPlan> resolve_warmup(const std::optional<std::string>& text,
     return plan;
   }
   if (stable) {
-    plan.automatic = true;
+    plan.mode = WarmupMode::kUntilSettled;
     return plan;
   }
   if (cap) throw std::invalid_argument("--warmup-cap needs --warmup auto (or --stable, where auto is the default)");
@@ -100,19 +100,22 @@ std::optional<double> settle_spread(const std::vector<uint64_t>& walls) {
 
 bool Warmups::more() const {
   const int done = int(walls_.size());
-  return plan_.automatic ? !settled_ && done < plan_.cap : done < plan_.count;
+  return plan_.until_settled() ? !settled_ && done < plan_.cap : done < plan_.count;
 }
 
 void Warmups::add(uint64_t proof_wall_ns) {
   walls_.push_back(proof_wall_ns);
-  if (plan_.automatic) {
+  if (plan_.until_settled()) {
     const std::optional<double> s = settle_spread(walls_);
     settled_ = s && *s <= kSettleSpread;
   }
 }
 
 WarmupOutcome Warmups::outcome() const {
-  return {plan_.automatic, int(walls_.size()), settled_, settle_spread(walls_).value_or(0.0)};
+  return {.mode = plan_.mode,
+          .done = int(walls_.size()),
+          .converged = settled_,
+          .spread = settle_spread(walls_).value_or(0.0)};
 }
 
 std::string warmup_criterion() {
@@ -121,7 +124,7 @@ std::string warmup_criterion() {
 }
 
 nlohmann::json describe(const WarmupOutcome& o, const WarmupPlan& plan) {
-  if (!o.automatic) return {{"mode", "fixed"}, {"done", o.done}};
+  if (o.mode == WarmupMode::kFixed) return {{"mode", "fixed"}, {"done", o.done}};
   return {{"mode", "auto"},          {"done", o.done},  {"converged", o.converged},
           {"spread", o.spread},      {"cap", plan.cap}, {"criterion", warmup_criterion()}};
 }

@@ -55,10 +55,15 @@ constexpr int kDefaultWarmupCap = 20;
 constexpr int kSettleWindow = 3;
 constexpr double kSettleSpread = 0.02;
 
+// How a job warms up: a fixed number of times (--warmup N), or until the proof time settles
+// (--warmup auto).
+enum class WarmupMode { kFixed, kUntilSettled };
+
 struct WarmupPlan {
-  bool automatic = false;       // --warmup auto: until settled
-  int count = 0;                // fixed warm-ups (automatic == false)
-  int cap = kDefaultWarmupCap;  // automatic: the most warm-ups
+  WarmupMode mode = WarmupMode::kFixed;
+  int count = 0;                // kFixed: the warm-ups
+  int cap = kDefaultWarmupCap;  // kUntilSettled: the most warm-ups
+  bool until_settled() const { return mode == WarmupMode::kUntilSettled; }
 };
 
 // The plan asked for by --warmup TEXT (nullopt: not given), --warmup-cap N (nullopt: not given)
@@ -68,10 +73,10 @@ struct WarmupPlan {
 std::optional<WarmupPlan> resolve_warmup(const std::optional<std::string>& text, std::optional<int> cap, bool stable);
 
 struct WarmupOutcome {
-  bool automatic = false;
+  WarmupMode mode = WarmupMode::kFixed;
   int done = 0;            // warm-ups run
-  bool converged = false;  // automatic: the rule held before the cap
-  double spread = 0;       // automatic: (max - min) / median of the last window (0 before it filled)
+  bool converged = false;  // kUntilSettled: the rule held before the cap
+  double spread = 0;       // kUntilSettled: (max - min) / median of the last window (0 before it filled)
 };
 
 // Drives one job's warm-ups: `while (w.more()) { run one; w.add(its proof wall ns); }`.

@@ -153,7 +153,7 @@ void run_binary(const RunContext& ctx, const std::string& bin, int total_reps, s
 bool run_micro(RunContext& ctx) {
   const std::string group = ctx.params.at("group").get<std::string>();
   const std::string dir = micro_dir();
-  const int total = ctx.warmup_runs + ctx.reps;
+  const int total = ctx.warmup_plan.count + ctx.reps;
   std::map<int, Repetition> samples;
   for (auto& [name, bins] : groups())
     if (name == group)
@@ -162,7 +162,7 @@ bool run_micro(RunContext& ctx) {
     throw std::runtime_error(
         fmt::format("group '{}': no benchmark matches filter \"{}\"", group, ctx.params.value("filter", "")));
   for (int i = 0; i < total; ++i) {
-    const bool warm = i < ctx.warmup_runs;
+    const bool warm = i < ctx.warmup_plan.count;
     if (ctx.on_rep) ctx.on_rep(i, warm);
     auto it = samples.find(i);
     if (it == samples.end())
@@ -170,7 +170,7 @@ bool run_micro(RunContext& ctx) {
     SampleInfo info{.suite = ctx.suite,
                     .case_name = ctx.case_name,
                     .parameters = ctx.params,
-                    .repetition = warm ? i : i - ctx.warmup_runs,
+                    .repetition = warm ? i : i - ctx.warmup_plan.count,
                     .warm = warm};
     ctx.session->record(info, it->second.sample, {{"gbench", it->second.rows}});
   }

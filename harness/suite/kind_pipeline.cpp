@@ -18,6 +18,7 @@ bool run_pipeline(RunContext& ctx) {
   const json& p = ctx.params;
   PipelineJob job;
   take_porep_case(job, ctx);
+  job.warmup_runs = ctx.warmup_plan.count;
   job.jobs = u32(p, "jobs");
   job.config.max_batch_size = u32(p, "batch");
   job.config.overlap = p.at("overlap").get<int64_t>() != 0;
@@ -25,7 +26,7 @@ bool run_pipeline(RunContext& ctx) {
   job.config.memory_budget = uint64_t(p.at("budget_mib").get<int64_t>()) << 20;
   job.on_run = [&](int rep, bool warm, const std::vector<engine::JobRecord>& records, uint64_t wall_ns) {
     fmt::print(stderr, "[{}] {}: {} {}: {} jobs in {:.3f} s, {:.1f} proofs/min\n", ctx.suite, ctx.case_name,
-               warm ? "warm-up" : "repetition", warm ? rep + 1 : rep - ctx.warmup_runs + 1, records.size(),
+               warm ? "warm-up" : "repetition", warm ? rep + 1 : rep - ctx.warmup_plan.count + 1, records.size(),
                wall_ns / 1e9, engine::proofs_per_minute(records.size(), wall_ns));
   };
   return run_pipeline_job(*ctx.session, job);

@@ -64,14 +64,14 @@ bool run_stage(RunContext& ctx) {
                          {"key", kKeyNote}};
   const groth16::Witness w = part->witness();
   const groth16::Randomness rs = groth16::Randomness::from_seed(seed);
-  const int total = ctx.warmup_runs + ctx.reps;
+  const int total = ctx.warmup_plan.count + ctx.reps;
   for (int i = 0; i < total; ++i) {
-    const bool warm = i < ctx.warmup_runs;
+    const bool warm = i < ctx.warmup_plan.count;
     if (ctx.on_rep) ctx.on_rep(i, warm);
     const SampleInfo info{.suite = ctx.suite,
                           .case_name = ctx.case_name,
                           .parameters = recorded,
-                          .repetition = warm ? i : i - ctx.warmup_runs,
+                          .repetition = warm ? i : i - ctx.warmup_plan.count,
                           .warm = warm};
     ctx.session->measure(info, [&] {
       instr::Phase proof("proof");

@@ -104,15 +104,15 @@ PorepJobResult run_porep_job(Session& session, const PorepJob& job) {
     return line.at("phases").at("proof").at("wall_ns").get<uint64_t>();
   };
 
-  const WarmupPlan plan{job.warmup_auto, job.warmup_runs, job.warmup_cap};
-  Warmups warmups(plan);
+  Warmups warmups(job.warmup_plan);
   for (int i = 0; warmups.more(); ++i) warmups.add(prove_once(true, i));
-  result.warmup = warmups.outcome();
-  if (result.warmup.automatic && !result.warmup.converged)
+  result.warmup_outcome = warmups.outcome();
+  if (result.warmup_outcome.mode == WarmupMode::kUntilSettled && !result.warmup_outcome.converged)
     fmt::print(stderr,
                "[{}] {}: the warm-ups did not settle within the cap of {} (the last {} proof times span {:.1f}% of "
                "their median; the rule asks at most {:.0f}%); measuring anyway, raise --warmup-cap to wait longer\n",
-               job.suite, job.case_name, plan.cap, kSettleWindow, result.warmup.spread * 100, kSettleSpread * 100);
+               job.suite, job.case_name, job.warmup_plan.cap, kSettleWindow, result.warmup_outcome.spread * 100,
+               kSettleSpread * 100);
   for (int i = 0; i < job.reps; ++i) prove_once(false, i);
   if (job.on_rep) job.on_rep(rep, false);
   if (job.gpu_counters) {

@@ -4,7 +4,7 @@
 //   proof, proof/srs_load (the load in the first repetition, 0 once resident), proof/synth
 //   (+ partition_<i>), proof/prove (+ ntt_h, msm_*, assemble per partition)
 // and a verification of every proof after the sample (not timed). Warm-ups come first: a fixed
-// count, or with warmup_auto as many as it takes for the proof time to settle (harness/measure/stable.hpp).
+// count, or as many as it takes for the proof time to settle (harness/measure/stable.hpp).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -26,9 +26,8 @@ struct PorepJob {
   std::optional<uint64_t> rs_seed;   // r, s for partition i from rs_seed + i; absent: getrandom
   std::string params_file;           // "" -> results/local/params cache
   std::string suite = "prove", case_name = "porep";
-  int warmup_runs = 0, reps = 1;
-  bool warmup_auto = false;            // warm up until settled instead of `warmup_runs` times
-  int warmup_cap = kDefaultWarmupCap;  // warmup_auto: the most warm-ups
+  WarmupPlan warmup_plan;
+  int reps = 1;
   std::string backend = "cpu";
   std::function<void(int rep, bool warm)> on_rep;  // progress: before each repetition and once after
   // The GPU counters pass (cli/gpu_counter_pass.hpp), run after the repetitions when set: it runs
@@ -48,8 +47,8 @@ std::string ensure_porep_params(const circuits::PorepParams& p, uint64_t circuit
 nlohmann::json porep_job_parameters(const PorepJob& job);
 
 struct PorepJobResult {
-  bool all_verified = true;  // false: a proof did not verify (each failure reported on stderr)
-  WarmupOutcome warmup;      // what the warm-ups did (a note on stderr when auto hit the cap)
+  bool all_verified = true;      // false: a proof did not verify (each failure reported on stderr)
+  WarmupOutcome warmup_outcome;  // what the warm-ups did (a note on stderr when auto hit the cap)
 };
 
 // Runs the job's warm-ups and repetitions into `session`. Throws groth16::ParamsError for

@@ -38,11 +38,10 @@ using nlohmann::json;
 bool run_porep(RunContext& ctx) {
   PorepJob job;
   take_porep_case(job, ctx);
-  job.warmup_auto = ctx.warmup_auto;
-  job.warmup_cap = ctx.warmup_cap;
+  job.warmup_plan = ctx.warmup_plan;
   job.gpu_counters = ctx.gpu_counters;
   const PorepJobResult r = run_porep_job(*ctx.session, job);
-  ctx.warmup_outcome = r.warmup;
+  ctx.warmup_outcome = r.warmup_outcome;
   return r.all_verified;
 }
 

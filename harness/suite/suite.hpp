@@ -60,11 +60,10 @@ struct RunContext {
   std::string suite;
   std::string case_name;
   nlohmann::json params;   // effective parameters (defaults filled in, quick applied)
-  int reps = 1, warmup_runs = 0;
-  // --warmup auto: a kind with KindSpec::auto_warmup warms up until settled (at most
-  // warmup_cap) instead of `warmup_runs` times, and reports what it did in warmup_outcome.
-  bool warmup_auto = false;
-  int warmup_cap = kDefaultWarmupCap;
+  int reps = 1;
+  // Until settled (--warmup auto) only for a kind with KindSpec::auto_warmup, which reports
+  // what it did in warmup_outcome; other kinds run warmup_plan.count warm-ups.
+  WarmupPlan warmup_plan;
   std::optional<WarmupOutcome> warmup_outcome;  // set by the runner
   std::string backend = "cpu";
   // Called before each repetition (index 0 .. warm-ups+reps-1) and once after the last.
@@ -88,7 +87,7 @@ struct KindSpec {
   std::function<bool(RunContext& ctx)> run;
   // Circuits a case of this kind may name in its optional `circuit` key; empty: none.
   std::vector<std::string> circuits = {};
-  // Its runner honours RunContext::warmup_auto (others run their fixed `warmup_runs` under it).
+  // Its runner honours a RunContext::warmup_plan until settled (others run their fixed count).
   bool auto_warmup = false;
   // The required phases (kRequiredPhases) its samples can hold; a case's `phases` naming another
   // is refused. Empty: not declared (any required phase is accepted).
@@ -107,7 +106,8 @@ KindSpec stage_kind();
 circuits::PorepParams porep_params(const nlohmann::json& params);
 
 // The fields every PoRep-proving job (PorepJob, PipelineJob) takes from its case and run: the
-// circuit, partitions, the three seeds, names, repetitions, backend and progress callback.
+// circuit, partitions, the three seeds, names, repetitions, backend and progress callback (the
+// warm-ups are the caller's: the jobs take them differently).
 template <class Job>
 void take_porep_case(Job& job, const RunContext& ctx) {
   const nlohmann::json& p = ctx.params;
@@ -118,7 +118,6 @@ void take_porep_case(Job& job, const RunContext& ctx) {
   job.rs_seed = uint64_t(p.at("seed").get<int64_t>());
   job.suite = ctx.suite;
   job.case_name = ctx.case_name;
-  job.warmup_runs = ctx.warmup_runs;
   job.reps = ctx.reps;
   job.backend = ctx.backend;
   job.on_rep = ctx.on_rep;
