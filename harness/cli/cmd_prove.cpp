@@ -46,7 +46,7 @@ struct ProveOptions {
   std::optional<uint64_t> seed; // r, s seed; absent -> cryptographic randomness
   uint64_t circuit_seed = 42;   // witness generation seed
   int reps = 1;
-  WarmupPlan warmup;            // --warmup N|auto, --warmup-cap; auto by default under --stable
+  WarmupPlan warmup_plan;       // --warmup N|auto, --warmup-cap; auto by default under --stable
   std::optional<StableMode> stable;  // applied (--stable)
   std::string out;
   bool force = false;
@@ -116,11 +116,11 @@ int run_prove_porep(const ProveOptions& o) {
   job.params_seed = o.params_seed;
   job.rs_seed = o.seed;
   job.params_file = o.params;
-  job.warmup_plan = o.warmup;
+  job.warmup_plan = o.warmup_plan;
   job.reps = o.reps;
   job.backend = o.backend;  // resolved before the session opened (resolve_backend)
   job.gpu_counters = gpu_counters_hook(gpu_pass, "prove");
-  job.on_rep = rep_progress("prove", o.warmup, o.reps);
+  job.on_rep = rep_progress("prove", o.warmup_plan, o.reps);
   PorepJobResult result;
   try {
     result = run_porep_job(*session, job);
@@ -128,9 +128,10 @@ int run_prove_porep(const ProveOptions& o) {
     throw Error(e.what());
   }
   // The warm-up count of auto is known only now: the summary line records it.
-  const bool until_settled = o.warmup.until_settled();
-  nlohmann::json summary = session->finish(
-      until_settled ? nlohmann::json{{"warmup", describe(result.warmup_outcome, o.warmup)}} : nlohmann::json::object());
+  const bool until_settled = o.warmup_plan.until_settled();
+  nlohmann::json summary =
+      session->finish(until_settled ? nlohmann::json{{"warmup", describe(result.warmup_outcome, o.warmup_plan)}}
+                                    : nlohmann::json::object());
   const std::string settled = !until_settled                     ? ""
                               : result.warmup_outcome.converged ? " (auto: settled)"
                                                                 : " (auto: cap reached, not settled)";
@@ -147,7 +148,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto o = std::make_shared<ProveOptions>();
   auto counters = std::make_shared<std::string>();
   auto seed = std::make_shared<uint64_t>(0);
-  auto warmup = std::make_shared<std::string>("0");
+  auto warmup_text = std::make_shared<std::string>("0");
   auto warmup_cap = std::make_shared<int>(kDefaultWarmupCap);
   auto stable = std::make_shared<bool>(false);
   sub->add_option("--partitions", o->partitions, "partition circuits per sector (one proof each)")->capture_default_str();
@@ -159,7 +160,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto* seed_opt = sub->add_option("--seed", *seed, "seed for r and s (reproducible proofs; default: getrandom)")
                        ->check(CLI::NonNegativeNumber);
   sub->add_option("--reps", o->reps, "measured repetitions")->capture_default_str();
-  auto* wopt = sub->add_option("--warmup", *warmup,
+  auto* wopt = sub->add_option("--warmup", *warmup_text,
                                "warm-up repetitions (recorded with warmup=true), or 'auto': until the proof time settles "
                                "(the default under --stable)")
                    ->capture_default_str();
@@ -201,12 +202,12 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
     }
     std::optional<WarmupPlan> plan;
     try {
-      plan = resolve_warmup(wopt->count() > 0 ? std::optional<std::string>(*warmup) : std::nullopt,
+      plan = resolve_warmup(wopt->count() > 0 ? std::optional<std::string>(*warmup_text) : std::nullopt,
                             capopt->count() > 0 ? std::optional<int>(*warmup_cap) : std::nullopt, *stable);
     } catch (const std::invalid_argument& e) {
       throw Error(e.what());
     }
-    opt.warmup = plan.value_or(WarmupPlan{});
+    opt.warmup_plan = plan.value_or(WarmupPlan{});
     if (seed_opt->count() > 0) {
       opt.seed = *seed;
       opt.circom.seed = *seed;
@@ -214,10 +215,10 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
     if (zkey->count() > 0) {
       if (opt.circom.wtns.empty() || opt.circom.proof_out.empty() || opt.circom.public_out.empty())
         throw Error("circom mode needs --zkey, --wtns, --proof and --public");
-      if (*stable || opt.warmup.until_settled())
+      if (*stable || opt.warmup_plan.until_settled())
         throw Error("--stable and --warmup auto apply to the PoRep-shaped sector; circom mode proves once (drop them)");
       if (opt.gpu_counters) throw Error("--gpu-counters applies to the PoRep-shaped sector, not circom mode");
-      if (opt.reps != 1 || opt.warmup.count > 0)
+      if (opt.reps != 1 || opt.warmup_plan.count > 0)
         throw Error("--reps and --warmup apply to the PoRep-shaped sector; circom mode proves once (drop them)");
       opt.circom.force = opt.force;
       check_circom_paths(opt.circom, {{"--out", opt.out}});

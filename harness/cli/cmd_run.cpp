@@ -33,7 +33,7 @@ struct RunOptions {
   bool quick = false;
   std::optional<int> reps;           // nullopt: from the suite
   double run_timeout = 0;            // --run-timeout: child processes (micro kind); 0: none
-  std::optional<WarmupPlan> warmup;  // nullopt: from the suite
+  std::optional<WarmupPlan> warmup_plan;  // nullopt: from the suite
   bool stable = false;
   std::string backend = "cpu";
   bool allow_cpu_fallback = false;
@@ -81,7 +81,7 @@ int run_suite(RunOptions o) {
   } catch (const suite::SuiteError& e) {
     throw Error(e.what());
   }
-  const bool warmup_auto = o.warmup && o.warmup->until_settled();
+  const bool warmup_auto = o.warmup_plan && o.warmup_plan->until_settled();
   struct Planned {
     const suite::Case* c;
     nlohmann::json params;
@@ -113,13 +113,14 @@ int run_suite(RunOptions o) {
       continue;
     }
     const bool auto_here = warmup_auto && suite::kind_specs().at(c.kind).auto_warmup;
-    const int fixed = o.warmup && o.warmup->mode == WarmupMode::kFixed ? o.warmup->count
-                                                                        : suite::effective_warmup_runs(s, c, o.quick);
-    WarmupPlan warmups{.mode = auto_here ? WarmupMode::kUntilSettled : WarmupMode::kFixed,
+    const int fixed = o.warmup_plan && o.warmup_plan->mode == WarmupMode::kFixed
+                          ? o.warmup_plan->count
+                          : suite::effective_warmup_runs(s, c, o.quick);
+    WarmupPlan planned{.mode = auto_here ? WarmupMode::kUntilSettled : WarmupMode::kFixed,
                        .count = auto_here ? kSettleWindow : fixed};
-    if (o.warmup) warmups.cap = o.warmup->cap;
+    if (o.warmup_plan) planned.cap = o.warmup_plan->cap;
     plan.push_back({&c, suite::effective_params(c, o.quick), o.reps ? *o.reps : suite::effective_reps(s, c, o.quick),
-                    warmups});
+                    planned});
   }
   if (plan.empty()) throw Error(fmt::format("suite '{}': no case to run{}", s.name, o.quick ? " under --quick" : ""));
   if (o.list) {
@@ -249,10 +250,10 @@ int run_suite(RunOptions o) {
       WarmupOutcome w;  // a kind without auto warm-ups ran its fixed count
       w.done = p.warmup_plan.count;
       if (p.outcome) w = *p.outcome;
-      cases[p.c->name] = describe(w, *o.warmup);
+      cases[p.c->name] = describe(w, *o.warmup_plan);
       if (w.mode == WarmupMode::kUntilSettled) converged &= w.converged;
     }
-    extra["warmup"] = {{"mode", "auto"}, {"converged", converged}, {"cap", o.warmup->cap},
+    extra["warmup"] = {{"mode", "auto"}, {"converged", converged}, {"cap", o.warmup_plan->cap},
                        {"criterion", warmup_criterion()}, {"cases", cases}};
   }
   nlohmann::json summary = session->finish(extra);
@@ -275,7 +276,7 @@ Registrar reg_run("run", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("run", "run a suite (suites/NAME.toml or a file) and write one results file");
   auto o = std::make_shared<RunOptions>();
   auto counters = std::make_shared<std::string>();
-  auto warmup = std::make_shared<std::string>();
+  auto warmup_text = std::make_shared<std::string>();
   auto warmup_cap = std::make_shared<int>(kDefaultWarmupCap);
   sub->add_option("--suite", o->suite, "suite name (suites/NAME.toml) or suite file")->required();
   sub->add_flag("--quick", o->quick, "apply each case's quick overrides and the suite's quick reps/warm-up");
@@ -283,7 +284,7 @@ Registrar reg_run("run", [](CLI::App& app) -> Runner {
   sub->add_option("--run-timeout", o->run_timeout,
                   "seconds a child process of a case (micro benchmarks) may run before it is killed (0: no limit; "
                   "docs/reliability.md)");
-  auto* wopt = sub->add_option("--warmup", *warmup,
+  auto* wopt = sub->add_option("--warmup", *warmup_text,
                                "warm-up repetitions per case (default: from the suite), or 'auto': porep cases warm "
                                "up until the proof time settles (the default under --stable)");
   auto* capopt = sub->add_option("--warmup-cap", *warmup_cap, "the most warm-ups of --warmup auto")->capture_default_str();
@@ -309,8 +310,9 @@ Registrar reg_run("run", [](CLI::App& app) -> Runner {
     if (copt->count() > 0) opt.counters = *counters;
     if (gopt->count() > 0) opt.gpu_counters = *gpu_counters;
     try {
-      opt.warmup = resolve_warmup(wopt->count() > 0 ? std::optional<std::string>(*warmup) : std::nullopt,
-                                  capopt->count() > 0 ? std::optional<int>(*warmup_cap) : std::nullopt, opt.stable);
+      opt.warmup_plan =
+          resolve_warmup(wopt->count() > 0 ? std::optional<std::string>(*warmup_text) : std::nullopt,
+                         capopt->count() > 0 ? std::optional<int>(*warmup_cap) : std::nullopt, opt.stable);
     } catch (const std::invalid_argument& e) {
       throw Error(e.what());
     }
