@@ -112,7 +112,7 @@ int run_suite(RunOptions o) {
       fmt::print(stderr, "[{}] skipping case {}: for --backend {} only\n", s.name, c.name, fmt::format("{}", fmt::join(c.backends, ", ")));
       continue;
     }
-    const bool auto_here = warmup_auto && suite::kind_specs().at(c.kind).auto_warmup;
+    const bool auto_here = warmup_auto && suite::kind_specs().at(c.kind).warms_until_settled;
     const int fixed = o.warmup_plan && o.warmup_plan->mode == WarmupMode::kFixed
                           ? o.warmup_plan->count
                           : suite::effective_warmup_runs(s, c, o.quick);
@@ -217,7 +217,7 @@ int run_suite(RunOptions o) {
     // A case judged by a counter says so in each of its samples (compare reads it).
     session->set_sample_fields(p.c->primary_metric.empty() ? nlohmann::json::object()
                                                            : nlohmann::json{{"primary_metric", p.c->primary_metric}});
-    const bool widen = stable && !kind.auto_warmup;
+    const bool widen = stable && !kind.warms_until_settled;
     if (widen) placement::pin_current_thread_to_all();
     try {
       ok &= kind.run(ctx);

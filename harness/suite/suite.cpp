@@ -54,7 +54,7 @@ std::map<std::string, KindSpec> make_kinds() {
       [](const json& p) { return porep_params(p).validate(); },
       run_porep,
       {"porep"},
-      /*auto_warmup=*/true};
+      /*warms_until_settled=*/true};
   k["micro"] = micro_kind();
   k["pipeline"] = pipeline_kind();
   k["stage"] = stage_kind();

@@ -61,8 +61,8 @@ struct RunContext {
   std::string case_name;
   nlohmann::json params;   // effective parameters (defaults filled in, quick applied)
   int reps = 1;
-  // Until settled (--warmup auto) only for a kind with KindSpec::auto_warmup, which reports
-  // what it did in warmup_outcome; other kinds run warmup_plan.count warm-ups.
+  // Until settled (--warmup auto) only for a kind with KindSpec::warms_until_settled, which
+  // reports what it did in warmup_outcome; other kinds run warmup_plan.count warm-ups.
   WarmupPlan warmup_plan;
   std::optional<WarmupOutcome> warmup_outcome;  // set by the runner
   std::string backend = "cpu";
@@ -88,7 +88,7 @@ struct KindSpec {
   // Circuits a case of this kind may name in its optional `circuit` key; empty: none.
   std::vector<std::string> circuits = {};
   // Its runner honours a RunContext::warmup_plan until settled (others run their fixed count).
-  bool auto_warmup = false;
+  bool warms_until_settled = false;
   // The required phases (kRequiredPhases) its samples can hold; a case's `phases` naming another
   // is refused. Empty: not declared (any required phase is accepted).
   std::vector<std::string> records = {};
