@@ -5,6 +5,7 @@
 // drift pairing cancels, the choice of design and its errors, the round id the measuring process
 // writes, and a counter named as the primary metric.
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -258,39 +259,57 @@ TEST_CASE("without round ids auto falls back to processes as blocks, and --desig
 
 TEST_CASE("ab-shaped files (one process per round, warm-up round first) are paired by auto") {
   TempDir d;
-  // As ab writes them: round 0 is the warm-up (merge_rounds marks it), rounds 1..6 are measured,
-  // and a round whose B run failed (4) is missing from B.
-  for (const char* side : {"a", "b"}) {
-    RoundsSpec s;
-    s.seed = side[0] == 'a' ? 9 : 10;
-    s.rounds = 7;
-    s.drift = 0.1;
-    write_rounds(d.file(std::string(side) + "0.jsonl"), s);
-    std::vector<std::string> lines = cuzk::test::lines_of(cuzk::test::slurp(d.file(std::string(side) + "0.jsonl")));
-    std::string text;
-    for (auto& l : lines) {
-      json v = json::parse(l);
-      if (v["type"] == "sample") {
-        if (v["round_id"] == 0) v["warmup"] = true;
-        if (side[0] == 'b' && v["round_id"] == 4) continue;
+  // As ab writes them: round 0 is the warm-up (merge_rounds marks it), rounds 1..n-1 are
+  // measured, and a round whose B run failed (4) is missing from B.
+  auto write_ab = [&](int rounds, const std::string& dir) {
+    std::filesystem::create_directories(d.file(dir));
+    for (const char* side : {"a", "b"}) {
+      RoundsSpec s;
+      s.seed = side[0] == 'a' ? 9 : 10;
+      s.rounds = rounds;
+      s.drift = 0.1;
+      const std::string raw = d.file(dir + "/" + side + "0.jsonl");
+      write_rounds(raw, s);
+      std::string text;
+      for (auto& l : cuzk::test::lines_of(cuzk::test::slurp(raw))) {
+        json v = json::parse(l);
+        if (v["type"] == "sample") {
+          if (v["round_id"] == 0) v["warmup"] = true;
+          if (side[0] == 'b' && v["round_id"] == 4) continue;
+        }
+        text += v.dump() + "\n";
       }
-      text += v.dump() + "\n";
+      cuzk::test::spit(d.file(dir + "/" + side + ".jsonl"), text);
     }
-    cuzk::test::spit(d.file(std::string(side) + ".jsonl"), text);
-  }
-  const auto r = cuzk::test::run_bench("compare --json a.jsonl b.jsonl", d.path());
+  };
+  write_ab(8, "six");
+  const auto r = cuzk::test::run_bench("compare --json six/a.jsonl six/b.jsonl", d.path());
   INFO(r.err);
   REQUIRE(r.code == 0);
   const json j = json::parse(r.out);
   CHECK(j["design"] == "auto");
   CHECK(j["summaries"][0]["design"] == "paired");
   CHECK(j["summaries"][0]["design_reason"] ==
-        "paired by round (5 rounds on both sides, 1 round(s) with one side only left out; per-round log ratios of the "
+        "paired by round (6 rounds on both sides, 1 round(s) with one side only left out; per-round log ratios of the "
         "per-process medians)");
   for (const auto& row : j["rows"]) {
     CHECK(row["unit"] == "rounds");
-    CHECK(row["n_a"] == 5);
+    CHECK(row["n_a"] == 6);
   }
+  // With 5 shared rounds the signed-rank test's smallest p (2/2^5) cannot reach alpha 0.05: auto
+  // does not pair, and says why; --design paired still can.
+  write_ab(7, "five");
+  const auto five = cuzk::test::run_bench("compare --json five/a.jsonl five/b.jsonl", d.path());
+  INFO(five.err);
+  REQUIRE(five.code == 0);
+  const json f = json::parse(five.out);
+  CHECK(f["summaries"][0]["design"] != "paired");
+  CHECK(f["summaries"][0]["design_reason"].get<std::string>().find(
+            "only 5 rounds on both sides: the signed-rank test's smallest p, 0.0625, cannot fall below alpha 0.05; "
+            "pairing needs 6") != std::string::npos);
+  const auto forced = cuzk::test::run_bench("compare --json --design paired five/a.jsonl five/b.jsonl", d.path());
+  REQUIRE(forced.code == 0);
+  CHECK(json::parse(forced.out)["summaries"][0]["design"] == "paired");
 }
 
 TEST_CASE("a phase only B has is compared per round as a cost under the paired design") {
