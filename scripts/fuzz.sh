@@ -22,6 +22,8 @@ TARGETS=(r1cs wtns zkey params proof_json public_json vk_json results suite gate
 want="${1:-all}"
 secs="${2:-20}"
 case "$secs" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;; esac
+parallel="${CUZK_FUZZ_PARALLEL:-$(nproc)}"
+case "$parallel" in ''|*[!0-9]*|0) echo "fuzz.sh: CUZK_FUZZ_PARALLEL must be a positive whole number, not '$parallel'" >&2; exit 2 ;; esac
 if [ "$want" != all ]; then
   found=0
   for t in "${TARGETS[@]}"; do [ "$t" = "$want" ] && found=1; done
@@ -107,8 +109,6 @@ report_one() {
 
 # Targets run CUZK_FUZZ_PARALLEL at a time (default: one per core; each fuzzer is one thread),
 # so every target still gets its full SECONDS while the whole run takes a fraction of the sum.
-parallel="${CUZK_FUZZ_PARALLEL:-$(nproc)}"
-case "$parallel" in ''|*[!0-9]*|0) echo "fuzz.sh: CUZK_FUZZ_PARALLEL must be a positive whole number, not '$parallel'" >&2; exit 2 ;; esac
 for ((i = 0; i < ${#TARGETS[@]}; i += parallel)); do
   batch=("${TARGETS[@]:i:parallel}")
   for t in "${batch[@]}"; do fuzz_one "$t" & done
