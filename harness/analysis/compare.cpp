@@ -317,10 +317,10 @@ std::string side_label(const char* side, const json& provenance) {
 // An injected slowdown (harness/measure/inject.hpp) is planted, not measured: compared with a
 // plain file it would read as a real change. That is refused unless allow_injected; whenever a
 // side is injected, a warning says so, and every output (table, markdown, JSON, gate) prints it.
-void check_injected(const Side& a, const Side& b, const CompareOptions& o, std::vector<std::string>& warnings) {
+void check_injected(const SideData& a, const SideData& b, const CompareOptions& o, std::vector<std::string>& warnings) {
   const bool in_a = a.injected.is_object(), in_b = b.injected.is_object();
   if (!in_a && !in_b) return;
-  auto spec = [](const Side& s) { return fmt::format("{}=\"{}\"", inject::kEnvVar, s.injected.value("spec", "")); };
+  auto spec = [](const SideData& s) { return fmt::format("{}=\"{}\"", inject::kEnvVar, s.injected.value("spec", "")); };
   if (in_a && in_b) {
     warnings.push_back(spec(a) == spec(b)
                            ? fmt::format("A ({}) and B ({}) were both written under {}: injected slowdowns, not real measurements",
@@ -329,8 +329,8 @@ void check_injected(const Side& a, const Side& b, const CompareOptions& o, std::
                                          a.path, spec(a), b.path, spec(b)));
     return;
   }
-  const Side& inj = in_a ? a : b;
-  const Side& plain = in_a ? b : a;
+  const SideData& inj = in_a ? a : b;
+  const SideData& plain = in_a ? b : a;
   const std::string msg = fmt::format("{} ({}) was written under {} and {} ({}) was not", in_a ? "A" : "B", inj.path,
                                       spec(inj), in_a ? "B" : "A", plain.path);
   if (!o.allow_injected)
@@ -381,7 +381,7 @@ const char* design_name(Design d) {
   return "samples";
 }
 
-CaseDesign choose_design(const CaseData& a, const CaseData& b, const Side& sa, const Side& sb, const CompareOptions& o) {
+CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& sa, const SideData& sb, const CompareOptions& o) {
   std::string want = o.analysis.design;
   if (want == "auto" && o.analysis.blocks == "off") want = "samples";  // the older spelling
   CaseDesign d;
@@ -398,7 +398,7 @@ CaseDesign choose_design(const CaseData& a, const CaseData& b, const Side& sa, c
   std::string why_not;  // why the case is not paired
   if (!rounds_a || !rounds_b) {
     const bool first = !rounds_a;
-    const Side& s = first ? sa : sb;
+    const SideData& s = first ? sa : sb;
     const CaseData& without = first ? a : b;
     auto none = without.per_round.find(kNoRound);
     const bool all = none != without.per_round.end() && none->second == without.samples;
@@ -501,7 +501,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
     throw CompareError(fmt::format("blocks off means design samples, which contradicts design {}", dz));
   if (o.analysis.paired_ci != "t" && o.analysis.paired_ci != "bootstrap")
     throw CompareError(fmt::format("paired_ci must be t or bootstrap (got \"{}\")", o.analysis.paired_ci));
-  Side a = load_side(pa, o), b = load_side(pb, o);
+  SideData a = load_side(pa, o), b = load_side(pb, o);
   if (a.format != b.format)
     throw CompareError(fmt::format("cannot compare a {} file ({}) with a {} file ({})", a.format, pa,
                                    b.format, pb));

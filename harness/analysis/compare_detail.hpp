@@ -54,7 +54,7 @@ struct CaseData {
   std::vector<SampleRecord> records;          // cuzk files only (Google Benchmark has no phase tree)
 };
 
-struct Side {
+struct SideData {
   std::string path, format;
   nlohmann::json provenance = nlohmann::json::object(), machine = nlohmann::json::object();
   std::string identity;
@@ -67,11 +67,11 @@ struct Side {
 };
 
 // Reads one input, detecting its format; throws CompareError naming the file (and line).
-Side load_side(const std::string& path, const CompareOptions& o);
+SideData load_side(const std::string& path, const CompareOptions& o);
 // The same on text already read (`path` names it in messages): what the fuzz target `gbench`
 // runs after the Google Benchmark reader.
-Side load_side_text(const std::string& path, const std::string& text, const CompareOptions& o);
-// The key of a case in Side::cases.
+SideData load_side_text(const std::string& path, const std::string& text, const CompareOptions& o);
+// The key of a case in SideData::cases.
 std::string key_of(const std::string& suite, const std::string& case_name, const std::string& params);
 // A signed time change: "+90.4 ms", "-70.2 ms".
 std::string signed_ns(double ns);
@@ -94,7 +94,7 @@ struct CaseDesign {
 const char* design_name(Design d);  // "samples", "blocks", "paired"
 // Chooses the design of a case from AnalysisChoices::design (and the older --blocks); throws
 // CompareError when "paired" was asked and the case cannot be paired.
-CaseDesign choose_design(const CaseData& a, const CaseData& b, const Side& sa, const Side& sb, const CompareOptions& o);
+CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& sa, const SideData& sb, const CompareOptions& o);
 
 // Each round's median of the values (paired design): round -> median of that round's values.
 std::map<int64_t, double> round_medians(const std::vector<double>& v, const std::vector<int64_t>& round);

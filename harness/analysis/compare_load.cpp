@@ -1,4 +1,4 @@
-// `compare`, loading: a results file (cuzk JSON Lines) or Google Benchmark JSON into a Side.
+// `compare`, loading: a results file (cuzk JSON Lines) or Google Benchmark JSON into a SideData.
 #include <fmt/core.h>
 
 #include <cmath>
@@ -76,7 +76,7 @@ void add_derived_counters(PhaseData& pd, const json& rec) {
 
 // The "gpu_counters" lines (an untimed counters pass per case): each metric becomes the
 // counter gpu::<metric> of its phase, one value per pass set, beside the phase's samples.
-void add_gpu_counters(Side& s, const ResultsFile& rf) {
+void add_gpu_counters(SideData& s, const ResultsFile& rf) {
   for (const auto& line : rf.gpu_counters) {
     const json& g = line.value;
     auto it = s.cases.find(key_of(g["suite"].get<std::string>(), g["case"].get<std::string>(), case_params(g)));
@@ -108,8 +108,8 @@ json gbench_field(const std::string& path, const json& obj, const char* key, jso
   }
 }
 
-Side load_gbench(const std::string& path, const json& doc) {
-  Side s;
+SideData load_gbench(const std::string& path, const json& doc) {
+  SideData s;
   s.path = path;
   s.format = "gbench";
   using vt = json::value_t;
@@ -148,14 +148,14 @@ Side load_gbench(const std::string& path, const json& doc) {
   return s;
 }
 
-Side load_cuzk(const std::string& path, const std::string& text, const CompareOptions& o) {
+SideData load_cuzk(const std::string& path, const std::string& text, const CompareOptions& o) {
   ResultsFile rf;
   try {
     rf = parse_results(text, path);
   } catch (const std::exception& e) {
     throw CompareError(e.what());
   }
-  Side s;
+  SideData s;
   s.path = path;
   s.format = "cuzk";
   s.provenance = rf.header.value.value("provenance", json::object());
@@ -238,9 +238,9 @@ Side load_cuzk(const std::string& path, const std::string& text, const CompareOp
 
 }  // namespace
 
-Side load_side(const std::string& path, const CompareOptions& o) { return load_side_text(path, read_text(path), o); }
+SideData load_side(const std::string& path, const CompareOptions& o) { return load_side_text(path, read_text(path), o); }
 
-Side load_side_text(const std::string& path, const std::string& text, const CompareOptions& o) {
+SideData load_side_text(const std::string& path, const std::string& text, const CompareOptions& o) {
   // Google Benchmark output is one JSON document (with NaN where a statistic is undefined);
   // a cuzk results file is JSON Lines, which does not parse as one document.
   json doc;

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using compare_detail::CaseData;
 using compare_detail::PhaseData;
-using compare_detail::Side;
+using compare_detail::SideData;
 
 // The values of a phase's metric in one side's case ("" metric: none).
 const std::vector<double>* metric_values(const CaseData& c, const std::string& phase, const std::string& metric) {
@@ -34,7 +34,7 @@ const std::vector<double>* metric_values(const CaseData& c, const std::string& p
   return v.empty() ? nullptr : &v;
 }
 
-const CaseData* find_case(const Side& s, const std::string& key) {
+const CaseData* find_case(const SideData& s, const std::string& key) {
   auto it = s.cases.find(key);
   return it == s.cases.end() ? nullptr : &it->second;
 }
@@ -67,7 +67,7 @@ VariantCell cell_of(const std::string& name, const PhaseComparison& r) {
 class RoundCache {
  public:
   explicit RoundCache(const CompareOptions& o) : o_(o) {}
-  const Side& get(const std::string& path) {
+  const SideData& get(const std::string& path) {
     auto it = sides_.find(path);
     if (it == sides_.end()) it = sides_.emplace(path, compare_detail::load_side(path, o_)).first;
     return it->second;
@@ -75,7 +75,7 @@ class RoundCache {
 
  private:
   const CompareOptions& o_;
-  std::map<std::string, Side> sides_;
+  std::map<std::string, SideData> sides_;
 };
 
 uint32_t levels_of(const VariantRun& v) {
@@ -86,7 +86,7 @@ uint32_t levels_of(const VariantRun& v) {
 }
 
 // The factorial part of one phase: observations per variant and round, or the "only with" cost.
-void analyse_factorial(const Input& in, const std::vector<const Side*>& merged, RoundCache& rounds,
+void analyse_factorial(const Input& in, const std::vector<const SideData*>& merged, RoundCache& rounds,
                        const std::string& key, PhaseAttribution& p) {
   std::vector<size_t> having;
   for (size_t v = 0; v < in.variants.size(); ++v) {
@@ -204,10 +204,10 @@ Attribution attribute(const Input& in) {
     a.rounds = std::max(a.rounds, v.rounds.size());
   }
 
-  std::vector<Side> merged;
+  std::vector<SideData> merged;
   merged.reserve(in.variants.size());
   for (auto& v : in.variants) merged.push_back(compare_detail::load_side(v.results, in.compare));
-  std::vector<const Side*> merged_ptr;
+  std::vector<const SideData*> merged_ptr;
   for (auto& s : merged) merged_ptr.push_back(&s);
   std::vector<std::pair<size_t, Comparison>> cmps;  // (variant index, baseline vs it)
   std::set<std::string> warned;
