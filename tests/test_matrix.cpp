@@ -14,7 +14,7 @@
 // The test runs alone (RUN_SERIAL, tests/cmake/matrix.cmake): other tests running beside it on a
 // 2-core machine would add noise of their own to the planted run's timings.
 //
-// How often it fails by chance (docs/matrix.md, "Why the test failed with the G1 IFMA MSM",
+// How often it fails by chance (results/reference/vm/2026-12-02-matrix-test/README.md, of
 // 2026-12-02). Its checks are statistical: 2 planted effects must be found, 4 planted values must
 // lie in their intervals, 5 effects must not be found where nothing was planted. With 6 rounds and
 // 99% intervals (simultaneous over a phase's 3 effects), as the test was first written, the
