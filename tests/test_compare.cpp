@@ -37,8 +37,8 @@ TEST_CASE("A/A comparison: no phase reported faster or slower") {
   REQUIRE(c.rows.size() == 5);  // 4 wall rows + the GPU row of msm_h
   for (const auto& r : c.rows) {
     INFO(r.phase << " " << r.metric << " ratio " << r.ratio << " p " << r.p_value << " " << r.verdict);
-    CHECK(r.n_a == 10);
-    CHECK(r.n_b == 10);
+    CHECK(r.observations_a == 10);
+    CHECK(r.observations_b == 10);
     CHECK(r.exact_test);
     CHECK((r.verdict == "unchanged" || r.verdict == "too noisy"));
     CHECK(r.ci_low <= r.ratio);
@@ -197,7 +197,7 @@ TEST_CASE("Google Benchmark JSON: iterations per benchmark name") {
   auto* g1 = row(c, "BM_g1_add/8");
   REQUIRE(fr);
   REQUIRE(g1);
-  CHECK(fr->n_a == 8);  // aggregates ignored
+  CHECK(fr->observations_a == 8);  // aggregates ignored
   CHECK(fr->median_a == Approx(25000).epsilon(0.03));  // us -> ns
   CHECK(fr->verdict != "slower");
   CHECK(g1->verdict == "slower");

@@ -66,7 +66,7 @@ TEST_CASE("a GPU phase is judged by its GPU time; its wall time is shown, not ju
 
   SECTION("--metric wall judges the wall time") {
     cuzk::CompareOptions o;
-    o.analysis.metric = "wall";
+    o.analysis.metric_choice = cuzk::MetricChoice::kWall;
     auto w = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), o);
     CHECK(cuzk::primary_row(w, kMsm)->metric == "wall_ns");
     CHECK(cuzk::primary_row(w, kMsm)->verdict != "slower");
@@ -78,7 +78,7 @@ TEST_CASE("a GPU phase is judged by its GPU time; its wall time is shown, not ju
     CHECK(g.exit_code == 1);
     REQUIRE(g.regressions.size() == 1);
     CHECK(g.regressions[0].find("gpu_ns") != std::string::npos);
-    go.analysis.metric = "wall";
+    go.analysis.metric_choice = cuzk::MetricChoice::kWall;
     CHECK(cuzk::run_gate(d.file("a.jsonl"), d.file("b.jsonl"), d.file("t.toml"), go).exit_code == 0);
   }
 }
@@ -120,8 +120,8 @@ TEST_CASE("processes are the units when repetitions share a process: per-process
     const auto* r = row(c, phase, metric);
     REQUIRE(r);
     CHECK(r->unit == "processes");
-    CHECK(r->n_a == 6);
-    CHECK(r->n_b == 6);
+    CHECK(r->observations_a == 6);
+    CHECK(r->observations_b == 6);
     CHECK(r->samples_a == 30);
     auto py = cuzk::testing::run_command("/usr/bin/python3 " + std::string(CUZK_SOURCE_DIR) +
                                       "/tests/support/blocks_crosscheck.py " + d.file("a.jsonl") + " " +
@@ -129,8 +129,8 @@ TEST_CASE("processes are the units when repetitions share a process: per-process
     INFO(py.output);
     REQUIRE(py.status == 0);  // needs python3-numpy and python3-scipy (scripts/setup.sh installs them)
     json ref = json::parse(py.output);
-    CHECK(ref["n_a"] == r->n_a);
-    CHECK(ref["n_b"] == r->n_b);
+    CHECK(ref["n_a"] == r->observations_a);
+    CHECK(ref["n_b"] == r->observations_b);
     CHECK(ref["median_a"].get<double>() == Approx(r->median_a).epsilon(1e-12));
     CHECK(ref["median_b"].get<double>() == Approx(r->median_b).epsilon(1e-12));
     CHECK(ref["exact"].get<bool>() == r->exact_test);
@@ -140,10 +140,10 @@ TEST_CASE("processes are the units when repetitions share a process: per-process
 
   SECTION("--blocks off: every sample is an observation") {
     cuzk::CompareOptions o;
-    o.analysis.blocks = "off";
+    o.analysis.design = cuzk::DesignChoice::kSamples;
     auto s = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), o);
     CHECK(row(s, "proof", "wall_ns")->unit == "samples");
-    CHECK(row(s, "proof", "wall_ns")->n_a == 30);
+    CHECK(row(s, "proof", "wall_ns")->observations_a == 30);
   }
 }
 
@@ -190,13 +190,13 @@ TEST_CASE("samples taken while the GPU throttled or the host was loaded are flag
   CHECK(warn.find("B: 2 of 10 samples") != std::string::npos);
   CHECK(warn.find("repetition 2") != std::string::npos);
   CHECK(warn.find("kept") != std::string::npos);
-  CHECK(row(c, "proof", "wall_ns")->n_b == 10);
+  CHECK(row(c, "proof", "wall_ns")->observations_b == 10);
 
   cuzk::CompareOptions o;
   o.analysis.drop_disturbed = true;
   auto dropped = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), o);
   CHECK(dropped.env_b.dropped == 2);
-  CHECK(row(dropped, "proof", "wall_ns")->n_b == 8);
+  CHECK(row(dropped, "proof", "wall_ns")->observations_b == 8);
   warn.clear();
   for (const auto& w : dropped.warnings) warn += w + "\n";
   CHECK(warn.find("2 left out (--drop-disturbed)") != std::string::npos);

@@ -72,10 +72,10 @@ TEST_CASE("a phase only B has is compared as a cost of 0 on A's side") {
   auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
   const auto* pin = row(c, "proof/prove/pin_abc");
   REQUIRE(pin);
-  CHECK(pin->missing == "a");
+  CHECK(pin->only_in == cuzk::Side::kB);
   CHECK(pin->verdict == "only in B");
-  CHECK(pin->n_a == 10);
-  CHECK(pin->n_b == 10);
+  CHECK(pin->observations_a == 10);
+  CHECK(pin->observations_b == 10);
   CHECK(pin->median_a == 0);
   CHECK(pin->median_b == Approx(90e6).epsilon(0.02));
   CHECK(pin->delta == Approx(pin->median_b));
@@ -108,7 +108,7 @@ TEST_CASE("the parent's change adds up: children + only-in-one-side + overlap + 
   CHECK(prove->delta == Approx(20e6).margin(6e6));
   const auto* pin = term(*prove, "child", "proof/prove/pin_abc");
   REQUIRE(pin);
-  CHECK(pin->only == "b");
+  CHECK(pin->only_in == cuzk::Side::kB);
   CHECK(pin->significant);
   CHECK(pin->delta == Approx(90e6).epsilon(0.02));
   const auto* h2d = term(*prove, "child", "proof/prove/h2d");

@@ -72,7 +72,7 @@ TEST_CASE("a gpu_counters line is read, and compare shows its metrics as gpu:: c
   CHECK(dram);
   CHECK(nvl);
   // The timing rows are unchanged by the extra line: msm_h has its 10 samples a side.
-  CHECK(msm->n_a == 10);
+  CHECK(msm->observations_a == 10);
 }
 
 TEST_CASE("trace shows a phase's GPU counters in the args of its events") {

@@ -87,7 +87,9 @@ const cuzk::PhaseComparison* row(const cuzk::Comparison& c, const std::string& p
   return nullptr;
 }
 
-cuzk::CompareOptions with_design(const std::string& design, double threshold = 0.01) {
+using cuzk::DesignChoice;
+
+cuzk::CompareOptions with_design(DesignChoice design, double threshold = 0.01) {
   cuzk::CompareOptions o;
   o.analysis.design = design;
   o.noise_threshold = threshold;
@@ -144,15 +146,15 @@ TEST_CASE("pairing by round cancels a drift of +-30% that hides a 2% slowdown fr
   b.factor = 1.02;
   write_rounds(d.file("a.jsonl"), a);
   write_rounds(d.file("b.jsonl"), b);
-  const auto paired = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design("auto"));
-  const auto samples = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design("samples"));
+  const auto paired = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto));
+  const auto samples = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kSamples));
   const auto* p = row(paired, "proof/synth", "wall_ns");
   const auto* s = row(samples, "proof/synth", "wall_ns");
   REQUIRE(p);
   REQUIRE(s);
   CHECK(p->design == "paired");
   CHECK(p->unit == "rounds");
-  CHECK(p->n_a == 12);
+  CHECK(p->observations_a == 12);
   CHECK(s->design == "samples");
   // Both intervals hold the truth; the paired one is far narrower.
   CHECK(p->ci_low < 1.02);
@@ -205,23 +207,24 @@ TEST_CASE("--paired-ci bootstrap reports the round bootstrap; --design blocks an
   a.reps = b.reps = 3;
   write_rounds(d.file("a.jsonl"), a);
   write_rounds(d.file("b.jsonl"), b);
-  auto o = with_design("paired");
-  o.analysis.paired_ci = "bootstrap";
+  auto o = with_design(DesignChoice::kPaired);
+  o.analysis.paired_ci = cuzk::PairedCi::kBootstrap;
   const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), o);
   const auto* r = row(c, "proof/synth", "wall_ns");
   REQUIRE(r);
   CHECK(r->ci_method == "bootstrap");
   CHECK(r->ci_low == r->boot_low);
   CHECK(r->ci_high == r->boot_high);
-  const auto blocks = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design("blocks"));
+  const auto blocks = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kBlocks));
   CHECK(row(blocks, "proof/synth", "wall_ns")->unit == "processes");
   CHECK(blocks.summaries[0].design_reason == "processes as blocks (--design blocks)");
-  auto off = with_design("auto");
-  off.analysis.blocks = "off";
-  const auto samples = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), off);
-  CHECK(row(samples, "proof/synth", "wall_ns")->unit == "samples");
-  off.analysis.design = "paired";
-  CHECK_THROWS_AS(cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), off), cuzk::CompareError);
+  // --blocks off, the older spelling of --design samples, is folded in by the command line.
+  const auto off = cuzk::test::run_bench("compare --blocks off --json a.jsonl b.jsonl", d.path());
+  REQUIRE(off.code == 0);
+  CHECK(nlohmann::json::parse(off.out)["design"] == "samples");
+  const auto clash = cuzk::test::run_bench("compare --blocks off --design paired a.jsonl b.jsonl", d.path());
+  CHECK(clash.code == 2);
+  CHECK(clash.err.find("--blocks off means --design samples, which contradicts --design paired") != std::string::npos);
 }
 
 TEST_CASE("without round ids auto falls back to processes as blocks, and --design paired is refused") {
@@ -233,12 +236,12 @@ TEST_CASE("without round ids auto falls back to processes as blocks, and --desig
   a.reps = b.reps = 3;
   write_rounds(d.file("a.jsonl"), a);
   write_rounds(d.file("b.jsonl"), b);
-  const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design("auto"));
+  const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto));
   CHECK(row(c, "proof/synth", "wall_ns")->design == "blocks");
   CHECK(c.summaries[0].design_reason ==
         "processes as blocks (no round ids: the files were not written by an interleaved run)");
   try {
-    (void)cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design("paired"));
+    (void)cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kPaired));
     FAIL("--design paired accepted files without rounds");
   } catch (const cuzk::CompareError& e) {
     const std::string msg = e.what();
@@ -320,7 +323,7 @@ TEST_CASE("a phase only B has is compared per round as a cost under the paired d
   b.only_phases = {{"proof/prove/pin_abc", 5e6}};
   write_rounds(d.file("a.jsonl"), a);
   write_rounds(d.file("b.jsonl"), b);
-  const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design("auto"));
+  const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto));
   const auto* r = row(c, "proof/prove/pin_abc", "wall_ns");
   REQUIRE(r);
   CHECK(r->verdict == "only in B");
@@ -341,8 +344,8 @@ TEST_CASE("a counter named as the primary metric judges the phase: identical cou
   a.drift = b.drift = 0.3;
   write_rounds(d.file("a.jsonl"), a);
   write_rounds(d.file("b.jsonl"), b);
-  for (const std::string design : {"auto", "samples"}) {
-    INFO(design);
+  for (const DesignChoice design : {DesignChoice::kAuto, DesignChoice::kSamples}) {
+    INFO(cuzk::choice_name(design));
     const auto same = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(design, 0.002));
     const auto* r = cuzk::primary_row(same, "proof/synth");
     REQUIRE(r);
@@ -354,8 +357,8 @@ TEST_CASE("a counter named as the primary metric judges the phase: identical cou
   }
   b.instructions = 1e9 * 1.005;
   write_rounds(d.file("b.jsonl"), b);
-  for (const std::string design : {"auto", "samples"}) {
-    INFO(design);
+  for (const DesignChoice design : {DesignChoice::kAuto, DesignChoice::kSamples}) {
+    INFO(cuzk::choice_name(design));
     const auto more = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(design, 0.002));
     const auto* r = cuzk::primary_row(more, "proof/synth");
     REQUIRE(r);
@@ -364,7 +367,7 @@ TEST_CASE("a counter named as the primary metric judges the phase: identical cou
     CHECK(r->verdict == "slower");
   }
   const std::string table =
-      cuzk::format_table(cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design("auto", 0.002)));
+      cuzk::format_table(cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto, 0.002)));
   CHECK(table.find("sim::instructions") != std::string::npos);
   INFO(table);
   CHECK(table.find("+5000000") != std::string::npos);  // the change as a count, not a time

@@ -133,7 +133,7 @@ TEST_CASE("report: a waterfall's total bar ends where its last term ends") {
   };
   acc.terms = {term("child", "proof/prove/pin_abc", 90e6, true), term("child", "proof/prove/h2d", -70e6, true),
                term("remainder", "", 0, false)};
-  acc.terms[0].only = "b";
+  acc.terms[0].only_in = cuzk::Side::kB;
   const std::string svg = cuzk::report::waterfall_svg(acc);
   INFO(svg);
   // Three term bars and one total, pale where not significant.

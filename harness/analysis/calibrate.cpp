@@ -177,7 +177,7 @@ std::string metric_of(const PoolRun& run, const std::string& phase, const Compar
     }
     return counter;
   }
-  if (co.analysis.metric == "wall") return "wall_ns";
+  if (co.analysis.metric_choice == MetricChoice::kWall) return "wall_ns";
   for (const auto& s : run.samples) {
     const auto& rec = s["phases"][phase];
     if (!rec.contains("gpu_ns") || !rec["gpu_ns"].is_number()) return "wall_ns";
@@ -250,7 +250,7 @@ Result run(const Options& in) {
   if (o.draw.empty()) o.draw = o.duet ? "paired" : "unpaired";
   if (o.draw != "unpaired" && o.draw != "paired" && o.draw != "both")
     throw std::invalid_argument(fmt::format("--draw must be unpaired, paired or both (got \"{}\")", o.draw));
-  if (o.draw != "paired" && o.compare.analysis.design == "paired")
+  if (o.draw != "paired" && o.compare.analysis.design == DesignChoice::kPaired)
     throw std::invalid_argument(fmt::format(
         "--design paired needs rounds on both sides: unpaired draws have none (use --draw paired, or --design auto)"));
   if (o.duet && o.stable)
@@ -286,7 +286,7 @@ Result run(const Options& in) {
   if (o.pool_b < o.runs)
     throw std::invalid_argument(fmt::format("--pool-b must be at least --runs = {} (got {})", o.runs, o.pool_b));
   // A counter is judged as compare judges wall time: its value takes the wall time's place.
-  if (!o.counter.empty()) o.compare.analysis.metric = "wall";
+  if (!o.counter.empty()) o.compare.analysis.metric_choice = MetricChoice::kWall;
   const std::string bench = o.bench.empty() ? own_executable().value_or("cuzk-bench") : o.bench;
   // Paired draws and duets need every round whole: two plain runs and one run per level.
   const bool whole_rounds = o.draw != "unpaired" || o.duet;
@@ -670,7 +670,7 @@ std::string format_markdown(const Result& r) {
                    r.pool_seconds);
   s += fmt::format("- comparison: alpha {:g}, noise threshold {:g}%, {} bootstrap resamples, metric {}, design {}\n",
                    o.compare.alpha, 100 * o.compare.noise_threshold, o.compare.bootstrap_resamples,
-                   o.compare.analysis.metric, o.compare.analysis.design);
+                   choice_name(o.compare.analysis.metric_choice), choice_name(o.compare.analysis.design));
   s += fmt::format("- machine: {} ({} logical CPUs)\n\n", r.machine.value("cpu_model", std::string("?")),
                    r.machine.value("logical_cpus", 0));
   output::Table t;
@@ -751,9 +751,9 @@ json to_json(const Result& r) {
                   {"seed", o.seed},
                   {"alpha", o.compare.alpha},
                   {"noise_threshold", o.compare.noise_threshold},
-                  {"metric", o.compare.analysis.metric},
+                  {"metric", choice_name(o.compare.analysis.metric_choice)},
                   {"bootstrap_resamples", o.compare.bootstrap_resamples},
-                  {"design", o.compare.analysis.design},
+                  {"design", choice_name(o.compare.analysis.design)},
                   {"draw", o.draw},
                   {"duet", o.duet},
                   {"counter", o.counter.empty() ? json(nullptr) : json(o.counter)}};

@@ -89,8 +89,8 @@ double min_exact_p(size_t m, size_t n) {
 
 void fill_stats(PhaseComparison& r, const std::vector<double>& a, const std::vector<double>& b,
                 const CompareOptions& o) {
-  r.n_a = a.size();
-  r.n_b = b.size();
+  r.observations_a = a.size();
+  r.observations_b = b.size();
   r.threshold = o.threshold_for(r.phase);
   if (a.empty() || b.empty()) {
     r.verdict = "too noisy";
@@ -114,13 +114,13 @@ void fill_stats(PhaseComparison& r, const std::vector<double>& a, const std::vec
   auto mw = mann_whitney_u(a, b);
   r.p_value = mw.p_value;
   r.exact_test = mw.exact;
-  if (r.n_a < o.min_samples || r.n_b < o.min_samples)
-    r.warnings.push_back(fmt::format("too few {} ({} A, {} B; at least {} per side wanted)", r.unit, r.n_a,
-                                     r.n_b, o.min_samples));
-  if (min_exact_p(r.n_a, r.n_b) >= o.alpha)
-    r.warnings.push_back(fmt::format("with {} and {} {} no p-value can fall below alpha {}", r.n_a,
-                                     r.n_b, r.unit, o.alpha));
-  if (r.n_a < 2 || r.n_b < 2 || std::isnan(r.ci_low))
+  if (r.observations_a < o.min_samples || r.observations_b < o.min_samples)
+    r.warnings.push_back(fmt::format("too few {} ({} A, {} B; at least {} per side wanted)", r.unit, r.observations_a,
+                                     r.observations_b, o.min_samples));
+  if (min_exact_p(r.observations_a, r.observations_b) >= o.alpha)
+    r.warnings.push_back(fmt::format("with {} and {} {} no p-value can fall below alpha {}", r.observations_a,
+                                     r.observations_b, r.unit, o.alpha));
+  if (r.observations_a < 2 || r.observations_b < 2 || std::isnan(r.ci_low))
     r.verdict = "too noisy";
   else
     r.verdict = compare_verdict(r.p_value, r.ratio, r.ci_low, r.ci_high, o.alpha, r.threshold);
@@ -185,7 +185,7 @@ PairedValues paired_values(const std::optional<Series>& sa, const std::optional<
 // The per-round observations the paired statistics run on: log ratios ln(B_r / A_r) when every
 // median is positive and both sides have the phase, else differences B_r - A_r.
 bool paired_logs(const PairedValues& p, const PhaseComparison& r) {
-  if (!r.missing.empty() || p.a.empty()) return false;
+  if (r.only_in.has_value() || p.a.empty()) return false;
   for (size_t i = 0; i < p.a.size(); ++i)
     if (!(p.a[i] > 0) || !(p.b[i] > 0)) return false;
   return true;
@@ -199,7 +199,7 @@ std::vector<double> paired_d(const PairedValues& p, bool logs) {
 // The CI of the mean of d at `level`: the t interval over rounds, or the round bootstrap
 // (--paired-ci bootstrap).
 std::pair<double, double> paired_interval(const std::vector<double>& d, double level, const CompareOptions& o) {
-  if (o.analysis.paired_ci == "bootstrap") {
+  if (o.analysis.paired_ci == PairedCi::kBootstrap) {
     const DiffCI b = bootstrap_mean_ci(d, o.bootstrap_resamples, o.bootstrap_seed, level);
     return {b.low, b.high};
   }
@@ -219,8 +219,8 @@ std::pair<double, double> ratio_from_difference(std::pair<double, double> iv, co
 // The paired design's statistics of one row (docs/compare.md, "Designs").
 void fill_paired(PhaseComparison& r, const PairedValues& p, const CompareOptions& o) {
   r.unit = "rounds";
-  r.ci_method = o.analysis.paired_ci;
-  r.n_a = r.n_b = p.a.size();
+  r.ci_method = choice_name(o.analysis.paired_ci);
+  r.observations_a = r.observations_b = p.a.size();
   r.threshold = o.threshold_for(r.phase);
   if (p.a.empty()) {
     r.verdict = "too noisy";
@@ -251,19 +251,20 @@ void fill_paired(PhaseComparison& r, const PairedValues& p, const CompareOptions
     r.boot_high = std::exp(b.high);
     r.hodges_lehmann = std::exp(hodges_lehmann(d));
     r.sd_log_ratio = t.sd;
-    r.ci_low = o.analysis.paired_ci == "bootstrap" ? r.boot_low : r.t_low;
-    r.ci_high = o.analysis.paired_ci == "bootstrap" ? r.boot_high : r.t_high;
+    const bool boot = o.analysis.paired_ci == PairedCi::kBootstrap;
+    r.ci_low = boot ? r.boot_low : r.t_low;
+    r.ci_high = boot ? r.boot_high : r.t_high;
   } else {
     const double ma = mean(p.a), mb = mean(p.b);
     r.ratio = ma != 0 ? mb / ma : (mb == 0 ? 1.0 : INFINITY);
     std::tie(r.ci_low, r.ci_high) = ratio_from_difference({r.delta_low, r.delta_high}, p);
   }
-  if (r.n_a < o.min_samples)
-    r.warnings.push_back(fmt::format("too few rounds ({} on both sides; at least {} wanted)", r.n_a, o.min_samples));
+  if (r.observations_a < o.min_samples)
+    r.warnings.push_back(fmt::format("too few rounds ({} on both sides; at least {} wanted)", r.observations_a, o.min_samples));
   // The smallest two-sided exact signed-rank p-value with n rounds: 2 / 2^n.
-  if (std::ldexp(2.0, -static_cast<int>(std::min<size_t>(r.n_a, 60))) >= o.alpha)
-    r.warnings.push_back(fmt::format("with {} rounds no p-value can fall below alpha {}", r.n_a, o.alpha));
-  if (r.n_a < 2 || std::isnan(r.ci_low))
+  if (std::ldexp(2.0, -static_cast<int>(std::min<size_t>(r.observations_a, 60))) >= o.alpha)
+    r.warnings.push_back(fmt::format("with {} rounds no p-value can fall below alpha {}", r.observations_a, o.alpha));
+  if (r.observations_a < 2 || std::isnan(r.ci_low))
     r.verdict = "too noisy";
   else
     r.verdict = compare_verdict(r.p_value, r.ratio, r.ci_low, r.ci_high, o.alpha, r.threshold);
@@ -279,14 +280,14 @@ void family_intervals(std::vector<PhaseComparison>& rows, size_t first, const Ca
   for (size_t i = first; i < rows.size(); ++i) {
     PhaseComparison& r = rows[i];
     r.family = family;
-    if (!r.primary || !(r.verdict == "faster" || r.verdict == "slower" || !r.missing.empty())) continue;
+    if (!r.primary || !(r.verdict == "faster" || r.verdict == "slower" || r.only_in.has_value())) continue;
     const auto sa = row_series(ca, r), sb = row_series(cb, r);
     if (design.design == Design::kPaired) {
       const PairedValues p = paired_values(sa, sb, design.rounds);
       const auto iv = paired_interval(paired_d(p, r.log_ratios), level, o);
       if (r.log_ratios)
         std::tie(r.family_low, r.family_high) = std::pair{std::exp(iv.first), std::exp(iv.second)};
-      else if (r.missing.empty())
+      else if (!r.only_in)
         std::tie(r.family_low, r.family_high) = ratio_from_difference(iv, p);
       else
         std::tie(r.family_low, r.family_high) = iv;
@@ -296,7 +297,7 @@ void family_intervals(std::vector<PhaseComparison>& rows, size_t first, const Ca
       return s ? observations(*s->v, *s->process, blocks) : absent_observations(cd, blocks);
     };
     const std::vector<double> a = obs(sa, ca), b = obs(sb, cb);
-    if (r.missing.empty()) {
+    if (!r.only_in) {
       const RatioCI ci = bootstrap_ratio_ci(a, b, o.bootstrap_resamples, o.bootstrap_seed, level);
       r.family_low = ci.low;
       r.family_high = ci.high;
@@ -382,10 +383,9 @@ const char* design_name(Design d) {
 }
 
 CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& sa, const SideData& sb, const CompareOptions& o) {
-  std::string want = o.analysis.design;
-  if (want == "auto" && o.analysis.blocks == "off") want = "samples";  // the older spelling
+  const DesignChoice want = o.analysis.design;
   CaseDesign d;
-  if (want == "samples") {
+  if (want == DesignChoice::kSamples) {
     d.reason = "every sample (--design samples)";
     return d;
   }
@@ -410,9 +410,9 @@ CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& s
   // Auto pairs only where the signed-rank test can reach alpha: with n rounds its smallest
   // two-sided p is 2/2^n (0.0625 at 5 rounds), and a design that cannot find a change is no choice.
   size_t rounds_needed = 0;
-  if (why_not.empty() && want == "auto" && std::ldexp(2.0, -static_cast<int>(shared.size())) >= o.alpha)
+  if (why_not.empty() && want == DesignChoice::kAuto && std::ldexp(2.0, -static_cast<int>(shared.size())) >= o.alpha)
     for (rounds_needed = shared.size() + 1; std::ldexp(2.0, -static_cast<int>(rounds_needed)) >= o.alpha;) ++rounds_needed;
-  if (want == "paired" || want == "auto") {
+  if (want == DesignChoice::kPaired || want == DesignChoice::kAuto) {
     if (why_not.empty() && rounds_needed == 0) {
       d.design = Design::kPaired;
       d.rounds = shared;
@@ -421,7 +421,7 @@ CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& s
                              shared.size(), only ? fmt::format(", {} round(s) with one side only left out", only) : "");
       return d;
     }
-    if (want == "paired")
+    if (want == DesignChoice::kPaired)
       throw CompareError(fmt::format("--design paired: {}; pairing needs results written by ab, matrix, calibrate or "
                                      "bisect, with at least 2 rounds on both sides",
                                      why_not));
@@ -436,13 +436,13 @@ CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& s
           : fmt::format("only {} round(s) on both sides: pairing needs 2", shared.size());
   if (process_blocks_apply(a, b)) {
     d.design = Design::kBlocks;
-    d.reason = want == "blocks" ? "processes as blocks (--design blocks)" : "processes as blocks (" + unpaired + ")";
+    d.reason = want == DesignChoice::kBlocks ? "processes as blocks (--design blocks)" : "processes as blocks (" + unpaired + ")";
     return d;
   }
   const std::string why_samples = a.per_process.count("") || b.per_process.count("")
                                       ? "samples without process ids"
                                       : "each process ran one repetition";
-  d.reason = want == "blocks" ? "every sample (--design blocks, but " + why_samples + ")"
+  d.reason = want == DesignChoice::kBlocks ? "every sample (--design blocks, but " + why_samples + ")"
                               : "every sample (" + unpaired + "; " + why_samples + ")";
   return d;
 }
@@ -477,9 +477,30 @@ std::string compare_verdict(double p, double ratio, double lo, double hi, double
   return "unchanged";
 }
 
+const char* choice_name(MetricChoice m) { return m == MetricChoice::kWall ? "wall" : "auto"; }
+
+const char* choice_name(DesignChoice d) {
+  switch (d) {
+    case DesignChoice::kPaired: return "paired";
+    case DesignChoice::kBlocks: return "blocks";
+    case DesignChoice::kSamples: return "samples";
+    case DesignChoice::kAuto: break;
+  }
+  return "auto";
+}
+
+const char* choice_name(PairedCi c) { return c == PairedCi::kBootstrap ? "bootstrap" : "t"; }
+
+const char* side_letter(std::optional<Side> s) {
+  if (!s) return "";
+  return *s == Side::kA ? "a" : "b";
+}
+
+std::string only_in_text(Side s) { return s == Side::kA ? "only in A" : "only in B"; }
+
 bool PhaseComparison::change_stands() const {
   if (std::isnan(family_low) || std::isnan(family_high)) return false;
-  if (!missing.empty()) return missing == "a" ? family_low > 0 : family_high < 0;
+  if (only_in) return only_in == Side::kB ? family_low > 0 : family_high < 0;
   return family_low > 1 || family_high < 1;
 }
 
@@ -490,17 +511,6 @@ const PhaseComparison* primary_row(const Comparison& c, const std::string& phase
 }
 
 Comparison compare_files(const std::string& pa, const std::string& pb, const CompareOptions& o) {
-  if (o.analysis.metric != "auto" && o.analysis.metric != "wall")
-    throw CompareError(fmt::format("metric must be auto or wall (got \"{}\")", o.analysis.metric));
-  if (o.analysis.blocks != "auto" && o.analysis.blocks != "off")
-    throw CompareError(fmt::format("blocks must be auto or off (got \"{}\")", o.analysis.blocks));
-  const std::string& dz = o.analysis.design;
-  if (dz != "auto" && dz != "paired" && dz != "blocks" && dz != "samples")
-    throw CompareError(fmt::format("design must be paired, blocks, samples or auto (got \"{}\")", dz));
-  if (o.analysis.blocks == "off" && dz != "auto" && dz != "samples")
-    throw CompareError(fmt::format("blocks off means design samples, which contradicts design {}", dz));
-  if (o.analysis.paired_ci != "t" && o.analysis.paired_ci != "bootstrap")
-    throw CompareError(fmt::format("paired_ci must be t or bootstrap (got \"{}\")", o.analysis.paired_ci));
   SideData a = load_side(pa, o), b = load_side(pb, o);
   if (a.format != b.format)
     throw CompareError(fmt::format("cannot compare a {} file ({}) with a {} file ({})", a.format, pa,
@@ -514,8 +524,8 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
   c.provenance_b = b.provenance;
   c.machine_a = a.machine;
   c.machine_b = b.machine;
-  c.metric = o.analysis.metric;
-  c.design = o.analysis.design == "auto" && o.analysis.blocks == "off" ? "samples" : o.analysis.design;
+  c.metric_choice = o.analysis.metric_choice;
+  c.design = o.analysis.design;
   c.label_a = side_label("A", a.provenance);
   c.label_b = side_label("B", b.provenance);
   c.env_a = a.env;
@@ -589,17 +599,17 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         // CI of the change; the ratio is undefined.
         const bool in_b = pa_it == ca.phases.end();
         const PhaseData& d = in_b ? pb_it->second : pa_it->second;
-        const bool gpu = o.analysis.metric == "auto" && d.gpu_null == 0 && !d.gpu.empty();
+        const bool gpu = o.analysis.metric_choice == MetricChoice::kAuto && d.gpu_null == 0 && !d.gpu.empty();
         const Series present = gpu ? gpu_series(d) : wall_series(d);
         const std::vector<double> zeros = absent_observations(in_b ? ca : cb, blocks);
-        r.missing = in_b ? "a" : "b";
+        r.only_in = in_b ? Side::kB : Side::kA;
         r.metric = gpu ? "gpu_ns" : "wall_ns";
         (in_b ? r.samples_b : r.samples_a) = d.wall.size();
         (in_b ? r.samples_a : r.samples_b) = (in_b ? ca : cb).samples;
         fill(r, in_b ? std::nullopt : std::optional<Series>(present), in_b ? std::optional<Series>(present) : std::nullopt);
         r.ratio = in_b ? INFINITY : 0.0;
         r.ci_low = r.ci_high = NAN;
-        r.verdict = in_b ? "only in B" : "only in A";
+        r.verdict = only_in_text(*r.only_in);
         // Its counters, like its time, are 0 where it did not run (a counter unread where it ran
         // stays n/a with its reason).
         PhaseData absent;
@@ -634,7 +644,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         fill(gpu, gpu_series(da), gpu_series(db));
         // GPU time is the verdict of a GPU phase only when every sample has it: a phase whose GPU
         // time is sometimes missing would be judged on a subset of its samples.
-        const bool gpu_primary = o.analysis.metric == "auto" && da.gpu_null == 0 && db.gpu_null == 0;
+        const bool gpu_primary = o.analysis.metric_choice == MetricChoice::kAuto && da.gpu_null == 0 && db.gpu_null == 0;
         if (gpu_primary) {
           gpu.counters = std::move(wall.counters);
           wall.counters.clear();

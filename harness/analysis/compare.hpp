@@ -35,16 +35,27 @@
 
 namespace cuzk {
 
+// Which metric judges a phase (--metric): kAuto, GPU time where every sample of both sides has
+// it, else wall time; kWall, wall time everywhere.
+enum class MetricChoice { kAuto, kWall };
+// The unit of observation (--design; docs/compare.md, "Designs"): per-round log ratios of the two
+// sides' medians (where every sample carries a round_id), per-process medians, every sample, or
+// kAuto: paired where possible, else blocks, else samples.
+enum class DesignChoice { kAuto, kPaired, kBlocks, kSamples };
+// The paired design's reported CI (--paired-ci): the t interval over rounds, or rounds resampled.
+enum class PairedCi { kT, kBootstrap };
+// The names the command line and the JSON outputs use: "auto", "wall"; "auto", "paired",
+// "blocks", "samples"; "t", "bootstrap".
+const char* choice_name(MetricChoice m);
+const char* choice_name(DesignChoice d);
+const char* choice_name(PairedCi c);
+
 // Which metric judges a phase, what the unit of observation is, and which samples count: the
 // choices in the header comment above, shared by compare, gate, calibrate and ab.
 struct AnalysisChoices {
-  std::string metric = "auto";     // "auto": gpu_ns primary where every sample has it; "wall": wall_ns primary
-  // The unit of observation (docs/compare.md, "Designs"): "paired" (per-round log ratios of the
-  // two sides' medians, where every sample carries a round_id), "blocks" (per-process medians),
-  // "samples" (every sample), or "auto": paired where possible, else blocks, else samples.
-  std::string design = "auto";
-  std::string blocks = "auto";     // the older spelling: "off" is design "samples"; "auto" defers to design
-  std::string paired_ci = "t";     // the paired design's reported CI: "t" (t interval over rounds) or "bootstrap"
+  MetricChoice metric_choice = MetricChoice::kAuto;
+  DesignChoice design = DesignChoice::kAuto;
+  PairedCi paired_ci = PairedCi::kT;
   bool drop_disturbed = false;     // leave out samples judged throttled or loaded
   EnvThresholds env_thresholds;
 };
@@ -68,6 +79,13 @@ struct CompareOptions {
   }
 };
 
+// The side of an A/B; a phase or child that only one side has names that side.
+enum class Side { kA, kB };
+// "a" or "b" (the letter the JSON outputs use); "" for none.
+const char* side_letter(std::optional<Side> s);
+// "only in A" / "only in B".
+std::string only_in_text(Side s);
+
 struct CounterDelta {
   std::string name;
   std::optional<double> median_a, median_b;
@@ -88,7 +106,9 @@ struct PhaseComparison {
   bool primary = true;                   // the row that carries the phase's verdict (gate, calibrate)
   std::string unit = "samples";          // "samples", "processes" (per-process medians) or "rounds" (paired)
   std::string design = "samples";        // the case's design: "samples", "blocks" or "paired" (docs/compare.md)
-  size_t n_a = 0, n_b = 0;               // observations: samples, processes, or rounds both sides have
+  // Observations per side, counted in `unit`: samples, processes, or the rounds both sides have
+  // (JSON: n_a, n_b).
+  size_t observations_a = 0, observations_b = 0;
   size_t samples_a = 0, samples_b = 0;   // samples behind them
   double median_a = 0, median_b = 0, mad_a = 0, mad_b = 0, iqr_a = 0, iqr_b = 0;
   // B/A of medians with its 95% bootstrap CI; paired: exp(mean log ratio over rounds) with the CI
@@ -112,7 +132,7 @@ struct PhaseComparison {
   bool change_stands() const;
   double threshold = 0.03;               // relative noise threshold applied to this row
   std::string verdict;                   // "faster", "slower", "unchanged", "too noisy", "only in A", "only in B"
-  std::string missing;                   // "" or "a" / "b": the side without the phase (its cost there is 0)
+  std::optional<Side> only_in;           // set when only that side has the phase (its cost on the other is 0)
   std::vector<CounterDelta> counters;
   std::vector<std::string> warnings;
 };
@@ -130,7 +150,7 @@ struct EnvSummary {
 struct AccountingTerm {
   std::string kind;        // "child", "overlap" (minus the change of time children ran side by side), "remainder"
   std::string phase;       // the child's path ("" for overlap and remainder)
-  std::string only;        // "" or "a" / "b": the child exists on that side only
+  std::optional<Side> only_in;  // set when the child exists on that side only
   double median_a = 0, median_b = 0;  // the child's medians (overlap: the overlapped time)
   double delta = 0, ci_low = 0, ci_high = 0;
   bool significant = false;  // the CI excludes 0
@@ -144,7 +164,7 @@ struct Accounting {
   std::string suite, case_name, params;
   std::string parent;
   std::string unit = "samples";   // as the rows: "samples", "processes" or "rounds"
-  size_t n_a = 0, n_b = 0;
+  size_t observations_a = 0, observations_b = 0;  // counted in `unit` (JSON: n_a, n_b)
   double median_a = 0, median_b = 0, delta = 0, ci_low = 0, ci_high = 0;
   bool significant = false;
   bool overlap_measured = false;  // both sides recorded complete spans (else children count as serial)
@@ -173,8 +193,8 @@ struct Comparison {
   // $CUZK_INJECT_SLOWDOWN, else null (harness/measure/inject.hpp).
   nlohmann::json injected_a, injected_b;
   std::vector<std::string> cases_only_a, cases_only_b;  // "suite/case params" keys on one side only
-  std::string metric = "auto";           // CompareOptions::metric as applied
-  std::string design = "auto";           // AnalysisChoices::design as asked (each case's choice: summaries)
+  MetricChoice metric_choice = MetricChoice::kAuto;  // as applied
+  DesignChoice design = DesignChoice::kAuto;          // as asked (each case's choice: summaries)
   EnvSummary env_a, env_b;
   std::string label_a = "A", label_b = "B";  // "A (baseline)": the build's preset, when recorded
   std::vector<Accounting> accounting;    // every parent phase of every case in both files

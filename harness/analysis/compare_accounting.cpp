@@ -214,8 +214,8 @@ std::vector<Accounting> account_case(const CaseData& a, const CaseData& b, const
     acc.params = a.params;
     acc.parent = parent;
     acc.unit = paired ? "rounds" : design.design == Design::kBlocks ? "processes" : "samples";
-    acc.n_a = ta.rows.size();
-    acc.n_b = tb.rows.size();
+    acc.observations_a = ta.rows.size();
+    acc.observations_b = tb.rows.size();
     acc.overlap_measured = ta.spans && tb.spans;
     const size_t cols = children.size() + 2;
     const std::vector<double> ma = column_centres(ta.rows, cols, paired), mb = column_centres(tb.rows, cols, paired);
@@ -254,8 +254,8 @@ std::vector<Accounting> account_case(const CaseData& a, const CaseData& b, const
       AccountingTerm t;
       t.kind = "child";
       t.phase = children[i];
-      if (!a.phases.count(children[i])) t.only = "b";
-      if (!b.phases.count(children[i])) t.only = "a";
+      if (!a.phases.count(children[i])) t.only_in = Side::kB;
+      if (!b.phases.count(children[i])) t.only_in = Side::kA;
       t.median_a = ma[i + 1];
       t.median_b = mb[i + 1];
       t.delta = point[i + 1];

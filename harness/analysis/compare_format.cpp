@@ -51,7 +51,7 @@ std::map<std::string, std::string> unread_counters(const Comparison& c) {
         keep.insert(d.name);
         continue;
       }
-      if (!r.missing.empty()) continue;  // a side without the phase says nothing about the counter
+      if (r.only_in.has_value()) continue;  // a side without the phase says nothing about the counter
       auto [it, fresh] = out.emplace(d.name, d.note);
       if (!fresh && it->second != d.note) keep.insert(d.name);
     }
@@ -96,12 +96,12 @@ std::string counters_text(const PhaseComparison& r, const std::map<std::string, 
 
 // "10/10", or "10x5/10x5" (processes x repetitions each) when processes are the units.
 std::string n_cell(const PhaseComparison& r) {
-  if (r.unit == "rounds") return fmt::format("{} rounds", r.n_a);
-  if (r.unit != "processes") return fmt::format("{}/{}", r.n_a, r.n_b);
+  if (r.unit == "rounds") return fmt::format("{} rounds", r.observations_a);
+  if (r.unit != "processes") return fmt::format("{}/{}", r.observations_a, r.observations_b);
   auto side = [](size_t n, size_t samples) {
     return n ? fmt::format("{}x{:g}", n, std::round(10.0 * samples / n) / 10) : std::string("0");
   };
-  return side(r.n_a, r.samples_a) + "/" + side(r.n_b, r.samples_b);
+  return side(r.observations_a, r.samples_a) + "/" + side(r.observations_b, r.samples_b);
 }
 
 // The notes under the tables: how to read the metric, unit and p columns of these rows.
@@ -111,12 +111,12 @@ std::vector<std::string> legend(const Comparison& c, const FormatOptions& f) {
     secondary = secondary || r.metric == "gpu_ns";  // the GPU-or-wall note: only where GPU time was compared
     processes = processes || r.unit == "processes";
     rounds = rounds || r.unit == "rounds";
-    only = only || !r.missing.empty();
+    only = only || r.only_in.has_value();
     counted = counted || (r.primary && !compare_detail::is_time_metric(r.metric));
   }
   std::vector<std::string> out;
   if (secondary)
-    out.push_back(c.metric == "wall"
+    out.push_back(c.metric_choice == MetricChoice::kWall
                       ? "metric: every phase is judged by wall time (--metric wall); GPU time in parentheses is shown, not judged"
                       : "metric: a phase with GPU time in every sample is judged by it (CUDA events); its wall time in "
                         "parentheses is shown, not judged (--metric wall judges wall time)");
@@ -164,7 +164,7 @@ std::vector<std::string> headers(const FormatOptions& f) {
 std::vector<std::string> row_cells(const PhaseComparison& r, const std::map<std::string, std::string>& unread,
                                    const FormatOptions& f) {
   const std::string metric = r.metric == "wall_ns" ? "wall" : (r.metric == "gpu_ns" ? "gpu" : r.metric);
-  const bool only = !r.missing.empty();
+  const bool only = r.only_in.has_value();
   std::string verdict = r.verdict + (r.verdict == "faster" || r.verdict == "slower" ? " " + output::change_pct(r.ratio) : "");
   if (!r.primary) verdict = "(" + verdict + ")";
   std::string ratio = only ? (std::isnan(r.delta_low) ? "-"
@@ -173,10 +173,10 @@ std::vector<std::string> row_cells(const PhaseComparison& r, const std::map<std:
                            : fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high);
   auto value = [&](double v, bool absent) { return absent ? std::string("-") : compare_detail::value_text(r.metric, v); };
   std::vector<std::string> cells = {r.phase, r.primary ? metric : "(" + metric + ")", n_cell(r),
-                                    value(r.median_a, r.missing == "a"), value(r.median_b, r.missing == "b")};
+                                    value(r.median_a, r.only_in == Side::kB), value(r.median_b, r.only_in == Side::kA)};
   if (f.wide) {
-    cells.push_back(r.missing == "a" ? "-" : rel(r.mad_a, r.median_a) + "/" + rel(r.iqr_a, r.median_a));
-    cells.push_back(r.missing == "b" ? "-" : rel(r.mad_b, r.median_b) + "/" + rel(r.iqr_b, r.median_b));
+    cells.push_back(r.only_in == Side::kB ? "-" : rel(r.mad_a, r.median_a) + "/" + rel(r.iqr_a, r.median_a));
+    cells.push_back(r.only_in == Side::kA ? "-" : rel(r.mad_b, r.median_b) + "/" + rel(r.iqr_b, r.median_b));
   }
   cells.push_back(compare_detail::signed_value_text(r.metric, r.delta));
   cells.push_back(ratio);
@@ -217,7 +217,7 @@ std::string last_component(const std::string& path) {
 
 std::string term_text(const AccountingTerm& t) {
   std::vector<std::string> notes;
-  if (!t.only.empty()) notes.push_back(t.only == "b" ? "only in B" : "only in A");
+  if (t.only_in) notes.push_back(only_in_text(*t.only_in));
   if (!t.significant) notes.push_back("n.s.");
   if (t.concurrent) notes.push_back("concurrent");
   const std::string name = t.kind == "child" ? last_component(t.phase) : t.kind;
@@ -358,7 +358,7 @@ std::string format_markdown(const Comparison& c, const FormatOptions& f) {
     output::Table t = output::Table::with_titles(hdr);
     for (const auto* r : v.rows) {
       auto cells = row_cells(*r, unread, f);
-      if (r->primary && (r->verdict == "slower" || r->verdict == "faster" || !r->missing.empty()))
+      if (r->primary && (r->verdict == "slower" || r->verdict == "faster" || r->only_in.has_value()))
         cells[verdict_col] = fmt::format("**{}**", cells[verdict_col]);
       t.add_row(cells_of(cells));
     }
@@ -380,6 +380,12 @@ std::string format_markdown(const Comparison& c, const FormatOptions& f) {
 
 namespace {
 
+// The JSON's "missing": the side without the phase, the opposite of only_in.
+const char* missing_letter(const PhaseComparison& r) {
+  if (!r.only_in) return "";
+  return *r.only_in == Side::kA ? "b" : "a";
+}
+
 json env_json(const EnvSummary& e) {
   return {{"samples", e.samples}, {"throttled", e.throttled}, {"loaded", e.loaded}, {"without_env", e.without_env},
           {"dropped", e.dropped}, {"examples", e.examples}};
@@ -390,11 +396,11 @@ json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 json accounting_json(const Accounting& a) {
   json terms = json::array();
   for (const auto& t : a.terms)
-    terms.push_back({{"kind", t.kind}, {"phase", t.phase}, {"only", t.only}, {"median_a", num(t.median_a)},
+    terms.push_back({{"kind", t.kind}, {"phase", t.phase}, {"only", side_letter(t.only_in)}, {"median_a", num(t.median_a)},
                      {"median_b", num(t.median_b)}, {"delta", num(t.delta)}, {"ci_low", num(t.ci_low)},
                      {"ci_high", num(t.ci_high)}, {"significant", t.significant}, {"concurrent", t.concurrent}});
   return {{"suite", a.suite}, {"case", a.case_name}, {"parameters", a.params}, {"parent", a.parent},
-          {"unit", a.unit}, {"n_a", a.n_a}, {"n_b", a.n_b}, {"median_a", num(a.median_a)},
+          {"unit", a.unit}, {"n_a", a.observations_a}, {"n_b", a.observations_b}, {"median_a", num(a.median_a)},
           {"median_b", num(a.median_b)}, {"delta", num(a.delta)}, {"ci_low", num(a.ci_low)},
           {"ci_high", num(a.ci_high)}, {"significant", a.significant}, {"overlap_measured", a.overlap_measured},
           {"terms", terms}, {"text", format_accounting_line(a)}};
@@ -419,14 +425,14 @@ nlohmann::json to_json(const Comparison& c) {
                     {"ci_boot_low", num(r.boot_low)}, {"ci_boot_high", num(r.boot_high)},
                     {"sd_log_ratio", num(r.sd_log_ratio)}, {"family", r.family}, {"family_low", num(r.family_low)},
                     {"family_high", num(r.family_high)},
-                    {"n_a", r.n_a}, {"n_b", r.n_b}, {"samples_a", r.samples_a}, {"samples_b", r.samples_b},
+                    {"n_a", r.observations_a}, {"n_b", r.observations_b}, {"samples_a", r.samples_a}, {"samples_b", r.samples_b},
                     {"median_a", num(r.median_a)}, {"median_b", num(r.median_b)},
                     {"mad_a", num(r.mad_a)}, {"mad_b", num(r.mad_b)}, {"iqr_a", num(r.iqr_a)},
                     {"iqr_b", num(r.iqr_b)}, {"ratio", num(r.ratio)}, {"ci_low", num(r.ci_low)},
                     {"ci_high", num(r.ci_high)}, {"delta", num(r.delta)}, {"delta_low", num(r.delta_low)},
                     {"delta_high", num(r.delta_high)}, {"p_value", num(r.p_value)},
                     {"exact_test", r.exact_test}, {"threshold", r.threshold}, {"verdict", r.verdict},
-                    {"missing", r.missing}, {"counters", counters}, {"warnings", r.warnings}});
+                    {"missing", missing_letter(r)}, {"counters", counters}, {"warnings", r.warnings}});
   }
   json accounting = json::array();
   for (const auto& a : c.accounting) accounting.push_back(accounting_json(a));
@@ -439,8 +445,8 @@ nlohmann::json to_json(const Comparison& c) {
   // "injected": the side's header "injected" (spec, slowdowns) or null (harness/measure/inject.hpp).
   return {{"a", {{"path", c.path_a}, {"label", c.label_a}, {"format", c.format_a}, {"provenance", c.provenance_a}, {"machine", c.machine_a}, {"injected", c.injected_a}}},
           {"b", {{"path", c.path_b}, {"label", c.label_b}, {"format", c.format_b}, {"provenance", c.provenance_b}, {"machine", c.machine_b}, {"injected", c.injected_b}}},
-          {"metric", c.metric},
-          {"design", c.design},
+          {"metric", choice_name(c.metric_choice)},
+          {"design", choice_name(c.design)},
           {"environment", {{"a", env_json(c.env_a)}, {"b", env_json(c.env_b)}}},
           {"summaries", summaries},
           {"rows", rows},

@@ -20,12 +20,12 @@ constexpr size_t kListed = 5;    // significant changes named in the paragraph
 constexpr double kPower = 0.90;  // as calibrate's default
 
 bool is_change(const PhaseComparison& r) {
-  return r.verdict == "faster" || r.verdict == "slower" || !r.missing.empty();
+  return r.verdict == "faster" || r.verdict == "slower" || r.only_in.has_value();
 }
 
 // "proof/prove/h2d -70.2 ms (-33.3%, GPU time)", "proof/prove/pin_abc +90.4 ms (only in B)".
 std::string change_text(const PhaseComparison& r) {
-  std::string what = !r.missing.empty() ? (r.missing == "a" ? "only in B" : "only in A") : output::change_pct(r.ratio);
+  std::string what = r.only_in ? only_in_text(*r.only_in) : output::change_pct(r.ratio);
   if (r.metric == "gpu_ns") what += ", GPU time";
   if (!is_time_metric(r.metric)) what += ", " + r.metric;
   return fmt::format("{} {} ({})", r.phase, signed_value_text(r.metric, r.delta), what);
@@ -36,7 +36,7 @@ std::string change_text(const PhaseComparison& r) {
 const PhaseComparison* end_to_end(const std::vector<const PhaseComparison*>& rows) {
   const PhaseComparison* best = nullptr;
   for (const auto* r : rows) {
-    if (!r->primary || r->phase.find('/') != std::string::npos || !r->missing.empty()) continue;
+    if (!r->primary || r->phase.find('/') != std::string::npos || r->only_in.has_value()) continue;
     if (r->phase == "proof") return r;
     if (!best || r->median_a > best->median_a) best = r;
   }
@@ -76,7 +76,7 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
   std::stable_sort(maybe.begin(), maybe.end(), by_size);
 
   std::string text = fmt::format("{} against {}", c.label_b, c.label_a);
-  if (e2e) text += e2e->unit == "rounds" ? fmt::format(", {} rounds", e2e->n_b) : fmt::format(", {} {} per side", e2e->n_b, e2e->unit);
+  if (e2e) text += e2e->unit == "rounds" ? fmt::format(", {} rounds", e2e->observations_b) : fmt::format(", {} {} per side", e2e->observations_b, e2e->unit);
   text += ": ";
   auto list = [](const std::vector<const PhaseComparison*>& v) {
     std::string s;
@@ -112,12 +112,12 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
             e > std::log1p(r.threshold) ? fmt::format("call a change of this size ({}) {}", output::change_pct(r.ratio),
                                                       r.ratio > 1 ? "slower" : "faster")
                                         : fmt::format("show it within the {:g}% threshold (unchanged)", 100 * r.threshold),
-            s.rounds_needed, r.n_a, 100 * r.sd_log_ratio);
+            s.rounds_needed, r.observations_a, 100 * r.sd_log_ratio);
     } else if (r.verdict == "too noisy" && r.median_a > 0) {
       const double cv_a = robust_cv(r.mad_a, r.median_a), cv_b = robust_cv(r.mad_b, r.median_b);
       const double cv = std::sqrt((cv_a * cv_a + cv_b * cv_b) / 2);
       const double effect = std::fabs(r.ratio - 1);
-      const size_t now = std::min(r.n_a, r.n_b);
+      const size_t now = std::min(r.observations_a, r.observations_b);
       if (effect > r.threshold) {
         s.rounds_needed = power::runs_needed(effect, cv, o.alpha, kPower, r.threshold);
         text += fmt::format(

@@ -330,7 +330,7 @@ std::vector<bool> adjust(const std::vector<const PhaseComparison*>& rows, std::v
     out[i].adjusted_p = parent[i] < 0 ? holm[i] : std::max(holm[i], out[static_cast<size_t>(parent[i])].adjusted_p);
     const PhaseComparison& r = *rows[i];
     const bool u_test = r.unit == "samples" || r.unit == "processes";
-    reachable[i] = (!u_test || static_cast<double>(out[i].family_size) * smallest_u_p(r.n_a, r.n_b) < t.alpha) &&
+    reachable[i] = (!u_test || static_cast<double>(out[i].family_size) * smallest_u_p(r.observations_a, r.observations_b) < t.alpha) &&
                    (parent[i] < 0 || reachable[static_cast<size_t>(parent[i])]);
   }
   return reachable;
@@ -407,8 +407,8 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
     bool in_a = false, in_b = false;
     for (const auto& r : c.rows) {
       if (r.phase != p) continue;
-      in_a = in_a || r.missing != "a";
-      in_b = in_b || r.missing != "b";
+      in_a = in_a || r.only_in != Side::kB;
+      in_b = in_b || r.only_in != Side::kA;
     }
     if (!in_a) g.errors.push_back("phase " + p + " (named in " + tfile + ") is missing in the baseline");
     if (!in_b) g.errors.push_back("phase " + p + " (named in " + tfile + ") is missing in the candidate");
@@ -435,11 +435,11 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
   std::vector<const PhaseComparison*> gated;
   for (const auto& r : c.rows) {
     const std::string where = where_of(r);
-    if (r.missing == "b") {
+    if (r.only_in == Side::kA) {
       g.errors.push_back("phase " + where + " is in the baseline but missing in the candidate");
       continue;
     }
-    if (r.missing == "a") {
+    if (r.only_in == Side::kB) {
       const NewPhaseLimit l = new_phase_limit(t, r.phase);
       if (ignored.count(r.phase) || !l.any()) {
         g.warnings.push_back(fmt::format("phase {} is new in the candidate, costs {:.1f} ms (not gated{})", where,
@@ -451,13 +451,13 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
     }
     if (ignored.count(r.phase)) continue;
     if (!r.primary) continue;  // shown for reference; the phase's verdict is its primary row's
-    if (r.n_a == 0 || r.n_b == 0) {
+    if (r.observations_a == 0 || r.observations_b == 0) {
       g.errors.push_back("phase " + where + " has no samples on one side");
       continue;
     }
-    if (r.n_a < t.min_samples || r.n_b < t.min_samples) {
+    if (r.observations_a < t.min_samples || r.observations_b < t.min_samples) {
       g.errors.push_back(fmt::format("phase {} has too few samples ({} baseline, {} candidate; min_samples = {})",
-                                     where, r.n_a, r.n_b, t.min_samples));
+                                     where, r.observations_a, r.observations_b, t.min_samples));
       continue;
     }
     if (auto lim = t.counter_limits.find(r.phase); lim != t.counter_limits.end()) {
@@ -549,8 +549,8 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
     const std::string msg = fmt::format(
         "{} of {} gated phases cannot fail with these sample counts (e.g. {}: with {} and {} {} the U test's smallest "
         "p is {:.2g}, and its family of {} needs p < {:.2g}); about {} per side would let them (multiple = {})",
-        unreachable, gated.size(), where_of(*example), example->n_a, example->n_b, example->unit,
-        smallest_u_p(example->n_a, example->n_b), example_family, t.alpha / static_cast<double>(example_family),
+        unreachable, gated.size(), where_of(*example), example->observations_a, example->observations_b, example->unit,
+        smallest_u_p(example->observations_a, example->observations_b), example_family, t.alpha / static_cast<double>(example_family),
         u_observations_for(t.alpha / static_cast<double>(example_family)), t.multiple);
     g.cannot_fail = unreachable == gated.size() ? msg + ": no phase's time can fail this gate" : msg;
     g.warnings.push_back(g.cannot_fail);
@@ -561,7 +561,7 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
     GatedPhase& p = g.gated[i];
     // compare's own "too noisy" for rows it could not test stands; otherwise the verdict rule
     // of compare.md with the adjusted p in place of the raw one.
-    p.verdict = std::isnan(r.ci_low) || r.n_a < 2 || r.n_b < 2
+    p.verdict = std::isnan(r.ci_low) || r.observations_a < 2 || r.observations_b < 2
                     ? r.verdict
                     : compare_verdict(p.adjusted_p, r.ratio, r.ci_low, r.ci_high, t.alpha, r.threshold);
     const std::string where = where_of(r);
@@ -605,15 +605,15 @@ void confirm_alarms(GateResult& g, const Comparison& fresh, const GateThresholds
     const GateAlarm& a = g.alarms[i];
     const PhaseComparison* r = find(a);
     const bool wanted_missing = a.kind == "new_phase";
-    if (!r || (wanted_missing ? r->missing != "a" : !r->missing.empty())) {
+    if (!r || (wanted_missing ? r->only_in != Side::kB : r->only_in.has_value())) {
       g.errors.push_back(fmt::format("cannot confirm the alarm on {}: not in both confirmation files ({}, {})",
                                      where_of(a), fresh.path_a, fresh.path_b));
       continue;
     }
-    if (!wanted_missing && (r->n_a < t.min_samples || r->n_b < t.min_samples)) {
+    if (!wanted_missing && (r->observations_a < t.min_samples || r->observations_b < t.min_samples)) {
       g.errors.push_back(fmt::format("cannot confirm the alarm on {}: too few samples in the confirmation files ({} "
                                      "baseline, {} candidate; min_samples = {})",
-                                     where_of(a), r->n_a, r->n_b, t.min_samples));
+                                     where_of(a), r->observations_a, r->observations_b, t.min_samples));
       continue;
     }
     rows[i] = r;
@@ -662,8 +662,8 @@ void confirm_alarms(GateResult& g, const Comparison& fresh, const GateThresholds
       fresh_text = fmt::format("x{:.3g}", *ratio);
     }
     a.confirmed = yes;
-    a.confirmation = fmt::format("alarm on {} ({}); re-measured {} and {} more {}: {} ({})", where_of(a), first, r.n_a,
-                                 r.n_b, r.unit, yes ? "confirmed" : "not confirmed", fresh_text);
+    a.confirmation = fmt::format("alarm on {} ({}); re-measured {} and {} more {}: {} ({})", where_of(a), first, r.observations_a,
+                                 r.observations_b, r.unit, yes ? "confirmed" : "not confirmed", fresh_text);
     (yes ? confirmed : not_confirmed).push_back(a.confirmation);
   }
   g.regressions = confirmed;

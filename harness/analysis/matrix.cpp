@@ -50,7 +50,7 @@ VariantCell cell_of(const std::string& name, const PhaseComparison& r) {
   VariantCell c;
   c.name = name;
   c.verdict = r.verdict;
-  if (r.missing.empty()) {
+  if (!r.only_in) {
     c.ratio = r.ratio;
     c.low = r.ci_low;
     c.high = r.ci_high;
@@ -237,7 +237,7 @@ Attribution attribute(const Input& in) {
         const PhaseComparison* r = case_row(c, k, phase);
         if (!r) continue;
         if (p.metric.empty()) p.metric = r->metric;
-        if (r->missing != "a") p.baseline_median = r->median_a;
+        if (r->only_in != Side::kB) p.baseline_median = r->median_a;
         p.variants.push_back(cell_of(in.variants[v].name, *r));
       }
       if (fx) analyse_factorial(in, merged_ptr, rounds, key, p);

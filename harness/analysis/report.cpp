@@ -87,17 +87,17 @@ std::string html_cases(const Comparison& c) {
          "<th>change ms</th><th>ratio B/A</th><th>95% CI</th><th>p</th><th>verdict</th><th>counters</th></tr>\n";
     for (const auto& row : c.rows) {
       if (row.suite != suite || row.case_name != case_name || row.params != params) continue;
-      const bool only = !row.missing.empty();
-      const char* cls = row.verdict == "slower" || row.missing == "a"   ? "slower"
-                        : row.verdict == "faster" || row.missing == "b" ? "faster"
+      const bool only = row.only_in.has_value();
+      const char* cls = row.verdict == "slower" || row.only_in == Side::kB   ? "slower"
+                        : row.verdict == "faster" || row.only_in == Side::kA ? "faster"
                         : row.verdict == "too noisy"                    ? "noisy"
                                                                         : nullptr;
       std::string cn;
       for (const auto& cd : row.counters) cn += (cn.empty() ? "" : ", ") + cd.name + " " + cd.note;
       h += "<tr>" + td(row.primary ? row.phase : row.phase + " (secondary)") + td(row.metric) +
-           td(std::to_string(row.n_a), "num") + td(std::to_string(row.n_b), "num") +
-           td(row.missing == "a" ? "-" : fmt_ms(row.median_a), "num") +
-           td(row.missing == "b" ? "-" : fmt_ms(row.median_b), "num") + td(fmt::format("{:+.3f}", row.delta / 1e6), "num") +
+           td(std::to_string(row.observations_a), "num") + td(std::to_string(row.observations_b), "num") +
+           td(row.only_in == Side::kB ? "-" : fmt_ms(row.median_a), "num") +
+           td(row.only_in == Side::kA ? "-" : fmt_ms(row.median_b), "num") + td(fmt::format("{:+.3f}", row.delta / 1e6), "num") +
            td(only ? "-" : fmt::format("{:.4f}", row.ratio), "num") +
            td(only ? fmt::format("cost [{:.3f}, {:.3f}] ms", std::fabs(row.delta_low) / 1e6, std::fabs(row.delta_high) / 1e6)
                    : fmt::format("[{:.4f}, {:.4f}]", row.ci_low, row.ci_high),

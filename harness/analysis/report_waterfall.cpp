@@ -25,7 +25,7 @@ std::string label_of(const AccountingTerm& t) {
   if (t.kind != "child") return t.kind;
   auto slash = t.phase.rfind('/');
   std::string s = slash == std::string::npos ? t.phase : t.phase.substr(slash + 1);
-  if (!t.only.empty()) s += t.only == "b" ? " (only in B)" : " (only in A)";
+  if (t.only_in) s += " (" + only_in_text(*t.only_in) + ")";
   if (t.concurrent) s += " (concurrent)";
   return s;
 }

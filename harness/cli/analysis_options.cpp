@@ -3,27 +3,72 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "harness/cli/commands.hpp"
 
 namespace cuzk::cli {
 
+namespace {
+
+// "a, b or c".
+std::string one_of(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return s;
+}
+
+// A flag whose values are the names of an enum's members (choice_name); any other value is a
+// parse error listing them in `values`' order (exit 2, one line).
+template <class E>
+CLI::Option* add_choice(CLI::App* sub, const std::string& flag, E& target, std::vector<E> values, const std::string& help) {
+  std::vector<std::string> names;
+  for (E v : values) names.push_back(choice_name(v));
+  return sub
+      ->add_option_function<std::string>(
+          flag,
+          [&target, values, flag, names](const std::string& s) {
+            for (E v : values)
+              if (s == choice_name(v)) {
+                target = v;
+                return;
+              }
+            throw CLI::ValidationError(fmt::format("{} must be {} (got \"{}\")", flag, one_of(names), s));
+          },
+          help)
+      ->default_str(choice_name(target));
+}
+
+}  // namespace
+
 void add_analysis_options(CLI::App* sub, AnalysisChoices& a) {
-  sub->add_option("--metric", a.metric,
-                  "auto: a phase with GPU time in every sample is judged by it, wall time shown beside; wall: judge wall time")
-      ->capture_default_str();
-  sub->add_option("--design", a.design,
-                  "unit of observation: paired (per-round log ratios, where every sample has a round_id), blocks "
-                  "(per-process medians), samples (every sample), auto (paired, else blocks where repetitions share a "
-                  "process, else samples)")
-      ->capture_default_str();
-  sub->add_option("--paired-ci", a.paired_ci,
-                  "the paired design's reported CI: t (t interval of the mean log ratio over rounds) or bootstrap "
-                  "(rounds resampled)")
-      ->capture_default_str();
-  // The older spelling, kept for scripts: --blocks off is --design samples.
-  sub->add_option("--blocks", a.blocks, "older spelling of --design: off = samples, auto = --design's choice")
-      ->capture_default_str();
+  add_choice(sub, "--metric", a.metric_choice, {MetricChoice::kAuto, MetricChoice::kWall},
+             "auto: a phase with GPU time in every sample is judged by it, wall time shown beside; wall: judge wall time");
+  add_choice(sub, "--design", a.design,
+             {DesignChoice::kPaired, DesignChoice::kBlocks, DesignChoice::kSamples, DesignChoice::kAuto},
+             "unit of observation: paired (per-round log ratios, where every sample has a round_id), blocks "
+             "(per-process medians), samples (every sample), auto (paired, else blocks where repetitions share a "
+             "process, else samples)");
+  add_choice(sub, "--paired-ci", a.paired_ci, {PairedCi::kT, PairedCi::kBootstrap},
+             "the paired design's reported CI: t (t interval of the mean log ratio over rounds) or bootstrap "
+             "(rounds resampled)");
+  // The older spelling, kept for scripts: --blocks off is --design samples. CLI11 runs option
+  // callbacks in declaration order, so --design's value is known here.
+  sub->add_option_function<std::string>(
+         "--blocks",
+         [&a](const std::string& v) {
+           if (v == "auto") return;
+           if (v != "off")
+             throw CLI::ValidationError(
+                 fmt::format("--blocks must be auto or off (got \"{}\"; --design is the option now)", v));
+           if (a.design != DesignChoice::kAuto && a.design != DesignChoice::kSamples)
+             throw CLI::ValidationError(fmt::format(
+                 "--blocks off means --design samples, which contradicts --design {}", choice_name(a.design)));
+           a.design = DesignChoice::kSamples;
+         },
+         "older spelling of --design: off = samples, auto = --design's choice")
+      ->default_str("auto");
   sub->add_flag("--drop-disturbed", a.drop_disturbed,
                 "leave out samples taken while the GPU throttled or other work loaded the host (counted in a warning)");
   sub->add_option("--max-other-load", a.env_thresholds.others_busy_cores,
@@ -58,16 +103,6 @@ void add_allow_injected_flag(CLI::App* sub, bool& allow) {
 }
 
 void check_analysis_options(const AnalysisChoices& a) {
-  if (a.metric != "auto" && a.metric != "wall")
-    throw Error(fmt::format("--metric must be auto or wall (got \"{}\")", a.metric));
-  if (a.design != "auto" && a.design != "paired" && a.design != "blocks" && a.design != "samples")
-    throw Error(fmt::format("--design must be paired, blocks, samples or auto (got \"{}\")", a.design));
-  if (a.paired_ci != "t" && a.paired_ci != "bootstrap")
-    throw Error(fmt::format("--paired-ci must be t or bootstrap (got \"{}\")", a.paired_ci));
-  if (a.blocks != "auto" && a.blocks != "off")
-    throw Error(fmt::format("--blocks must be auto or off (got \"{}\"; --design is the option now)", a.blocks));
-  if (a.blocks == "off" && a.design != "auto" && a.design != "samples")
-    throw Error(fmt::format("--blocks off means --design samples, which contradicts --design {}", a.design));
   if (!(a.env_thresholds.others_busy_cores >= 0) || !std::isfinite(a.env_thresholds.others_busy_cores))
     throw Error(fmt::format("--max-other-load must be a number of cores >= 0 (got {})", a.env_thresholds.others_busy_cores));
 }

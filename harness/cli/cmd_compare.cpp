@@ -25,7 +25,7 @@ struct CompareArgs {
 // would read as "no change". Say which cases each side has instead.
 void check_something_compared(const Comparison& c) {
   for (const auto& r : c.rows)
-    if (r.missing.empty()) return;
+    if (!r.only_in) return;
   auto list = [](const std::vector<std::string>& v) {
     std::string s;
     for (size_t i = 0; i < v.size() && i < 3; ++i) s += (i ? "; " : "") + v[i];
