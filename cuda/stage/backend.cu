@@ -18,7 +18,7 @@
 // Two schedules (StageOptions::overlap, CUZK_GPU_OVERLAP):
 //  - serial (the default): on one stream and one host thread, phase after phase: pin_abc, h2d
 //    (pageable memory copied by the driver), ntt_h, msm_h, msm_l, msm_a, msm_b_g1 (msm_b_g2);
-//  - overlapped: an upload thread copies on a stream of its own, through HostUploader (pinned
+//  - overlapped: an upload thread copies on a stream of its own, through StagedUploader (pinned
 //    staging buffers for pageable memory, cuda/stage/staged_upload.cuh), while the calling thread runs
 //    the kernels on the compute stream. Per circuit i the uploads go assignment first:
 //      upload thread:  [key] z(i) | pin and copy a, b, c (i)       | z(i+1) ...
@@ -316,12 +316,12 @@ class CudaBackend final : public groth16::Backend {
     fr_t* dst[3] = {a_.get(), b_.get(), c_.get()};
     for (int k = 0; k < 3; ++k) copy_one(dst[k], src[k], w.a.size(), n, s, nullptr);
   }
-  static void copy_one(fr_t* dst, const fr_t* src, size_t rows, uint64_t n, cudaStream_t s, HostUploader* up) {
+  static void copy_one(fr_t* dst, const fr_t* src, size_t rows, uint64_t n, cudaStream_t s, StagedUploader* up) {
     if (up) up->copy(dst, src, rows * sizeof(fr_t), s);
     else if (rows) CUZK_CUDA_CHECK(cudaMemcpyAsync(dst, src, rows * sizeof(fr_t), cudaMemcpyHostToDevice, s));
     fill_zero(dst, rows, n, s);
   }
-  static void copy_z(const Witness& w, fr_t* z, cudaStream_t s, HostUploader* up) {
+  static void copy_z(const Witness& w, fr_t* z, cudaStream_t s, StagedUploader* up) {
     if (up) {
       up->copy(z, w.input.data(), w.input.size_bytes(), s);
       up->copy(z + w.input.size(), w.aux.data(), w.aux.size_bytes(), s);
@@ -520,8 +520,8 @@ class CudaBackend final : public groth16::Backend {
 
   // The staging buffers (allocated on first use). One thread at a time copies through them:
   // the calling thread in the serial schedule, the upload thread in the overlapped one.
-  HostUploader& uploader() {
-    if (!uploader_) uploader_ = std::make_unique<HostUploader>(opt_.upload);
+  StagedUploader& uploader() {
+    if (!uploader_) uploader_ = std::make_unique<StagedUploader>(opt_.staged_upload);
     return *uploader_;
   }
 
@@ -542,7 +542,7 @@ class CudaBackend final : public groth16::Backend {
   cudaStream_t stream_ = nullptr;       // kernels (and, serial, the copies)
   cudaStream_t copy_stream_ = nullptr;  // overlapped: the copies
   cudaEvent_t z_ready_[2] = {}, abc_ready_ = nullptr;
-  std::unique_ptr<HostUploader> uploader_;  // uploader()
+  std::unique_ptr<StagedUploader> uploader_;  // uploader()
   ResidentKey key_;
   NttContext ntt_;
   MsmG1 msm_h_, msm_z_;  // make_msms()
@@ -574,7 +574,7 @@ std::unique_ptr<groth16::Backend> make_cuda_backend(StageOptions options) {
                                   std::to_string(kMaxWindowBits) + ")");
   // Bounds that catch a mistaken value (bytes for MiB, a count for a size) before threads or
   // page-locked memory are taken for it (tests/gpu/test_stage_options.cpp, run without a GPU).
-  const Staging& u = options.upload;
+  const StagedUploadOptions& u = options.staged_upload;
   if (u.threads > 256 || u.buffers > 64 || u.buffer_bytes > (size_t(1) << 30))
     throw std::invalid_argument("CUDA proving stage: staging of " + std::to_string(u.threads) + " threads, " +
                                 std::to_string(u.buffers) + " buffers of " + std::to_string(u.buffer_bytes) +

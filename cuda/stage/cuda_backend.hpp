@@ -55,7 +55,7 @@ struct StageOptions {
   // threads, buffers per thread or one buffer at a time (Fill::split, the former way), buffer
   // sizes. The overlapped stage's compute stream waits first for the assignment's upload, which
   // the host's copying bounds (docs/cuda-backend.md#staging-per-thread).
-  Staging upload{};
+  StagedUploadOptions staged_upload{};
 };
 // The options of this build's variant flags.
 StageOptions build_stage_options();

@@ -19,25 +19,25 @@ bool is_page_locked(const void* p) {
   return a.type == cudaMemoryTypeHost;
 }
 
-unsigned HostUploader::default_threads() {
+unsigned StagedUploader::default_threads() {
   return unsigned(std::clamp<size_t>(placement::allowed_cpus().size() / 2, 2, 8));
 }
 
 namespace {
-Staging with_defaults(Staging s) {
+StagedUploadOptions with_defaults(StagedUploadOptions s) {
   const bool split = s.fill == Fill::split;
-  s.threads = std::max(2u, s.threads ? s.threads : HostUploader::default_threads());
+  s.threads = std::max(2u, s.threads ? s.threads : StagedUploader::default_threads());
   s.buffer_bytes = s.buffer_bytes ? std::max<size_t>(s.buffer_bytes, 4096) : size_t(split ? 16 : 4) << 20;
   s.buffers = s.buffers ? std::max(2u, s.buffers) : (split ? 4 : 2);
   return s;
 }
 }  // namespace
 
-HostUploader::HostUploader(Staging staging)
+StagedUploader::StagedUploader(StagedUploadOptions staging)
     : staging_(with_defaults(staging)),
       pool_(std::make_unique<ThreadPool>(staging_.threads - 1)) {}  // the caller is the last one
 
-HostUploader::~HostUploader() {
+StagedUploader::~StagedUploader() {
   for (auto& r : rings_)
     for (auto& b : r.buffers) {
       if (b.drained) {
@@ -48,7 +48,7 @@ HostUploader::~HostUploader() {
     }
 }
 
-void HostUploader::allocate() {
+void StagedUploader::allocate() {
   rings_.resize(staging_.fill == Fill::split ? 1 : staging_.threads);
   for (auto& r : rings_) {
     r.buffers.resize(staging_.buffers);
@@ -65,7 +65,7 @@ void HostUploader::allocate() {
 }
 
 template <class FillFn>
-void HostUploader::stage(Ring& r, char* dst, const char* host, size_t len, cudaStream_t s, FillFn&& fill) {
+void StagedUploader::stage(Ring& r, char* dst, const char* host, size_t len, cudaStream_t s, FillFn&& fill) {
   Buffer& b = r.buffers[r.next];
   r.next = (r.next + 1) % r.buffers.size();
   CUZK_CUDA_CHECK(cudaEventSynchronize(b.drained));  // its previous copy has left it
@@ -74,7 +74,7 @@ void HostUploader::stage(Ring& r, char* dst, const char* host, size_t len, cudaS
   CUZK_CUDA_CHECK(cudaEventRecord(b.drained, s));
 }
 
-void HostUploader::copy(void* dst, const void* src, size_t bytes, cudaStream_t s) {
+void StagedUploader::copy(void* dst, const void* src, size_t bytes, cudaStream_t s) {
   if (bytes == 0) return;
   if (is_page_locked(src)) {
     CUZK_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));

@@ -3,7 +3,7 @@
 // cudaMemcpyAsync from pageable memory is a copy the driver stages through its own small pinned
 // buffers, one piece at a time, on the calling thread, several times slower than a copy from
 // page-locked memory; pinning the caller's memory (cudaHostRegister) costs about as much as that
-// slow copy again (docs/cuda-backend.md#staging-rather-than-pinning). HostUploader instead keeps pinned
+// slow copy again (docs/cuda-backend.md#staging-rather-than-pinning). StagedUploader instead keeps pinned
 // buffers of its own: host threads copy the next pieces into free buffers while the copy engine
 // drains the previous ones, so the copy runs at the slower of the two rates and the caller's
 // memory is never registered. Page-locked sources are copied directly.
@@ -26,17 +26,17 @@ namespace cuzk::cuda {
 // range), so that the copy engine can read it directly.
 bool is_page_locked(const void* p);
 
-class HostUploader {
+class StagedUploader {
  public:
   // The pinned buffers are allocated on the first staged copy.
-  explicit HostUploader(Staging staging = {});
+  explicit StagedUploader(StagedUploadOptions staging = {});
   // Half the CPUs the process may use, between 2 and 8: the copy is bound by the host's copying
   // up to 8 threads or more, and half the cores stay with the CPU's own work (the staging sweep:
   // results/reference/h200/stage-2026-12-02/README.md).
   static unsigned default_threads();
-  ~HostUploader();  // waits for the copies out of its buffers
-  HostUploader(const HostUploader&) = delete;
-  HostUploader& operator=(const HostUploader&) = delete;
+  ~StagedUploader();  // waits for the copies out of its buffers
+  StagedUploader(const StagedUploader&) = delete;
+  StagedUploader& operator=(const StagedUploader&) = delete;
 
   // Enqueues dst[0, bytes) <- src[0, bytes) on stream s. Returns once every byte is enqueued:
   // a pageable source has then been read completely (the caller may change it), a page-locked
@@ -60,7 +60,7 @@ class HostUploader {
   // fill(buffer, host, len), and enqueues the copy to dst on s.
   template <class FillFn>
   void stage(Ring& r, char* dst, const char* host, size_t len, cudaStream_t s, FillFn&& fill);
-  Staging staging_;
+  StagedUploadOptions staging_;
   std::vector<Ring> rings_;  // one (Fill::split) or one per thread
   std::unique_ptr<ThreadPool> pool_;
 };

@@ -1,4 +1,4 @@
-// How HostUploader (cuda/stage/staged_upload.cuh) stages pageable host memory for the copy engine:
+// How StagedUploader (cuda/stage/staged_upload.cuh) stages pageable host memory for the copy engine:
 // plain C++, so that the proving stage's options (cuda/stage/cuda_backend.hpp), the tests and the
 // benchmarks can choose it without CUDA's headers.
 #pragma once
@@ -18,9 +18,9 @@ enum class Fill {
   per_thread,
 };
 
-struct Staging {
+struct StagedUploadOptions {
   Fill fill = Fill::per_thread;
-  unsigned threads = 0;     // filling threads, the caller among them (at least 2; 0: HostUploader::default_threads())
+  unsigned threads = 0;     // filling threads, the caller among them (at least 2; 0: StagedUploader::default_threads())
   size_t buffer_bytes = 0;  // 0: 16 MiB for Fill::split, 4 MiB for Fill::per_thread
   unsigned buffers = 0;     // buffers in a ring, each thread's with Fill::per_thread (at least 2;
                             // 0: 4 for Fill::split, 2 for Fill::per_thread)

@@ -47,7 +47,7 @@ class SlicedUpload {
   std::vector<MsmSliceOf<P>> slices;
 
   SlicedUpload(Affine* d_points, fr_t* d_scalars, std::span<const Affine> points, std::span<const fr_t> scalars,
-               size_t count, cudaStream_t s, cudaStream_t up, HostUploader& uploader) {
+               size_t count, cudaStream_t s, cudaStream_t up, StagedUploader& uploader) {
     const std::vector<size_t> lens = slice_lengths(points.size(), count);
     events_.resize(1 + 2 * lens.size());
     CUZK_CUDA_CHECK(cudaEventRecord(events_[0].e, s));
@@ -236,7 +236,7 @@ typename P::jacobian msm_uploaded(std::span<const typename P::affine> points, st
   Stream st, up;
   DeviceArray<typename P::affine> p(points.size(), "MSM points");
   DeviceArray<fr_t> k(scalars.size(), "MSM scalars");
-  HostUploader uploader;
+  StagedUploader uploader;
   SlicedUpload<P> u(p.get(), k.get(), points, scalars, slices, st.s, up.s, uploader);
   Msm<P> msm;
   return run_sliced(msm, u, st.s, window_bits);
@@ -342,7 +342,7 @@ std::vector<g1_xyzz_t> g1_madd(std::span<const g1_xyzz_t> acc, std::span<const g
 template <class P>
 struct DeviceMsm<P>::Impl {
   Stream st, upload_st;
-  HostUploader uploader;  // upload_and_run's staging, for pageable input
+  StagedUploader uploader;  // upload_and_run's staging, for pageable input
   DeviceArray<Affine> points;
   DeviceArray<fr_t> scalars;
   size_t n = 0;
@@ -455,23 +455,23 @@ void DeviceNtt::forward(Order order) {
 void DeviceNtt::download(std::span<fr_t> a) { cuda::download(a, impl_->data.get(), impl_->st.s); }
 double DeviceNtt::last_gpu_ms() const { return impl_->ms; }
 
-std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, const Staging& staging) {
+std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, const StagedUploadOptions& staging) {
   Stream st;
   DeviceArray<uint8_t> d(src.size(), "staged bytes");
   std::vector<uint8_t> out(src.size());
   {
-    HostUploader up(staging);
+    StagedUploader up(staging);
     up.copy(d.get(), src.data(), src.size(), st.s);
   }  // the uploader waits for its copies before freeing its buffers
   download(std::span<uint8_t>(out), d.get(), st.s);
   return out;
 }
 
-double staged_upload_gbps(size_t bytes, const Staging& staging) {
+double staged_upload_gbps(size_t bytes, const StagedUploadOptions& staging) {
   Stream st;
   DeviceArray<uint8_t> d(bytes, "staged bytes");
   std::vector<uint8_t> src(bytes, 1);  // written: its pages are resident, as a witness's are
-  HostUploader up(staging);
+  StagedUploader up(staging);
   up.copy(d.get(), src.data(), bytes, st.s);  // untimed: allocates the pinned buffers
   CUZK_CUDA_CHECK(cudaStreamSynchronize(st.s));
   GpuTimer t;

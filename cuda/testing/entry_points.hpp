@@ -114,14 +114,14 @@ class DeviceNtt {
   std::unique_ptr<Impl> impl_;
 };
 
-// src to the device through a HostUploader with this staging (cuda/stage/staged_upload.cuh; page-locked
+// src to the device through a StagedUploader with this staging (cuda/stage/staged_upload.cuh; page-locked
 // src is copied directly) and back (for the tests).
-std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, const Staging& staging);
+std::vector<uint8_t> staged_round_trip(std::span<const uint8_t> src, const StagedUploadOptions& staging);
 
-// For benchmarks: GB/s of one upload of `bytes` from pageable host memory through a HostUploader
+// For benchmarks: GB/s of one upload of `bytes` from pageable host memory through a StagedUploader
 // with this staging, from the first copy enqueued to the last one done (GPU events), after one
 // untimed upload.
-double staged_upload_gbps(size_t bytes, const Staging& staging);
+double staged_upload_gbps(size_t bytes, const StagedUploadOptions& staging);
 
 // Allocates and frees `bytes` of device memory, labelled `what`: DeviceOutOfMemory when it does
 // not fit (for the error tests).

@@ -178,7 +178,7 @@ BENCHMARK(BM_gpu_msm_g1_staged)->ArgsProduct({{20, 22, 24, 26}, {0}})->ArgsProdu
     ->ArgNames({"log_n", "slices"})->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 
 // The staging of pageable memory (cuda/stage/staged_upload.cuh) alone: 1 GiB, GB/s.
-void staged_upload(benchmark::State& st, const cuda::Staging& staging) {
+void staged_upload(benchmark::State& st, const cuda::StagedUploadOptions& staging) {
   double gbps = 0;
   for (auto _ : st) {
     const double g = cuda::staged_upload_gbps(size_t(1) << 30, staging);
@@ -187,7 +187,7 @@ void staged_upload(benchmark::State& st, const cuda::Staging& staging) {
   }
   st.counters["GBps"] = gbps / double(st.iterations());
 }
-// All threads (0: HostUploader::default_threads()) filling each of 4 pinned buffers of
+// All threads (0: StagedUploader::default_threads()) filling each of 4 pinned buffers of
 // buffer_mib in turn (Fill::split, the stage's former way).
 void BM_staged_upload(benchmark::State& st) {
   staged_upload(st, {.fill = cuda::Fill::split, .threads = unsigned(st.range(0)), .buffer_bytes = size_t(st.range(1)) << 20, .buffers = 4});
@@ -390,7 +390,7 @@ void report_phases(benchmark::State& st, const PhaseTotals& t) {
 // eq: every MSM's bucket sums in equal chunks across buckets or per bucket (StageOptions::equal_chunks;
 // unset: the rule, equal chunks for msm_h at 2^23-2^26).
 void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap,
-                      unsigned zc = 0, bool share = true, cuda::Staging upload = {}, bool skip_zero = true,
+                      unsigned zc = 0, bool share = true, cuda::StagedUploadOptions upload = {}, bool skip_zero = true,
                       unsigned hc = 0, std::optional<bool> eq = std::nullopt) {
   const circuits::SyntheticPartition& s = synthetic(log_n, table_log);
   auto backend = cuda::make_cuda_backend({.pin_abc = pinned,
@@ -400,7 +400,7 @@ void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigne
                                           .share_digits = share,
                                           .skip_zero_digits = skip_zero,
                                           .equal_chunks = eq,
-                                          .upload = upload});
+                                          .staged_upload = upload});
   auto w = s.witness();
   st.counters["assignment_bits"] = zc ? zc : cuda::default_assignment_window_bits(w);
   st.counters["h_bits"] = hc ? hc : cuda::gpu_msm_window_bits(s.pk.h_query.size(), eq.value_or(true));

@@ -105,9 +105,9 @@ TEST_CASE("GPU proofs of the PoRep-shaped circuit verify, equal the CPU's, and p
     CHECK_THROWS_AS(cuda::make_cuda_backend({.assignment_window_bits = bad}), std::invalid_argument);
     CHECK_THROWS_AS(cuda::make_cuda_backend({.h_window_bits = bad}), std::invalid_argument);
   }
-  for (const cuda::Staging& bad : {cuda::Staging{.threads = 257}, cuda::Staging{.buffer_bytes = (size_t(1) << 30) + 1},
-                                   cuda::Staging{.buffers = 65}})
-    CHECK_THROWS_AS(cuda::make_cuda_backend({.upload = bad}), std::invalid_argument);
+  for (const cuda::StagedUploadOptions& bad : {cuda::StagedUploadOptions{.threads = 257}, cuda::StagedUploadOptions{.buffer_bytes = (size_t(1) << 30) + 1},
+                                   cuda::StagedUploadOptions{.buffers = 65}})
+    CHECK_THROWS_AS(cuda::make_cuda_backend({.staged_upload = bad}), std::invalid_argument);
   // The backend from the registry (the build's pinning choice) agrees too. Every CUDA backend
   // here runs msm_b_g2 where this build puts it (CUZK_GPU_G2): the phases say which path ran.
   cuda::register_backend();
@@ -157,7 +157,7 @@ TEST_CASE("the overlapped proving stage's proofs equal the CPU's; its phases and
   // The last case's MSMs sum their buckets in equal chunks (StageOptions::equal_chunks).
   struct Case {
     bool pin;
-    cuda::Staging upload;
+    cuda::StagedUploadOptions upload;
     bool equal = false;
   };
   for (const Case& c : {Case{false, {}}, Case{true, {}}, Case{false, {.fill = cuda::Fill::split, .threads = 3, .buffer_bytes = 4096}},
@@ -166,7 +166,7 @@ TEST_CASE("the overlapped proving stage's proofs equal the CPU's; its phases and
     const bool pin = c.pin;
     INFO("pin_abc " << pin << ", staging " << (c.upload.fill == cuda::Fill::split ? "split" : "per_thread") << " in "
                     << c.upload.buffer_bytes << " bytes (0: the default), equal chunks " << c.equal);
-    auto be = cuda::make_cuda_backend({.pin_abc = pin, .overlap = true, .equal_chunks = c.equal, .upload = c.upload});
+    auto be = cuda::make_cuda_backend({.pin_abc = pin, .overlap = true, .equal_chunks = c.equal, .staged_upload = c.upload});
     PhaseLog log;
     instr::set_sink(&log);
     auto got = be->prove_batch(f.pk, ws, rs);

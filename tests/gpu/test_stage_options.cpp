@@ -41,17 +41,17 @@ TEST_CASE("the CUDA stage refuses bad window bits before touching a device") {
 }
 
 TEST_CASE("the CUDA stage refuses a mistaken staging before taking threads or pinned memory") {
-  const cuda::Staging bad[] = {{.threads = 257}, {.buffer_bytes = (size_t(1) << 30) + 1}, {.buffers = 65},
+  const cuda::StagedUploadOptions bad[] = {{.threads = 257}, {.buffer_bytes = (size_t(1) << 30) + 1}, {.buffers = 65},
                                {.fill = cuda::Fill::split, .threads = 1000, .buffer_bytes = size_t(16) << 30}};
-  for (const cuda::Staging& s : bad) {
+  for (const cuda::StagedUploadOptions& s : bad) {
     INFO("threads " << s.threads << ", buffers " << s.buffers << ", buffer bytes " << s.buffer_bytes);
-    CHECK_THROWS_AS(cuda::make_cuda_backend({.upload = s}), std::invalid_argument);
-    CHECK_THROWS_WITH(cuda::make_cuda_backend({.upload = s}), Contains("staging of"));
+    CHECK_THROWS_AS(cuda::make_cuda_backend({.staged_upload = s}), std::invalid_argument);
+    CHECK_THROWS_WITH(cuda::make_cuda_backend({.staged_upload = s}), Contains("staging of"));
   }
   // The bounds themselves, and the defaults (0), pass; no buffer is allocated before an upload.
-  for (const cuda::Staging& s : {cuda::Staging{}, cuda::Staging{.threads = 256, .buffer_bytes = size_t(1) << 30, .buffers = 64},
-                                 cuda::Staging{.fill = cuda::Fill::split, .threads = 2, .buffer_bytes = 1, .buffers = 1}}) {
+  for (const cuda::StagedUploadOptions& s : {cuda::StagedUploadOptions{}, cuda::StagedUploadOptions{.threads = 256, .buffer_bytes = size_t(1) << 30, .buffers = 64},
+                                 cuda::StagedUploadOptions{.fill = cuda::Fill::split, .threads = 2, .buffer_bytes = 1, .buffers = 1}}) {
     INFO("threads " << s.threads << ", buffers " << s.buffers << ", buffer bytes " << s.buffer_bytes);
-    passes_the_checks({.upload = s});
+    passes_the_checks({.staged_upload = s});
   }
 }
