@@ -602,6 +602,15 @@ static std::string gate_text(const Result& r, const std::string& bullet) {
   return s;
 }
 
+namespace {
+// A table of verdicts per injected slowdown: the level's name, then counts and ratios.
+output::Table levels_table(const std::vector<std::string>& titles) {
+  output::Table t;
+  for (size_t i = 0; i < titles.size(); ++i) t.columns.push_back({titles[i], i ? output::Align::right : output::Align::left});
+  return t;
+}
+}  // namespace
+
 std::string format_table(const Result& r) {
   const auto& o = r.options;
   const bool several = r.draws.size() > 1;
@@ -609,17 +618,23 @@ std::string format_table(const Result& r) {
                               o.stable ? " (--stable)" : "", unit_text(r), o.trials);
   s += fmt::format("trials: {}\n", design_text(r));
   if (o.duet) s += r.duet.value("note", std::string()) + "\n";
-  s += fmt::format("\n{:<28} {}{:<9} {:>10} {:>9} {:>11} {:>22} {:>10}\n", "phase", several ? fmt::format("{:<9} ", "draw") : "",
-                   "judged by", "median", "cv", "A/A alarms", "min. detected (power)", "runs/side");
+  std::vector<std::string> titles{"phase"};
+  if (several) titles.push_back("draw");
+  for (const char* t : {"judged by", "median", "cv", "A/A alarms", "min. detected (power)", "runs/side"}) titles.push_back(t);
+  output::Table summary = output::Table::with_titles(titles);
   for (const auto& d : r.draws)
     for (const auto& p : d.phases) {
       const auto& aa = p.levels.front();
-      s += fmt::format("{:<28} {}{:<9} {:>10} {:>8.2f}% {:>11} {:>22} {:>10}\n", p.phase,
-                       several ? fmt::format("{:<9} ", d.draw) : "", judged_by(p.metric),
-                       is_counter(p.metric) ? fmt::format("{:.4g}", p.median_ns) : fmt::format("{:.3f} ms", p.median_ns / 1e6),
-                       100 * p.cv, share(aa.slower + aa.faster, aa.trials), mdetect(o, p),
-                       p.runs_needed_target < 0 ? std::string("never") : fmt::format("{}", p.runs_needed_target));
+      std::vector<output::Cell> row{p.phase};
+      if (several) row.push_back(d.draw);
+      row.insert(row.end(),
+                 {judged_by(p.metric),
+                  is_counter(p.metric) ? fmt::format("{:.4g}", p.median_ns) : fmt::format("{:.3f} ms", p.median_ns / 1e6),
+                  fmt::format("{:.2f}%", 100 * p.cv), share(aa.slower + aa.faster, aa.trials), mdetect(o, p),
+                  p.runs_needed_target < 0 ? std::string("never") : fmt::format("{}", p.runs_needed_target)});
+      summary.add_row(std::move(row));
     }
+  s += "\n" + output::text(summary);
   s += fmt::format("\nmin. detected: smallest injected slowdown called \"slower\" in >= {:.0f}% of trials at {} {} per side; "
                    "runs/side: the normal-theory estimate for a {:g}% slowdown (alpha {:g})\n",
                    100 * o.power, o.runs, r.unit, o.target_effect, o.compare.alpha);
@@ -629,12 +644,12 @@ std::string format_table(const Result& r) {
                      100 * p.cv, 100 * o.compare.threshold_for(p.phase));
     for (const auto& d : r.draws) {
       if (several) s += fmt::format("{} draws:\n", d.draw);
-      s += fmt::format("{:<12} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11}\n", "slowdown", "trials", "slower", "faster",
-                       "unchanged", "noisy", "med. ratio");
+      output::Table t = levels_table({"slowdown", "trials", "slower", "faster", "unchanged", "noisy", "med. ratio"});
+      t.rule = output::Rule::none;
       for (const auto& L : d.phases[i].levels)
-        s += fmt::format("{:<12} {:>7} {:>9} {:>9} {:>9} {:>9} {:>11.4f}\n", level_name(L), L.trials,
-                         share(L.slower, L.trials), share(L.faster, L.trials), share(L.unchanged, L.trials),
-                         share(L.too_noisy, L.trials), L.median_ratio);
+        t.add_row({level_name(L), std::to_string(L.trials), share(L.slower, L.trials), share(L.faster, L.trials),
+                   share(L.unchanged, L.trials), share(L.too_noisy, L.trials), fmt::format("{:.4f}", L.median_ratio)});
+      s += output::text(t);
     }
     if (!p.note.empty()) s += "note: " + p.note + "\n";
   }
@@ -647,14 +662,6 @@ std::string format_table(const Result& r) {
   return s;
 }
 
-namespace {
-// A table of verdicts per injected slowdown: the level's name, then counts and ratios.
-output::Table levels_table(const std::vector<std::string>& titles) {
-  output::Table t;
-  for (size_t i = 0; i < titles.size(); ++i) t.columns.push_back({titles[i], i ? output::Align::right : output::Align::left});
-  return t;
-}
-}  // namespace
 
 std::string format_markdown(const Result& r) {
   const auto& o = r.options;
