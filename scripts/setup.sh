@@ -10,6 +10,8 @@ PKGS=(
   python3 python3-matplotlib python3-scipy
   valgrind  # callgrind for --counters sim, and valgrind/callgrind.h for its client requests
   clang-14 libclang-rt-14-dev  # libFuzzer + sanitizers for the fuzz preset (scripts/fuzz.sh)
+  libsqlite3-dev libpq-dev  # the results history's stores (docs/history.md)
+  postgresql  # a server the history's tests start in a temporary folder, on a unix socket
 )
 # node/npm are used only by interoperability tests (snarkjs, circom2, @noble/curves);
 # they are installed from Debian when the machine has no node of its own.

@@ -1,0 +1,77 @@
+// The results history (docs/history.md): every sample of every ingested results file, keyed by
+// commit, build, machine, suite, case, parameters, phase and metric, in a SQL store (db.hpp).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/history/db.hpp"
+
+namespace cuzk::history {
+
+// The schema version this build writes; migrate() brings an older store up to it.
+constexpr int kSchemaVersion = 2;
+
+// Creates the schema in an empty store, or applies the migrations an older one lacks, each in a
+// transaction of its own, up to `target` (tests build older stores with it). Throws DbError for
+// a store newer than this build.
+void migrate(Db& db, int target = kSchemaVersion);
+// The store's schema version (0: empty).
+int schema_version(Db& db);
+
+struct IngestOptions {
+  std::string branch;  // recorded with every run ("" -> NULL): the branch the commits were built from
+  std::string repo;    // a git checkout that knows the commits, for their dates ("" -> none looked up)
+};
+
+// What ingesting one path did.
+struct IngestedFile {
+  std::string path;
+  std::string kind;     // "results" (a file given), or the folder's: "ab", "matrix", "bisect", "calibration", "folder"
+  bool added = false;   // false: skipped (see why)
+  std::string why;      // "already in the history (same content)", "written under CUZK_INJECT_SLOWDOWN", ...
+  size_t samples = 0, measurements = 0;
+};
+
+// Ingests results files, or folders of them (every *.jsonl results file below, except round
+// files a merged file already holds: docs/history.md, "Ingest"). One transaction per file;
+// a file whose content hash is stored already adds nothing. Throws ResultsError ("file:line:
+// ...") for a malformed file, before anything of it is written; files before it stay ingested.
+std::vector<IngestedFile> ingest(Db& db, const std::vector<std::string>& paths, const IngestOptions& o);
+
+// A machine's fingerprint: 12 hex digits over what makes its runs comparable (CPU model,
+// logical CPUs, memory, GPU names, drivers and clocks read), so that two runners are never
+// mixed in one series.
+std::string machine_fingerprint(const std::string& machine_json_text);
+
+// Which series `history show` reads.
+struct SeriesFilter {
+  std::string suite, case_name, phase, metric = "wall_ns", machine, branch, since;
+  std::string backend, preset;
+  bool include_warmup = false;
+};
+
+// One point of a series: one commit (and build) on one machine.
+struct SeriesPoint {
+  std::string commit, commit_date, first_ingested;  // commit_date "" when not known
+  bool dirty = false;
+  size_t runs = 0, samples = 0;                      // results files and samples behind it
+  double median = 0, ci_low = 0, ci_high = 0;         // 95% distribution-free CI of the median
+  std::vector<double> values;                        // every sample's value
+  std::string command;                               // the first run's command line, to reproduce it
+};
+
+struct Series {
+  std::string machine, machine_label, suite, case_name, parameters, backend, preset, phase, metric;
+  std::vector<SeriesPoint> points;  // in commit order: commit date, then first ingestion
+};
+
+// Every series that matches, each with its points. Throws DbError for --since naming no commit.
+std::vector<Series> read_series(Db& db, const SeriesFilter& f);
+
+// The distribution-free CI of a median at `level`: order statistics k and n-k+1 with k the
+// largest rank whose binomial(n, 1/2) tail stays within (1 - level) / 2. NaN bounds below 6 values.
+std::pair<double, double> median_ci(std::vector<double> v, double level = 0.95);
+
+}  // namespace cuzk::history

@@ -1,0 +1,277 @@
+// The results history's store (harness/history/store.hpp, docs/history.md): ingest, idempotence,
+// malformed and killed ingests, migrations, and the same series from SQLite and PostgreSQL.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "harness/history/store.hpp"
+#include "harness/measure/results.hpp"
+#include "subprocess.hpp"
+#include "synth_results.hpp"
+#include "test_util.hpp"
+
+using cuzk::test::TempDir;
+namespace h = cuzk::history;
+
+namespace {
+
+// A results file of `commit` whose phases are `factor` times the synthetic defaults.
+void write_commit(const std::string& path, const std::string& commit, double factor, uint64_t seed) {
+  cuzk::test::SynthSpec s;
+  s.seed = seed;
+  s.reps = 8;
+  s.slowdown = {{"proof", factor}, {"proof/synth", factor}};
+  s.edit_header = [commit](nlohmann::json& hdr) {
+    hdr["provenance"]["git_commit"] = commit;
+    hdr["provenance"]["git_dirty"] = false;
+  };
+  cuzk::test::write_synth(path, s);
+}
+
+int64_t count(h::Db& db, const std::string& table) {
+  return db.query("SELECT count(*) FROM " + table)[0].integer(0);
+}
+
+// A PostgreSQL server in a temporary folder, on a unix socket only (no TCP), stopped by the
+// destructor. initdb refuses to run as root: then the server runs as the `postgres` user.
+class PgServer {
+ public:
+  PgServer() {
+    bin_ = find_bin();
+    if (bin_.empty()) {
+      why_ = "no PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb): install postgresql";
+      return;
+    }
+    const bool root = geteuid() == 0;
+    std::string as;
+    if (root) {
+      if (cuzk::testing::run_command("id -u postgres").status != 0) {
+        why_ = "running as root and there is no postgres user to run the server as";
+        return;
+      }
+      as = "runuser -u postgres -- ";
+      cuzk::testing::run_command("chown postgres '" + dir_.path() + "' && chmod 755 '" + dir_.path() + "'");
+      user_ = "postgres";
+    } else {
+      user_ = cuzk::testing::run_command("id -un").output;
+      while (!user_.empty() && user_.back() == '\n') user_.pop_back();
+    }
+    as_ = as;
+    port_ = 20000 + static_cast<int>(getpid() % 20000);
+    auto init = cuzk::testing::run_command(as + "'" + bin_ + "/initdb' -D '" + dir_.file("data") + "' -A trust -U " + user_ +
+                                         " --no-sync");
+    if (init.status != 0) {
+      why_ = "initdb failed: " + init.output.substr(0, 300);
+      return;
+    }
+    auto start = cuzk::testing::run_command(as + "'" + bin_ + "/pg_ctl' -D '" + dir_.file("data") + "' -l '" +
+                                          dir_.file("log") + "' -w -t 60 -o \"-k '" + dir_.path() +
+                                          "' -c listen_addresses='' -p " + std::to_string(port_) + " -F\" start");
+    if (start.status != 0) {
+      why_ = "pg_ctl start failed: " + start.output.substr(0, 300) + cuzk::test::slurp(dir_.file("log")).substr(0, 300);
+      return;
+    }
+    running_ = true;
+  }
+  ~PgServer() {
+    if (running_)
+      cuzk::testing::run_command(as_ + "'" + bin_ + "/pg_ctl' -D '" + dir_.file("data") + "' -m immediate -w stop");
+  }
+  bool running() const { return running_; }
+  const std::string& why_not() const { return why_; }
+  std::string url() const {
+    return "postgresql:///postgres?host=" + dir_.path() + "&port=" + std::to_string(port_) + "&user=" + user_;
+  }
+
+ private:
+  static std::string find_bin() {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/usr/lib/postgresql", ec))
+      if (std::filesystem::exists(e.path() / "bin" / "initdb")) return (e.path() / "bin").string();
+    return {};
+  }
+  TempDir dir_;
+  std::string bin_, why_, user_, as_;
+  int port_ = 0;
+  bool running_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("ingest stores every measured sample once; a second ingest adds nothing") {
+  TempDir d;
+  write_commit(d.file("a.jsonl"), "aaaa", 1.0, 1);
+  auto db = h::open_db(d.file("h.sqlite"));
+  auto first = h::ingest(*db, {d.file("a.jsonl")}, {});
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].added);
+  CHECK(first[0].samples == 9);  // 8 measured + 1 warm-up
+  CHECK(count(*db, "samples") == 9);
+  const auto measurements = count(*db, "measurements");
+  CHECK(measurements == static_cast<int64_t>(first[0].measurements));
+  auto again = h::ingest(*db, {d.file("a.jsonl")}, {});
+  CHECK_FALSE(again[0].added);
+  CHECK(again[0].why == "already in the history (same content)");
+  CHECK(count(*db, "samples") == 9);
+  CHECK(count(*db, "measurements") == measurements);
+  CHECK(h::schema_version(*db) == h::kSchemaVersion);
+}
+
+TEST_CASE("a malformed file is refused with its line, and nothing of it is stored") {
+  TempDir d;
+  write_commit(d.file("good.jsonl"), "aaaa", 1.0, 1);
+  write_commit(d.file("bad.jsonl"), "bbbb", 1.0, 2);
+  auto lines = cuzk::test::lines_of(cuzk::test::slurp(d.file("bad.jsonl")));
+  lines[4] = lines[4].substr(0, lines[4].size() / 2);  // a torn sample in the middle
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  cuzk::test::spit(d.file("bad.jsonl"), text);
+  auto db = h::open_db(d.file("h.sqlite"));
+  try {
+    (void)h::ingest(*db, {d.file("good.jsonl"), d.file("bad.jsonl")}, {});
+    FAIL("a torn line was ingested");
+  } catch (const cuzk::ResultsError& e) {
+    CHECK(std::string(e.what()).find(d.file("bad.jsonl") + ":5:") == 0);
+  }
+  CHECK(count(*db, "files") == 1);  // good.jsonl, whole; bad.jsonl, nothing
+  CHECK(count(*db, "samples") == 9);
+  // The CLI says the same in one line, exit 2.
+  auto r = cuzk::test::run_bench("history ingest --db h2.sqlite bad.jsonl", d.path());
+  CHECK(r.code == 2);
+  CHECK(r.err.find("bad.jsonl:5:") != std::string::npos);
+  CHECK(r.err.find("nothing of that file was stored") != std::string::npos);
+}
+
+TEST_CASE("an ingest killed midway leaves a consistent store that the next ingest completes") {
+  TempDir d;
+  cuzk::test::SynthSpec big;
+  big.reps = 3000;
+  big.edit_header = [](nlohmann::json& hdr) { hdr["provenance"]["git_commit"] = "cccc"; };
+  cuzk::test::write_synth(d.file("big.jsonl"), big);
+  const std::string cmd =
+      "cd '" + d.path() + "' && exec '" + cuzk::test::bench() + "' history ingest --db h.sqlite big.jsonl >/dev/null 2>&1";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Kill it once the store exists (the ingest is under way) or after 20 s at most.
+  for (int i = 0; i < 2000 && !cuzk::test::exists(d.file("h.sqlite-wal")); ++i) usleep(10000);
+  usleep(50000);
+  kill(pid, SIGKILL);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  auto db = h::open_db(d.file("h.sqlite"));
+  CHECK(db->query("PRAGMA integrity_check")[0].text(0) == "ok");
+  const auto files = count(*db, "files");
+  CHECK(files <= 1);
+  // Either the whole file or nothing of it: no sample without its file.
+  CHECK(count(*db, "samples") == files * 3001);
+  auto r = cuzk::test::run_bench("history ingest --db h.sqlite big.jsonl", d.path());
+  CHECK(r.code == 0);
+  CHECK(count(*db, "files") == 1);
+  CHECK(count(*db, "samples") == 3001);
+}
+
+TEST_CASE("an older store is migrated, its rows kept") {
+  TempDir d;
+  write_commit(d.file("a.jsonl"), "aaaa", 1.0, 1);
+  auto db = h::open_db(d.file("h.sqlite"));
+  h::migrate(*db, 1);
+  CHECK(h::schema_version(*db) == 1);
+  CHECK(db->query("SELECT name FROM sqlite_master WHERE name = 'change_points'").empty());
+  // A version-1 store with data: ingest's own migrate() runs first, so fill it by hand.
+  db->query("INSERT INTO files (content_hash, path, kind, samples, ingested_utc) VALUES ('x', 'p', 'results', 0, 't')");
+  h::migrate(*db);
+  CHECK(h::schema_version(*db) == 2);
+  CHECK(count(*db, "files") == 1);
+  CHECK(count(*db, "change_points") == 0);
+  // A store newer than this build is refused, not damaged.
+  db->query("INSERT INTO schema_version (version) VALUES (?)", {int64_t(h::kSchemaVersion + 1)});
+  CHECK_THROWS_AS(h::migrate(*db), h::DbError);
+}
+
+TEST_CASE("show: one point per commit in commit order, its median and CI") {
+  TempDir d;
+  std::vector<std::string> files;
+  for (int i = 0; i < 4; ++i) {
+    files.push_back(d.file("c" + std::to_string(i) + ".jsonl"));
+    write_commit(files.back(), "commit" + std::to_string(i), i >= 2 ? 1.10 : 1.0, 10 + i);
+  }
+  auto db = h::open_db(d.file("h.sqlite"));
+  (void)h::ingest(*db, files, {.branch = "main", .repo = ""});
+  h::SeriesFilter f;
+  f.phase = "proof";
+  auto series = h::read_series(*db, f);
+  REQUIRE(series.size() == 1);
+  REQUIRE(series[0].points.size() == 4);
+  CHECK(series[0].points[0].commit == "commit0");
+  CHECK(series[0].points[3].commit == "commit3");
+  CHECK(series[0].points[3].samples == 8);  // warm-ups left out
+  CHECK(series[0].points[3].median / series[0].points[0].median == Approx(1.10).epsilon(0.03));
+  CHECK(series[0].points[0].ci_low <= series[0].points[0].median);
+  CHECK(series[0].points[0].ci_high >= series[0].points[0].median);
+  f.since = "commit2";
+  CHECK(h::read_series(*db, f)[0].points.size() == 2);
+  f.branch = "other";
+  f.since.clear();
+  CHECK(h::read_series(*db, f).empty());
+  auto r = cuzk::test::run_bench("history show --db h.sqlite --phase proof --csv", d.path());
+  CHECK(r.code == 0);
+  CHECK(cuzk::test::lines_of(r.out).size() == 5);  // header + 4 points
+}
+
+TEST_CASE("the median's CI holds the order statistics the binomial gives") {
+  std::vector<double> v;
+  for (int i = 1; i <= 20; ++i) v.push_back(i);
+  // n = 20: P(Bin(20, 1/2) <= 5) = 0.0207 <= 0.025 < P(<= 6): ranks 6 and 15.
+  auto [lo, hi] = h::median_ci(v);
+  CHECK(lo == 6);
+  CHECK(hi == 15);
+  CHECK(std::isnan(h::median_ci({1, 2, 3}).first));
+}
+
+TEST_CASE("the same history read from SQLite and PostgreSQL gives identical series") {
+  PgServer pg;
+  if (!pg.running()) {
+    WARN("SKIPPED: PostgreSQL part of the history tests: " << pg.why_not());
+    return;
+  }
+  TempDir d;
+  std::vector<std::string> files;
+  for (int i = 0; i < 3; ++i) {
+    files.push_back(d.file("c" + std::to_string(i) + ".jsonl"));
+    write_commit(files.back(), "commit" + std::to_string(i), 1.0 + 0.05 * i, 20 + i);
+  }
+  auto lite = h::open_db(d.file("h.sqlite"));
+  auto post = h::open_db(pg.url());
+  for (auto* db : {lite.get(), post.get()}) {
+    auto r = h::ingest(*db, files, {});
+    CHECK(r.size() == 3);
+    CHECK_FALSE(h::ingest(*db, files, {})[0].added);
+  }
+  h::SeriesFilter f;
+  const auto a = h::read_series(*lite, f), b = h::read_series(*post, f);
+  REQUIRE(a.size() == b.size());
+  REQUIRE_FALSE(a.empty());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].phase == b[i].phase);
+    REQUIRE(a[i].points.size() == b[i].points.size());
+    for (size_t k = 0; k < a[i].points.size(); ++k) {
+      CHECK(a[i].points[k].commit == b[i].points[k].commit);
+      CHECK(a[i].points[k].median == b[i].points[k].median);
+      CHECK(a[i].points[k].values == b[i].points[k].values);
+    }
+  }
+  // The CLI reaches the server too.
+  auto r = cuzk::test::run_bench("history show --db '" + pg.url() + "' --phase proof --json", d.path());
+  CHECK(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out).size() == 1);
+}
