@@ -337,7 +337,7 @@ std::vector<Series> read_series(Db& db, const SeriesFilter& f) {
   if (!f.include_warmup) sql += " AND s.warmup = 0";
   sql += " ORDER BY r.machine, r.suite, s.case_name, s.parameters, s.backend, r.preset, m.phase, r.id, s.id";
   std::map<std::string, Series> by_key;
-  std::map<std::string, std::map<std::string, SeriesPoint>> points;  // key -> commit -> point
+  std::map<std::string, std::map<std::string, CommitPoint>> points;  // key -> commit -> point
   std::map<std::string, std::set<int64_t>> runs;                    // key|commit -> run ids
   for (const auto& row : db.query(sql, params)) {
     const std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", row.text(0), row.text(2), row.text(3),
@@ -370,14 +370,14 @@ std::vector<Series> read_series(Db& db, const SeriesFilter& f) {
       s.points.push_back(std::move(p));
     }
     // Commit order: by commit date where known, then by when it was first ingested.
-    std::stable_sort(s.points.begin(), s.points.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
+    std::stable_sort(s.points.begin(), s.points.end(), [](const CommitPoint& a, const CommitPoint& b) {
       const std::string& ka = a.commit_date.empty() ? a.first_ingested : a.commit_date;
       const std::string& kb = b.commit_date.empty() ? b.first_ingested : b.commit_date;
       return ka < kb;
     });
     if (!f.since.empty()) {
       auto it = std::find_if(s.points.begin(), s.points.end(),
-                             [&](const SeriesPoint& p) { return p.commit.rfind(f.since, 0) == 0; });
+                             [&](const CommitPoint& p) { return p.commit.rfind(f.since, 0) == 0; });
       if (it == s.points.end()) continue;
       s.points.erase(s.points.begin(), it);
     }

@@ -53,7 +53,7 @@ struct SeriesFilter {
 };
 
 // One point of a series: one commit (and build) on one machine.
-struct SeriesPoint {
+struct CommitPoint {
   std::string commit, commit_date, first_ingested;  // commit_date "" when not known
   bool dirty = false;
   size_t runs = 0, samples = 0;                      // results files and samples behind it
@@ -64,7 +64,7 @@ struct SeriesPoint {
 
 struct Series {
   std::string machine, machine_label, suite, case_name, parameters, backend, preset, phase, metric;
-  std::vector<SeriesPoint> points;  // in commit order: commit date, then first ingestion
+  std::vector<CommitPoint> points;  // in commit order: commit date, then first ingestion
 };
 
 // Every series that matches, each with its points. Throws DbError for --since naming no commit.
