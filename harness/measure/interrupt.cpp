@@ -1,6 +1,7 @@
 #include "harness/measure/interrupt.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -21,6 +22,7 @@ namespace {
 
 // Everything the handler touches is lock-free and async-signal-safe: atomics and syscalls.
 std::atomic<int> g_signal{0};
+std::atomic<int> g_count{0};
 std::atomic<bool> g_installed{false};
 constexpr size_t kMaxGroups = 64;
 std::array<std::atomic<pid_t>, kMaxGroups> g_groups{};
@@ -33,6 +35,7 @@ void handler(int sig) {
   const int saved = errno;
   int expected = 0;
   g_signal.compare_exchange_strong(expected, sig);
+  g_count.fetch_add(1);
   for (auto& g : g_groups)
     if (pid_t p = g.load(); p > 0) ::kill(-p, sig);
   const char b = 1;
@@ -48,13 +51,36 @@ void kill_children(int sig) {
     if (pid_t p = g.load(); p > 0) ::kill(-p, sig);
 }
 
+void reap_children() {
+  for (auto& g : g_groups)
+    if (pid_t p = g.load(); p > 0)
+      while (::waitpid(-p, nullptr, 0) > 0) {
+      }
+}
+
 void watchdog() {
-  char b;
-  while (::read(g_wake[0], &b, 1) < 0 && errno == EINTR) {
+  char b[16];
+  while (g_count.load() == 0) {
+    if (::read(g_wake[0], b, sizeof b) < 0 && errno != EINTR) return;
   }
   const int sig = g_signal.load();
-  std::this_thread::sleep_for(std::chrono::seconds(kStopSeconds));
-  // The command did not stop in time: last words, then nothing left behind.
+  // The command's own bound, cut short by a second signal (a byte may also come from a child's
+  // inherited handler before its exec: only the counter says a signal arrived here).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kStopSeconds);
+  while (g_count.load() < 2) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd p{g_wake[0], POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) > 0) {
+      const ssize_t n = ::read(g_wake[0], b, sizeof b);
+      (void)n;
+    }
+  }
+  const bool again = g_count.load() >= 2;
+  // The children first, so that the last words find nothing running (a build in a worktree
+  // they remove); then whatever the last words started.
+  kill_children(SIGKILL);
+  reap_children();
   {
     std::lock_guard lk(g_words_mu);
     if (g_words) {
@@ -65,12 +91,13 @@ void watchdog() {
     }
   }
   kill_children(SIGKILL);
-  for (auto& g : g_groups)
-    if (pid_t p = g.load(); p > 0)
-      while (::waitpid(-p, nullptr, 0) > 0) {
-      }
-  std::fprintf(stderr, "cuzk-bench: error: interrupted by %s: did not stop within %d s; the work in flight was discarded\n",
-               signal_name(sig).c_str(), kStopSeconds);
+  reap_children();
+  if (again)
+    std::fprintf(stderr, "cuzk-bench: error: interrupted by %s, then signalled again: stopped at once; the work in flight was discarded\n",
+                 signal_name(sig).c_str());
+  else
+    std::fprintf(stderr, "cuzk-bench: error: interrupted by %s: did not stop within %d s; the work in flight was discarded\n",
+                 signal_name(sig).c_str(), kStopSeconds);
   std::fflush(stderr);
   ::_exit(exit_code(sig));
 }
@@ -99,6 +126,7 @@ void install() {
 
 bool installed() { return g_installed.load(); }
 int signal_received() { return g_signal.load(); }
+int signal_count() { return g_count.load(); }
 bool requested() { return g_signal.load() != 0; }
 
 void check() {

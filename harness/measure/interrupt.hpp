@@ -1,4 +1,5 @@
-// SIGINT / SIGTERM for the commands that measure (run, ab, matrix, engine): docs/reliability.md.
+// SIGINT / SIGTERM for the commands that start children or measure (run, ab, matrix, bisect, noise,
+// calibrate, engine): docs/reliability.md.
 //
 // install() replaces the default "die at once" with a bounded, orderly stop:
 //  - the handler records the first signal, forwards it to every child process group started
@@ -9,10 +10,11 @@
 //    work in flight, writes its trailer (results: a summary line with "interrupted"; ab/matrix:
 //    status "interrupted"), and exits 128 + signal (130 SIGINT, 143 SIGTERM);
 //  - if it has not exited kStopSeconds after the signal (a sample that takes minutes, a hung
-//    phase), the watchdog runs the registered last words (Session: the summary line saying the
-//    in-flight sample was discarded), SIGKILLs the child groups, reaps them, and _exits with the
-//    same status. So the process is gone at most kStopSeconds (+ the last words' write) after
-//    the signal.
+//    phase), or at once on a second signal, the watchdog SIGKILLs the child groups, reaps them,
+//    runs the registered last words (Session: the summary line saying the in-flight sample was
+//    discarded; bisect: its log and the removal of its worktrees), and _exits with the status of
+//    the first signal. So the process is gone at most kStopSeconds (+ the last words) after the
+//    signal, and at once (+ the last words) after a second one.
 #pragma once
 #include <sys/types.h>
 
@@ -49,10 +51,14 @@ int exit_code(int sig);
 void add_child_group(pid_t pgid);
 void remove_child_group(pid_t pgid);
 
-// What the watchdog does before it ends the process (one slot; a later call replaces it; an
-// empty function clears it). Called on the watchdog thread with the signal; clearing waits for a
-// running call to end, so an object may register a callback into itself and clear it in its
-// destructor.
+// What the watchdog does before it ends the process, once the child groups are killed and reaped
+// (one slot; a later call replaces it; an empty function clears it). Called on the watchdog thread
+// with the first signal; clearing waits for a running call to end, so an object may register a
+// callback into itself and clear it in its destructor. Children it starts must pass
+// ChildOptions::cleanup (process.hpp), or they get the signal too.
 void set_last_words(std::function<void(int sig)> fn);
+
+// How many SIGINT/SIGTERM arrived so far (the second one ends the process at once).
+int signal_count();
 
 }  // namespace cuzk::interrupt

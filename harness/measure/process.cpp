@@ -63,17 +63,27 @@ ChildResult run_child(const std::string& cmd, const ChildOptions& o) {
   for (int c : o.cpus)
     if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &cpus);
   const bool own_group = interrupt::installed();
+  const bool stoppable = !o.cleanup;  // gets the signal this process got, and a bound after it
+  // Blocked across fork: the parent's handler must not run in the child before its exec (it
+  // would forward the signal and wake the watchdog from there); the child gets it after exec.
+  sigset_t stop_sigs, old_mask;
+  sigemptyset(&stop_sigs);
+  sigaddset(&stop_sigs, SIGINT);
+  sigaddset(&stop_sigs, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
   const pid_t pid = ::fork();
   if (pid < 0) {
+    ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
     if (o.capture) ::close(pipefd[0]), ::close(pipefd[1]);
     return r;
   }
   if (pid == 0) {
     if (own_group) ::setpgid(0, 0);
     if (!o.cpus.empty() && ::sched_setaffinity(0, sizeof cpus, &cpus) != 0) ::_exit(127);
-    // The parent's handlers do not survive exec, but restore the defaults explicitly anyway.
+    // The parent's handlers do not survive exec, but restore the defaults before unblocking.
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     if (o.capture) ::dup2(pipefd[1], 1);
     if (o.quiet)
       if (int n = ::open("/dev/null", O_WRONLY); n >= 0) ::dup2(n, 2);
@@ -82,8 +92,9 @@ ChildResult run_child(const std::string& cmd, const ChildOptions& o) {
   }
   if (own_group) {
     ::setpgid(pid, pid);  // also here: no race with a signal sent before the child ran setpgid
-    interrupt::add_child_group(pid);
+    if (stoppable) interrupt::add_child_group(pid);
   }
+  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (o.capture) ::close(pipefd[1]);
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
@@ -113,7 +124,7 @@ ChildResult run_child(const std::string& cmd, const ChildOptions& o) {
       ::kill(target, SIGTERM);
       kill_at = clock::now() + std::chrono::seconds(kChildGraceSeconds);
     }
-    if (!kill_at && interrupt::requested()) {  // the handler forwarded the signal already
+    if (!kill_at && stoppable && interrupt::requested()) {  // the handler forwarded the signal already
       r.interrupted = interrupt::signal_received();
       kill_at = clock::now() + std::chrono::seconds(interrupt::kStopSeconds - 1);
     }
@@ -124,7 +135,7 @@ ChildResult run_child(const std::string& cmd, const ChildOptions& o) {
     for (ssize_t n; (n = ::read(pipefd[0], buf, sizeof buf)) > 0;) r.out.append(buf, static_cast<size_t>(n));
   }
   if (o.capture) ::close(pipefd[0]);
-  if (!r.interrupted && interrupt::requested()) {  // the signal came as the child ended
+  if (!r.interrupted && stoppable && interrupt::requested()) {  // the signal came as the child ended
     r.interrupted = interrupt::signal_received();
     if (!kill_at) kill_at = clock::now() + std::chrono::seconds(interrupt::kStopSeconds - 1);
   }
@@ -141,7 +152,7 @@ ChildResult run_child(const std::string& cmd, const ChildOptions& o) {
     }
     while (::waitpid(-pid, nullptr, WNOHANG) > 0) {  // any that ended after the shell
     }
-    interrupt::remove_child_group(pid);
+    if (stoppable) interrupt::remove_child_group(pid);
   }
   r.seconds = r.timed_out ? o.timeout_s : secs();
   r.code = reaped ? decode_status(st) : -1;

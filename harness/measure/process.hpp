@@ -28,6 +28,10 @@ struct ChildOptions {
   bool capture = false;   // collect stdout in ChildResult::out
   bool quiet = false;     // stderr to /dev/null
   std::vector<int> cpus;  // non-empty: the child's CPU set (sched_setaffinity between fork and exec; duet.hpp)
+  // Cleaning up on the way out (git worktree remove after a signal): the child still gets its
+  // own group, so a terminal's second Ctrl-C does not reach it, but it is neither sent the signal
+  // this process got nor stopped early, so that it runs to its end.
+  bool cleanup = false;
 };
 struct ChildResult {
   int code = -1;           // exit status, or 128 + signal; -1 when it could not start
