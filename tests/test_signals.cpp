@@ -3,7 +3,9 @@
 // the sample in flight); `ab` kills a round's process that exceeds --run-timeout (its whole
 // process group), records it as a failed run and goes on or stops by --on-failure, and so does
 // `matrix`; `run` kills a micro case's hung benchmark binary; an interrupted `ab` says so in
-// ab.json; no child process survives any of it.
+// ab.json; no child process survives any of it. Signals before the first measurement: `bisect`
+// stopped while it builds removes its worktrees and logs the interruption (a second SIGINT ends it
+// at once, cleaned up too).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -12,6 +14,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <regex>
 #include <thread>
 
@@ -113,6 +116,74 @@ std::string hanging_wrapper(const t::TempDir& d, bool once) {
 std::string source_dir() {
   const char* s = std::getenv("CUZK_SOURCE_DIR");
   return s && *s ? s : CUZK_SOURCE_DIR;
+}
+
+// stdout of a shell command, trailing newline removed; fails the test when it fails.
+std::string capture(const std::string& cmd) {
+  FILE* f = popen(cmd.c_str(), "r");
+  REQUIRE(f != nullptr);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, f)) out.append(buf, n);
+  REQUIRE(pclose(f) == 0);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+// The pid a child wrote into `file` (0 until it has), once the file holds a whole line.
+pid_t pid_in(const std::string& file) {
+  const std::string s = t::slurp(file);
+  return s.empty() || s.back() != '\n' ? 0 : pid_t(std::stoi(s));
+}
+
+// A throwaway repository of two commits, c1 and c2: bisect's history when it is stopped in its
+// first build, before anything is measured (tests/test_bisect.cpp has one that measures).
+struct Repo {
+  std::string path, c1, c2;
+};
+Repo two_commit_repo(const t::TempDir& d) {
+  Repo r{d.file("repo"), "", ""};
+  const std::string git = "cd '" + r.path + "' && git -c user.name=t -c user.email=t@t -c core.excludesFile=/dev/null ";
+  REQUIRE(std::system(("mkdir -p '" + r.path + "' && " + git + "init -q . && echo 1 > f && " + git + "add f && " + git +
+                       "commit -q -m c1")
+                          .c_str()) == 0);
+  r.c1 = capture("git -C '" + r.path + "' rev-parse HEAD");
+  REQUIRE(std::system(("cd '" + r.path + "' && echo 2 > f && " + git + "commit -q -am c2").c_str()) == 0);
+  r.c2 = capture("git -C '" + r.path + "' rev-parse HEAD");
+  return r;
+}
+
+// The worktrees git knows of in `repo` (1: only the main one).
+size_t worktree_count(const std::string& repo) {
+  size_t n = 0;
+  for (auto& l : t::lines_of(capture("git -C '" + repo + "' worktree list --porcelain"))) n += l.rfind("worktree ", 0) == 0;
+  return n;
+}
+
+// `cuzk-bench bisect` of `r` whose build is `build_cmd` (it never leaves a binary), into d/out.
+pid_t spawn_bisect(const t::TempDir& d, const Repo& r, const std::string& build_cmd, const std::string& err) {
+  t::spit(d.file("tiny.toml"), t::tiny_porep_suite("tiny", 1));
+  return spawn_bench(d,
+                     {"bisect", "--repo", r.path, "--good", r.c1, "--bad", r.c2, "--suite", "tiny.toml", "--case", "tiny",
+                      "--phase", "proof/synth", "--build-cmd", build_cmd, "--bin-path", "bin/cuzk-bench", "--out-dir",
+                      "out"},
+                     err);
+}
+
+// What an interrupted bisect leaves: the repository as it was, and a log that says why it stopped.
+void check_bisect_cleaned_up(const t::TempDir& d, const Repo& r, const std::string& signal) {
+  CHECK(worktree_count(r.path) == 1);
+  CHECK_FALSE(t::exists(d.file("out/worktrees")));
+  CHECK(capture("git -C '" + r.path + "' status --porcelain") == "");
+  const std::string md = t::slurp(d.file("out/bisect.md"));
+  CHECK(has(md, "Interrupted by " + signal));
+  CHECK(has(md, "while building the good revision " + r.c1.substr(0, 12)));
+  const auto log = t::lines_of(t::slurp(d.file("out/bisect.jsonl")));
+  REQUIRE(!log.empty());
+  const json last = json::parse(log.back());
+  CHECK(last.at("status") == "interrupted");
+  CHECK(last.at("signal") == signal);
+  CHECK(last.at("exit_code") == (signal == "SIGINT" ? 130 : 143));
 }
 
 }  // namespace
@@ -311,4 +382,54 @@ TEST_CASE("ab interrupted by SIGINT while a round hangs: exit 130, ab.json inter
   const auto hung = hung_pids(e);
   REQUIRE(hung.size() == 1);
   CHECK(gone(hung[0]));
+}
+
+TEST_CASE("bisect stopped by SIGINT or SIGTERM while it builds: exit 130 / 143, no worktree, no build, the log says so",
+          "[signals][bisect]") {
+  const int sig = GENERATE(SIGINT, SIGTERM);
+  const std::string name = cuzk::interrupt::signal_name(sig);
+  INFO(name);
+  t::TempDir d;
+  const Repo r = two_commit_repo(d);
+  const std::string err = d.file("err"), build = d.file("build.pid");
+  // The build: a process that runs until it is stopped, its pid written first.
+  const pid_t pid = spawn_bisect(d, r, "echo $$ > '" + build + "'; exec sleep 60", err);
+  REQUIRE(pid > 0);
+  int early = 0;  // bisect refusing the request ends it before any build
+  REQUIRE(wait_for([&] { return pid_in(build) > 0 || waitpid(pid, &early, WNOHANG) == pid; }, 60));
+  INFO(t::slurp(err));
+  REQUIRE(pid_in(build) > 0);
+  CHECK(worktree_count(r.path) == 2);  // the good revision's, being built
+  kill(pid, sig);
+  const int code = wait_exit(pid, 30);
+  INFO(t::slurp(err));
+  CHECK(code == cuzk::interrupt::exit_code(sig));
+  CHECK(has(t::slurp(err), "cuzk-bench: error: interrupted by " + name + " while building the good revision"));
+  CHECK(gone(pid_in(build)));
+  check_bisect_cleaned_up(d, r, name);
+}
+
+TEST_CASE("bisect gets a second SIGINT while its build ignores the first: it ends at once, the repository cleaned up",
+          "[signals][bisect]") {
+  t::TempDir d;
+  const Repo r = two_commit_repo(d);
+  const std::string err = d.file("err"), build = d.file("build.pid");
+  // A build that ignores SIGINT and SIGTERM: only the second signal (or the bound) ends it.
+  const pid_t pid = spawn_bisect(d, r, "trap '' INT TERM; echo $$ > '" + build + "'; exec sleep 60", err);
+  REQUIRE(pid > 0);
+  int early = 0;
+  REQUIRE(wait_for([&] { return pid_in(build) > 0 || waitpid(pid, &early, WNOHANG) == pid; }, 60));
+  INFO(t::slurp(err));
+  REQUIRE(pid_in(build) > 0);
+  kill(pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGINT);
+  const int code = wait_exit(pid, 30);
+  const std::string e = t::slurp(err);
+  INFO(e);
+  CHECK(code == 130);
+  // The watchdog's own line for a second signal: it did not wait for the bound.
+  CHECK(has(e, "interrupted by SIGINT, then signalled again: stopped at once"));
+  CHECK(gone(pid_in(build)));
+  check_bisect_cleaned_up(d, r, "SIGINT");
 }

@@ -7,7 +7,7 @@
 // --build-cmd), provenance-checked against that worktree, and measured interleaved against the
 // good revision as `ab` measures (separate processes, one warm-up round, merge, compare). The
 // classification and the search are harness/analysis/bisect.hpp; the procedure, the rule and the
-// log are docs/bisect.md.
+// log are docs/bisect.md. SIGINT/SIGTERM: docs/reliability.md.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include <sstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "harness/cli/suite_runs.hpp"
 #include "harness/cli/variant_builds.hpp"
 #include "harness/cli/variant_provenance.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/output_file.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
@@ -87,11 +89,21 @@ std::vector<std::string> lines(const std::string& text) {
   return v;
 }
 
-// `git -C <dir> <args>`, quiet; the output trimmed.
+// `git -C <dir> <args>`, quiet; the output trimmed. A git that a signal stopped is no answer:
+// interrupt::Interrupted.
 CommandOutput git(const std::string& dir, const std::string& args) {
-  auto r = run_capture("git -C " + shell_quote(dir) + " " + args, true);
-  r.out = trim(r.out);
-  return r;
+  ChildOptions co;
+  co.capture = co.quiet = true;
+  ChildResult c = run_child("git -C " + shell_quote(dir) + " " + args, co);
+  if (c.interrupted) throw interrupt::Interrupted(c.interrupted);
+  return {c.code, trim(c.out)};
+}
+
+// The same for cleaning up, also after a signal: it runs to its end (ChildOptions::cleanup).
+int git_cleanup(const std::string& dir, const std::string& args) {
+  ChildOptions co;
+  co.capture = co.quiet = co.cleanup = true;
+  return run_child("git -C " + shell_quote(dir) + " " + args, co).code;
 }
 
 std::string ratio_text(const std::string& phase, const Measurement& m) {
@@ -99,37 +111,56 @@ std::string ratio_text(const std::string& phase, const Measurement& m) {
 }
 
 // Git worktrees made by this run, removed (with `git worktree prune`) when it ends, however it
-// ends, unless --keep-worktrees.
+// ends, unless --keep-worktrees: also from the interrupt watchdog's thread (remove_all), so every
+// change of the list is under one lock.
 class Worktrees {
  public:
   Worktrees(std::string repo, std::string dir, bool keep) : repo_(std::move(repo)), dir_(std::move(dir)), keep_(keep) {}
   Worktrees(const Worktrees&) = delete;
   Worktrees& operator=(const Worktrees&) = delete;
-  ~Worktrees() {
-    if (keep_) return;
-    for (auto& p : live_) git(repo_, "worktree remove --force " + shell_quote(p));
-    git(repo_, "worktree prune");
-    std::error_code ec;
-    fs::remove(dir_, ec);  // only when empty
-  }
-  // Checks `sha` out (detached) in <dir>/<sha12>; returns the folder.
+  ~Worktrees() { remove_all(); }
+  // Checks `sha` out (detached) in <dir>/<sha12>; returns the folder. The lock is held while git
+  // runs, so that a removal from the watchdog waits for a checkout to end (or die) first.
   std::string add(const Revision& r) {
+    std::lock_guard lk(mu_);
     const std::string path = dir_ + "/" + r.short_sha();
+    live_.push_back(path);  // before git: a checkout stopped half-way is removed too
     auto out = git(repo_, "worktree add --detach " + shell_quote(path) + " " + r.sha);
-    if (out.code != 0)
+    if (out.code != 0) {
+      drop(path);
       throw Error(fmt::format("git worktree add {} {} failed (exit {}) in {}", path, r.short_sha(), out.code, repo_));
-    live_.push_back(path);
+    }
     return path;
   }
   void remove(const std::string& path) {
+    std::lock_guard lk(mu_);
+    drop(path);
+  }
+  // Every worktree of this run, then `git worktree prune` (nothing left registered in the repository).
+  void remove_all() {
+    std::lock_guard lk(mu_);
     if (keep_) return;
-    git(repo_, "worktree remove --force " + shell_quote(path));
-    live_.erase(std::remove(live_.begin(), live_.end(), path), live_.end());
+    while (!live_.empty()) drop(live_.back());
+    git_cleanup(repo_, "worktree prune");
+    std::error_code ec;
+    fs::remove(dir_, ec);  // only when empty
   }
 
  private:
+  // Removes one, also after a signal: forced twice, as a checkout stopped half-way is still locked
+  // by git; a folder git did not take is deleted.
+  void drop(const std::string& path) {
+    if (!keep_) {
+      git_cleanup(repo_, "worktree remove --force --force " + shell_quote(path));
+      std::error_code ec;
+      if (fs::exists(path, ec)) fs::remove_all(path, ec);
+    }
+    live_.erase(std::remove(live_.begin(), live_.end(), path), live_.end());
+  }
+
   std::string repo_, dir_;
   bool keep_;
+  std::mutex mu_;
   std::vector<std::string> live_;
 };
 
@@ -146,10 +177,17 @@ class Bisector {
         dir_(std::move(dir)),
         good_label_(std::move(good_label)),
         bad_label_(std::move(bad_label)),
-        worktrees_(repo_, fs::absolute(dir_ + "/worktrees").lexically_normal().string(), o.keep_worktrees) {}
+        worktrees_(repo_, fs::absolute(dir_ + "/worktrees").lexically_normal().string(), o.keep_worktrees) {
+    // A process that does not stop within the bound, or gets a second signal, still leaves the
+    // repository as it was and the folder saying what happened.
+    interrupt::set_last_words([this](int sig) { stop(sig); });
+  }
+  Bisector(const Bisector&) = delete;
+  Bisector& operator=(const Bisector&) = delete;
+  ~Bisector() { interrupt::set_last_words({}); }
 
   // Builds the good revision, measures the bad one, searches; returns the exit code. Writes
-  // bisect.md however it ends.
+  // bisect.md and removes the worktrees however it ends (a signal: exit 128 + signal).
   int run(const Revision& good, const std::vector<Revision>& candidates);
 
  private:
@@ -162,20 +200,37 @@ class Bisector {
   void log(const Revision& r, const std::string& role, const std::optional<Measurement>& m, int remeasure,
            const std::string& error);
   std::string folder(const Revision& r) const { return dir_ + "/probes/" + r.short_sha(); }
-  void write_markdown(const std::string& outcome) const;
+  // bisect.md's text (mu_ held).
+  std::string markdown(const std::string& outcome) const;
+  void write_markdown(const std::string& outcome);
+  // What is running now, for the log of an interrupted bisect.
+  void doing(const std::string& what) {
+    std::lock_guard lk(mu_);
+    doing_ = what;
+  }
+  // After SIGINT/SIGTERM, from this thread or the watchdog's, once: removes the worktrees, then
+  // logs the interruption (bisect.jsonl, bisect.md); returns the error line.
+  std::string stop(int sig, const std::string& cause = "");
 
   const BisectOptions& o_;
   const double t_;
   std::string repo_, prefix_, suite_path_, suite_name_, dir_, good_label_, bad_label_;
   Worktrees worktrees_;
   std::string good_bin_;
+  // Guards what the watchdog's last words read and write: the log, the rows, what is running.
+  std::mutex mu_;
+  bool stopped_ = false;
+  std::string doing_ = "starting";
+  std::string stop_line_;
   std::vector<std::string> md_rows_;
 };
 
 Built Bisector::build(const Revision& r, const std::string& role) {
   Built b;
+  doing(fmt::format("checking out the {} revision {}", role, r.short_sha()));
   b.worktree = worktrees_.add(r);
   b.tree = prefix_.empty() ? b.worktree : b.worktree + "/" + prefix_;
+  doing(fmt::format("building the {} revision {}", role, r.short_sha()));
   fmt::print(stderr, "[bisect] building {} {} ({}) in {}\n", role, r.short_sha(), r.subject, b.worktree);
   std::string bin;
   std::optional<PresetInfo> preset;
@@ -186,11 +241,15 @@ Built Bisector::build(const Revision& r, const std::string& role) {
     } else {
       const std::string cmd = "cd " + shell_quote(b.tree) + " && CUZK_BISECT_REVISION=" + r.sha + " sh -c " +
                               shell_quote(o_.build_cmd) + " >&2";
-      if (int rc = run_status(cmd); rc != 0) throw Error(fmt::format("--build-cmd exited {}", rc), kExitFailure);
+      // Its own process group (run_child): a signal ends the whole build, not only the shell.
+      const ChildResult c = run_child(cmd);
+      if (c.interrupted) throw interrupt::Interrupted(c.interrupted);
+      if (c.code != 0) throw Error(fmt::format("--build-cmd exited {}", c.code), kExitFailure);
       bin = b.tree + "/" + o_.bin_path;
       if (!fs::exists(bin)) throw Error(fmt::format("--build-cmd left no binary at {}", bin), kExitFailure);
     }
   } catch (const Error& e) {
+    interrupt::check();  // a build the signal stopped is no revision that does not build
     b.why = e.what();
     return b;
   }
@@ -232,9 +291,13 @@ Measurement Bisector::measure(const Revision& r, const std::string& bin, const s
       for (int v = 0; v < 2; ++v) {
         const std::string out = fmt::format("{}/rounds/{}-{}.jsonl", dir, v == 0 ? "a" : "b", round);
         const std::string cmd = suite_run_command(v == 0 ? good_bin_ : bin, suite_path_, 1, out, extra, round);
-        if (int rc = run_status(cmd); rc != 0)
+        doing(fmt::format("measuring the {} revision {} (round {}, {})", role, r.short_sha(), round,
+                          v == 0 ? "the good revision's run" : "its run"));
+        const ChildResult c = run_child(cmd);
+        if (c.interrupted) throw interrupt::Interrupted(c.interrupted);
+        if (c.code != 0)
           throw Error(fmt::format("round {} of {} {} failed (exit {}): {}", round, v == 0 ? "the good revision" : role,
-                                  r.short_sha(), rc, cmd),
+                                  r.short_sha(), c.code, cmd),
                       kExitFailure);
         (v == 0 ? files_a : files_b).push_back(out);
       }
@@ -286,6 +349,8 @@ void Bisector::log(const Revision& r, const std::string& role, const std::option
   } else {
     j.update({{"verdict", "skipped"}, {"error", error}});
   }
+  std::lock_guard lk(mu_);
+  if (stopped_) return;  // the log ends with the interruption
   append_output_line(dir_ + "/bisect.jsonl", j.dump());
   md_rows_.push_back(
       m ? fmt::format("| {} | {} | {} | {} | {:.3f} [{:.3f}, {:.3f}] | {} | {} |", r.short_sha(), r.subject, role,
@@ -293,7 +358,7 @@ void Bisector::log(const Revision& r, const std::string& role, const std::option
         : fmt::format("| {} | {} | {} | - | did not build: {} | skipped | - |", r.short_sha(), r.subject, role, error));
 }
 
-void Bisector::write_markdown(const std::string& outcome) const {
+std::string Bisector::markdown(const std::string& outcome) const {
   std::ostringstream f;
   f << fmt::format("# bisect: {} of {}/{}\n\n", o_.phase, suite_name_, o_.case_name);
   f << fmt::format("Repository {}, good {}, bad {}; threshold {} (a probe is bad when its CI lies above x{:.3f}, good "
@@ -308,14 +373,48 @@ void Bisector::write_markdown(const std::string& outcome) const {
     for (auto& row : md_rows_) f << row << "\n";
   }
   f << "\n" << outcome << "\n";
-  write_output_file(dir_ + "/bisect.md", f.str());
+  return f.str();
+}
+
+void Bisector::write_markdown(const std::string& outcome) {
+  std::lock_guard lk(mu_);
+  if (!stopped_) write_output_file(dir_ + "/bisect.md", markdown(outcome));
+}
+
+std::string Bisector::stop(int sig, const std::string& cause) {
+  std::lock_guard lk(mu_);  // held throughout: the watchdog's call waits for this thread's to end
+  if (stopped_) return stop_line_;
+  stopped_ = true;
+  // The user's repository first: nothing of this run stays registered there.
+  worktrees_.remove_all();
+  const std::string kept = o_.keep_worktrees ? "kept (--keep-worktrees)" : "removed";
+  stop_line_ = fmt::format("interrupted by {} while {}{}; the worktrees were {}; the log says so: {}/bisect.md",
+                           interrupt::signal_name(sig), doing_, cause.empty() ? "" : " (" + cause + ")", kept, dir_);
+  nlohmann::ordered_json j = {{"status", "interrupted"}, {"signal", interrupt::signal_name(sig)},
+                              {"exit_code", interrupt::exit_code(sig)}, {"while", doing_}};
+  try {
+    append_output_line(dir_ + "/bisect.jsonl", j.dump());
+    write_output_file(dir_ + "/bisect.md",
+                      markdown(fmt::format("Interrupted by {} (exit {}) while {}; the worktrees were {}.",
+                                           interrupt::signal_name(sig), interrupt::exit_code(sig), doing_, kept)));
+  } catch (const std::exception& e) {
+    stop_line_ += fmt::format(" (but writing the log failed: {})", e.what());
+  }
+  return stop_line_;
 }
 
 int Bisector::run(const Revision& good, const std::vector<Revision>& candidates) {
   try {
-    return bisect_range(good, candidates);
+    const int rc = bisect_range(good, candidates);
+    worktrees_.remove_all();  // here, while the watchdog's last words would still finish it
+    return rc;
+  } catch (const interrupt::Interrupted& e) {
+    throw Error(stop(e.sig), interrupt::exit_code(e.sig));
   } catch (const Error& e) {
+    // A step whose child the signal stopped fails: the signal, not the step, is the reason.
+    if (const int sig = interrupt::signal_received()) throw Error(stop(sig, e.what()), interrupt::exit_code(sig));
     write_markdown(fmt::format("Stopped: {}.", e.what()));
+    worktrees_.remove_all();
     throw;
   }
 }
@@ -379,7 +478,7 @@ std::string describe(const std::string& rev, const std::string& sha) {
   return sha.rfind(rev, 0) == 0 ? sha.substr(0, 12) : fmt::format("{} ({})", rev, sha.substr(0, 12));
 }
 
-int run_bisect(BisectOptions o) {
+int bisect_request(BisectOptions o) {
   // Everything is checked before anything is built or written.
   if (!std::isfinite(o.threshold) || o.threshold <= 0)
     throw Error(fmt::format("--threshold must be a percentage > 0 (got {})", o.threshold));
@@ -442,7 +541,7 @@ int run_bisect(BisectOptions o) {
     if (line.size() >= 40) candidates.push_back({line.substr(0, 40), line.size() > 41 ? line.substr(41) : ""});
   if (candidates.empty() || candidates.back().sha != bad_sha)
     throw Error(fmt::format("git log found no path from {} to {} in {}", good_sha, bad_sha, repo), kExitInternal);
-  auto subject = [&](const std::string& sha) { return git(repo, "log -1 --format=%s " + sha).out; };
+  const Revision good{good_sha, git(repo, "log -1 --format=%s " + good_sha).out};
 
   const std::string dir = o.out_dir.empty() ? fmt::format("results/local/{}-bisect", utc_stamp()) : o.out_dir;
   if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir)))
@@ -452,7 +551,19 @@ int run_bisect(BisectOptions o) {
   fmt::print(stderr, "[bisect] {} of {}/{} between {} and {}: {} candidate(s), threshold {}\n", o.phase, s.name,
              c->name, describe(o.good, good_sha), describe(o.bad, bad_sha), candidates.size(), output::pct_short(o.threshold / 100));
   Bisector b(o, repo, prefix, suite_path, s.name, dir, describe(o.good, good_sha), describe(o.bad, bad_sha));
-  return b.run({good_sha, subject(good_sha)}, candidates);
+  return b.run(good, candidates);
+}
+
+int run_bisect(const BisectOptions& o) {
+  // Before the first child (git, a build) or worktree: a signal at any point ends every child,
+  // removes the worktrees and exits 130/143 (docs/reliability.md).
+  interrupt::install();
+  try {
+    return bisect_request(o);
+  } catch (const interrupt::Interrupted& e) {  // while checking the request (Bisector::run handles its own)
+    throw Error(fmt::format("{} while checking the request: nothing was built or written", e.what()),
+                interrupt::exit_code(e.sig));
+  }
 }
 
 Registrar reg_bisect("bisect", [](CLI::App& app) -> Runner {
