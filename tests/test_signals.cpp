@@ -5,7 +5,7 @@
 // `matrix`; `run` kills a micro case's hung benchmark binary; an interrupted `ab` says so in
 // ab.json; no child process survives any of it. Signals before the first measurement: `bisect`
 // stopped while it builds removes its worktrees and logs the interruption (a second SIGINT ends it
-// at once, cleaned up too).
+// at once, cleaned up too), `ab` stopped in its build leaves no build running.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -432,4 +432,33 @@ TEST_CASE("bisect gets a second SIGINT while its build ignores the first: it end
   CHECK(has(e, "interrupted by SIGINT, then signalled again: stopped at once"));
   CHECK(gone(pid_in(build)));
   check_bisect_cleaned_up(d, r, "SIGINT");
+}
+
+TEST_CASE("ab stopped by SIGINT while it builds a variant: exit 130, the build ended, no folder", "[signals][ab]") {
+  t::TempDir d;
+  t::spit(d.file("tiny.toml"), t::tiny_porep_suite("tiny", 1));
+  // A source tree whose configure step runs until it is stopped (its pid written first).
+  const std::string src = d.file("src"), conf = d.file("configure.pid");
+  REQUIRE(std::system(("mkdir -p '" + src + "'").c_str()) == 0);
+  t::spit(src + "/CMakePresets.json",
+          R"({"version": 3, "configurePresets": [{"name": "a", "binaryDir": "${sourceDir}/build/a"},)"
+          R"( {"name": "b", "binaryDir": "${sourceDir}/build/b"}]})");
+  t::spit(src + "/CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(slow NONE)\n"
+                                   "execute_process(COMMAND sh -c \"echo $$ > '" + conf + "'; exec sleep 60\")\n");
+  const std::string err = d.file("err");
+  const pid_t pid =
+      spawn_bench(d, {"ab", "--a", "a", "--b", "b", "--source-dir", src, "--suite", "tiny.toml", "--out-dir", "ab"}, err);
+  REQUIRE(pid > 0);
+  int early = 0;
+  REQUIRE(wait_for([&] { return pid_in(conf) > 0 || waitpid(pid, &early, WNOHANG) == pid; }, 60));
+  INFO(t::slurp(err));
+  REQUIRE(pid_in(conf) > 0);
+  kill(pid, SIGINT);
+  const int code = wait_exit(pid, 30);
+  const std::string e = t::slurp(err);
+  INFO(e);
+  CHECK(code == 130);
+  CHECK(has(e, "interrupted by SIGINT while building or checking the variants"));
+  CHECK(gone(pid_in(conf)));
+  CHECK_FALSE(t::exists(d.file("ab")));  // nothing was measured
 }

@@ -65,6 +65,9 @@ struct AbOptions {
 
 
 int run_ab(const AbOptions& o) {
+  // Before the first child (a build, a provenance check, a round): a signal at any point ends
+  // every child and the A/B with exit 130/143 (docs/reliability.md).
+  interrupt::install();
   if (o.rounds < 1) throw Error(fmt::format("--rounds must be at least 1 (got {})", o.rounds));
   if (o.warmup_rounds < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup_rounds));
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
@@ -92,21 +95,24 @@ int run_ab(const AbOptions& o) {
     check_cmake_args(o.cmake_args, {&*pa, &*pb});
   }
   std::string bin_a = o.bin_a, bin_b = o.bin_b;
-  if (!given) {
-    bin_a = bench_binary(*pa);
-    bin_b = bench_binary(*pb);
-    if (!o.no_build) {
-      for (auto* pi : {&*pa, &*pb}) {
-        fmt::print(stderr, "[ab] building {} in {}\n", pi->name, pi->binary_dir);
-        build_variant(src, *pi, "", o.cmake_args);
+  std::string hash, hash_b;
+  const std::string src_b = o.source_dir_b.empty() ? src : fs::weakly_canonical(o.source_dir_b).string();
+  stop_on_signal("building or checking the variants", [&] {
+    if (!given) {
+      bin_a = bench_binary(*pa);
+      bin_b = bench_binary(*pb);
+      if (!o.no_build) {
+        for (auto* pi : {&*pa, &*pb}) {
+          fmt::print(stderr, "[ab] building {} in {}\n", pi->name, pi->binary_dir);
+          build_variant(src, *pi, "", o.cmake_args);
+        }
       }
     }
-  }
-  const std::string hash = tree_hash(src);
-  const std::string src_b = o.source_dir_b.empty() ? src : fs::weakly_canonical(o.source_dir_b).string();
-  const std::string hash_b = src_b == src ? hash : tree_hash(src_b);
-  check_binary(name_a, bin_a, pa, hash, given);
-  check_binary(name_b, bin_b, pb, hash_b, given);
+    hash = tree_hash(src);
+    hash_b = src_b == src ? hash : tree_hash(src_b);
+    check_binary(name_a, bin_a, pa, hash, given);
+    check_binary(name_b, bin_b, pb, hash_b, given);
+  });
   if (hash == hash_b)
     fmt::print(stderr, "[ab] provenance checked: both binaries built from sources {}\n", hash.substr(0, 16));
   else
@@ -139,7 +145,6 @@ int run_ab(const AbOptions& o) {
   };
   write_meta("running");
   // SIGINT/SIGTERM reach the round's process (its own group) and stop the A/B: exit 130/143.
-  interrupt::install();
   auto stop_interrupted = [&](int sig, int r, const std::string& who) {
     meta["interrupted"] = {{"signal", interrupt::signal_name(sig)}, {"round", r}, {"variant", who}};
     write_meta("interrupted");

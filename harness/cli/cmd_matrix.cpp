@@ -205,6 +205,9 @@ int run_matrix(const MatrixOptions& o) {
       throw Error(e.what());
     }
   }
+  // Before the first child (git, a build, a provenance check, a run): a signal at any point ends
+  // every child and the matrix with exit 130/143 (docs/reliability.md).
+  interrupt::install();
   if (o.variants.empty() == o.factorial.empty()) throw Error("name the variants: --variants P1,P2,... or --factorial F1,F2,...");
   if (o.suite.empty()) throw Error("--suite is required");
   if (o.rounds < 2) throw Error(fmt::format("--rounds must be at least 2 (got {}): one round has no noise to judge by", o.rounds));
@@ -332,7 +335,11 @@ int run_matrix(const MatrixOptions& o) {
   const bool injected = !entries.empty();
 
   // The tree must be committed: the manifest names the commit the builds came from.
-  const std::string dirty = git_dirty(src);
+  std::string dirty, head;
+  stop_on_signal("checking the source tree", [&] {
+    dirty = git_dirty(src);
+    head = git_head(src);
+  });
   if (!dirty.empty() && !o.allow_dirty)
     throw Error(fmt::format("{} has uncommitted changes ({}): the manifest would name a commit the builds did not come "
                             "from; commit them, or pass --allow-dirty",
@@ -343,21 +350,24 @@ int run_matrix(const MatrixOptions& o) {
     throw Error(fmt::format("--out-dir {} exists and is not empty: choose another folder (nothing there is replaced)", dir));
 
   // Builds and provenance.
-  const std::string hash = tree_hash(src);
+  std::string hash;
   const bool given = !o.bin.empty();
-  for (auto& v : vs) {
-    if (given) {
-      v.binary = fs::absolute(o.bin).string();
-      check_binary(v.name, v.binary, std::nullopt, hash, true);
-      continue;
+  stop_on_signal("building or checking the variants", [&] {
+    hash = tree_hash(src);
+    for (auto& v : vs) {
+      if (given) {
+        v.binary = fs::absolute(o.bin).string();
+        check_binary(v.name, v.binary, std::nullopt, hash, true);
+        continue;
+      }
+      v.binary = bench_binary(v.preset);
+      if (!o.no_build) {
+        fmt::print(stderr, "[matrix] building {} in {}\n", v.name, v.preset.binary_dir);
+        build_variant(src, v.preset, v.base_preset, o.cmake_args);
+      }
+      check_binary(v.name, v.binary, v.preset, hash, false);
     }
-    v.binary = bench_binary(v.preset);
-    if (!o.no_build) {
-      fmt::print(stderr, "[matrix] building {} in {}\n", v.name, v.preset.binary_dir);
-      build_variant(src, v.preset, v.base_preset, o.cmake_args);
-    }
-    check_binary(v.name, v.binary, v.preset, hash, false);
-  }
+  });
   fmt::print(stderr, "[matrix] provenance checked: {} binaries built from sources {}\n", given ? 1 : vs.size(), hash.substr(0, 16));
   if (o.build_only) {
     // Builds are CPU-bound and would disturb the measured runs if anything else shared the
@@ -387,7 +397,7 @@ int run_matrix(const MatrixOptions& o) {
                    {"seed", seed},                {"backend", o.backend},
                    {"quick", o.quick},            {"stable", o.stable},
                    {"source_dir", src},           {"source_hash", hash},
-                   {"git_commit", git_head(src)}, {"dirty", !dirty.empty()},
+                   {"git_commit", head}, {"dirty", !dirty.empty()},
                    {"cmake_args", o.cmake_args},
                    {"injected", injected},        {"machine", machine_json()},
                    {"started", utc_stamp()},      {"run_timeout_s", o.run_timeout},
@@ -431,7 +441,6 @@ int run_matrix(const MatrixOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   // SIGINT/SIGTERM reach the running process (its own group) and stop the matrix: exit 130/143.
-  interrupt::install();
   auto stop_interrupted = [&](int sig, int r, const std::string& who) {
     manifest["status"] = "interrupted";
     manifest["interrupted"] = {{"signal", interrupt::signal_name(sig)}, {"round", r}, {"variant", who}};

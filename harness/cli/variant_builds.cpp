@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/cli/commands.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/process.hpp"
 
 namespace cuzk::cli {
@@ -111,11 +112,31 @@ std::string build_variant(const std::string& source_dir, const PresetInfo& p, co
   }
   for (auto& a : cmake_args) cfg += " " + shell_quote(a);
   cfg += " >&2";
-  if (int rc = run_status(cfg); rc != 0)
-    throw Error(fmt::format("configuring {} failed (exit {}): {}", p.name, rc, cfg), kExitFailure);
+  // Each step runs in its own process group (run_child), so a signal ends the whole build; a step
+  // that the signal stopped is no failure of the variant.
+  const ChildResult c = run_child(cfg);
+  if (c.interrupted) throw interrupt::Interrupted(c.interrupted);
+  if (c.code != 0) throw Error(fmt::format("configuring {} failed (exit {}): {}", p.name, c.code, cfg), kExitFailure);
   std::string bld = "cmake --build " + shell_quote(p.binary_dir) + " --target cuzk-bench >&2";
-  if (int rc = run_status(bld); rc != 0) throw Error(fmt::format("building {} failed (exit {})", p.name, rc), kExitFailure);
+  const ChildResult b = run_child(bld);
+  if (b.interrupted) throw interrupt::Interrupted(b.interrupted);
+  if (b.code != 0) throw Error(fmt::format("building {} failed (exit {})", p.name, b.code), kExitFailure);
   return bench_binary(p);
+}
+
+void stop_on_signal(const std::string& what, const std::function<void()>& steps) {
+  try {
+    steps();
+    interrupt::check();
+  } catch (const interrupt::Interrupted& e) {
+    throw Error(fmt::format("{} while {}: nothing was measured", e.what(), what), interrupt::exit_code(e.sig));
+  } catch (const Error& e) {
+    const int sig = interrupt::signal_received();
+    if (!sig || e.code() == interrupt::exit_code(sig)) throw;
+    throw Error(fmt::format("interrupted by {} while {} ({}): nothing was measured", interrupt::signal_name(sig), what,
+                            e.what()),
+                interrupt::exit_code(sig));
+  }
 }
 
 }  // namespace cuzk::cli

@@ -3,6 +3,7 @@
 // baseline preset with some flags switched (matrix --factorial); variant_provenance.hpp checks
 // that its binary is the one asked for.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,9 +34,14 @@ void check_cmake_args(const std::vector<std::string>& args, const std::vector<co
 
 // Configures (`cmake --preset <base>` with -B <binary_dir> and -D overrides, then `cmake_args`)
 // and builds the cuzk-bench target; throws Error (exit 1) naming the variant when either step
-// fails. Output goes to stderr. Returns the binary's path.
+// fails, interrupt::Interrupted when SIGINT/SIGTERM stopped it (install() first: docs/reliability.md).
+// Output goes to stderr. Returns the binary's path.
 std::string build_variant(const std::string& source_dir, const PresetInfo& p, const std::string& base_preset = "",
                           const std::vector<std::string>& cmake_args = {});
+// Runs `steps` (builds and provenance checks, before anything is measured or written). When
+// SIGINT/SIGTERM arrives meanwhile, throws Error with exit 128 + signal naming `what`: a step
+// whose child the signal stopped fails, and the signal, not the step, is the reason.
+void stop_on_signal(const std::string& what, const std::function<void()>& steps);
 // Registers --cmake-arg (repeatable) on a subcommand that builds variants.
 void add_cmake_arg_option(CLI::App* sub, std::vector<std::string>& args);
 // The path of a variant's cuzk-bench.
