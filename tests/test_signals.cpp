@@ -5,7 +5,8 @@
 // `matrix`; `run` kills a micro case's hung benchmark binary; an interrupted `ab` says so in
 // ab.json; no child process survives any of it. Signals before the first measurement: `bisect`
 // stopped while it builds removes its worktrees and logs the interruption (a second SIGINT ends it
-// at once, cleaned up too), `ab` stopped in its build leaves no build running.
+// at once, cleaned up too), `ab` stopped in its build leaves no build running; `noise` and
+// `calibrate` stop their workload process and mark their folders.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -461,4 +462,69 @@ TEST_CASE("ab stopped by SIGINT while it builds a variant: exit 130, the build e
   CHECK(has(e, "interrupted by SIGINT while building or checking the variants"));
   CHECK(gone(pid_in(conf)));
   CHECK_FALSE(t::exists(d.file("ab")));  // nothing was measured
+}
+
+TEST_CASE("noise stopped by SIGINT in its third process: exit 130, the workload gone, the two finished ones analysed",
+          "[signals][noise]") {
+  t::TempDir d;
+  t::spit(d.file("tiny.toml"), t::tiny_porep_suite("tiny", 1));
+  REQUIRE(t::share_params_cache(d));
+  // The workload: this cuzk-bench, except the third process, which runs until it is stopped.
+  const std::string w = d.file("bench.sh"), third = d.file("third.pid");
+  t::spit(w, "#!/bin/sh\necho x >> '" + d.file("count") + "'\nif [ $(wc -l < '" + d.file("count") +
+                 "') -ge 3 ]; then echo $$ > '" + third + "'; exec sleep 60; fi\nexec '" + t::bench() + "' \"$@\"\n");
+  chmod(w.c_str(), 0755);
+  const std::string err = d.file("err");
+  const pid_t pid = spawn_bench(d,
+                                {"noise", "--processes", "4", "--reps", "3", "--workload", "run", "--workload-arg=--suite",
+                                 "--workload-arg=tiny.toml", "--bench", w, "--out-dir", "n"},
+                                err);
+  REQUIRE(pid > 0);
+  int early = 0;
+  REQUIRE(wait_for([&] { return pid_in(third) > 0 || waitpid(pid, &early, WNOHANG) == pid; }, 180));
+  INFO(t::slurp(err));
+  REQUIRE(pid_in(third) > 0);
+  kill(pid, SIGINT);
+  const int code = wait_exit(pid, 30);
+  const std::string e = t::slurp(err);
+  INFO(e);
+  CHECK(code == 130);
+  CHECK(has(e, "interrupted by SIGINT after 2 of 4 process(es)"));
+  CHECK(gone(pid_in(third)));
+  const json doc = json::parse(t::slurp(d.file("n/noise.json")));
+  CHECK(doc.at("run").at("status") == "interrupted");
+  CHECK(doc.at("run").at("interrupted").at("processes_done") == 2);
+  CHECK(has(t::slurp(d.file("n/noise.md")), "Interrupted by SIGINT: this analysis covers the 2 of 4 process(es)"));
+}
+
+TEST_CASE("calibrate stopped by SIGINT in its pool: exit 130, the workload gone, pool/index.json interrupted",
+          "[signals][calibrate]") {
+  t::TempDir d;
+  // The workload: this cuzk-bench, except the second process, which runs until it is stopped.
+  const std::string w = d.file("bench.sh"), second = d.file("second.pid");
+  t::spit(w, "#!/bin/sh\necho x >> '" + d.file("count") + "'\nif [ $(wc -l < '" + d.file("count") +
+                 "') -ge 2 ]; then echo $$ > '" + second + "'; exec sleep 60; fi\nexec '" + t::bench() + "' \"$@\"\n");
+  chmod(w.c_str(), 0755);
+  const std::string err = d.file("err");
+  const pid_t pid = spawn_bench(d,
+                                {"calibrate", "--workload", "selfmeasure", "--trials", "2", "--runs", "2", "--pool-a", "4",
+                                 "--pool-b", "2", "--slowdowns", "50", "--bench", w, "--out-dir", "c"},
+                                err);
+  REQUIRE(pid > 0);
+  int early = 0;
+  REQUIRE(wait_for([&] { return pid_in(second) > 0 || waitpid(pid, &early, WNOHANG) == pid; }, 120));
+  INFO(t::slurp(err));
+  REQUIRE(pid_in(second) > 0);
+  kill(pid, SIGINT);
+  const int code = wait_exit(pid, 30);
+  const std::string e = t::slurp(err);
+  INFO(e);
+  CHECK(code == 130);
+  CHECK(has(e, "interrupted by SIGINT: no calibration was written"));
+  CHECK(gone(pid_in(second)));
+  const json index = json::parse(t::slurp(d.file("c/pool/index.json")));
+  CHECK(index.at("status") == "interrupted");
+  CHECK(index.at("interrupted").at("runs_done") == 1);
+  CHECK(index.at("runs").size() == 1);
+  CHECK_FALSE(t::exists(d.file("c/calibration.json")));
 }

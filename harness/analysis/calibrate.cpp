@@ -3,7 +3,6 @@
 #include "harness/measure/process.hpp"
 
 #include <fmt/core.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 #include "harness/measure/clock.hpp"
 #include "harness/measure/duet.hpp"
 #include "harness/measure/inject.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/results.hpp"
 #include "harness/analysis/gate.hpp"
 #include "harness/analysis/output/format.hpp"
@@ -81,13 +81,14 @@ PoolRun load_run(const std::string& out, const std::string& log, const std::stri
   return r;
 }
 
-// One workload process; returns its parsed results.
+// One workload process; returns its parsed results. It runs in its own process group under
+// interrupt::install() (run_child), so a signal ends it: interrupt::Interrupted.
 PoolRun one_run(const Options& o, const std::string& bench, const std::string& out, const std::string& spec,
                 const std::string& log) {
   const std::string cmd = workload_command(o, bench, out, spec, log);
-  const int st = std::system(cmd.c_str());
-  const int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-  return load_run(out, log, cmd, code);
+  const ChildResult c = run_child(cmd);
+  if (c.interrupted) throw interrupt::Interrupted(c.interrupted);
+  return load_run(out, log, cmd, c.code);
 }
 
 // Writes header + the chosen runs' samples (repetitions renumbered) as one results file.
@@ -350,60 +351,71 @@ Result run(const Options& in) {
     (k >= 0 && !partner ? index_level[k] : index_plain).push_back(entry);
     ++done;
   };
-  for (int round = 0; round < rounds; ++round) {
-    std::vector<int> order;  // runs (or, in duets, pairs: -1 the A/A pair, k: A beside level k)
-    const bool levels_here = whole_rounds || round < o.pool_b;
-    if (levels_here)
-      for (size_t k = 0; k < K; ++k) order.push_back(static_cast<int>(k));
-    if (whole_rounds && !o.duet) order.push_back(-2);
-    std::shuffle(order.begin(), order.end(), rng);
-    // The very first run is plain: it decides each phase's metric, and so the injections.
-    if (whole_rounds || round < o.pool_a)
-      order.insert(round == 0 ? order.begin() : order.begin() + (rng() % (order.size() + 1)), -1);
-    for (int k : order) {
-      if (!o.duet) {
-        const std::string stem = stem_of(k, round, false);
-        const std::string out = r.out_dir + "/pool/" + stem + ".jsonl", lg = r.out_dir + "/pool/" + stem + ".log";
-        fs::remove(out);
-        PoolRun pr = one_run(o, bench, out, k >= 0 ? specs[k] : "", lg);
-        fs::remove(lg);
-        if (done == 0) first_run(pr, out);
-        place(std::move(pr), k, round, false, stem);
-        continue;
-      }
-      // A duet pair: side 0 plain (A, or the partner of level k), side 1 A' or level k.
-      const std::string stems[2] = {stem_of(k == -1 ? -1 : k, round, k >= 0), stem_of(k == -1 ? -2 : k, round, false)};
-      std::array<duet::PairSide, 2> sides;
-      std::string outs[2], logs[2];
-      for (int v = 0; v < 2; ++v) {
-        outs[v] = r.out_dir + "/pool/" + stems[v] + ".jsonl";
-        logs[v] = r.out_dir + "/pool/" + stems[v] + ".log";
-        fs::remove(outs[v]);
-        sides[v] = {workload_command(o, bench, outs[v], v == 1 && k >= 0 ? specs[k] : "", logs[v]),
-                    duet::side_cpus(*halves, round, v)};
-      }
-      const duet::PairResult p = duet::run_pair(r.out_dir + "/pool/barrier", sides, round, 0);
-      for (int v = 0; v < 2; ++v) {
-        PoolRun run = load_run(outs[v], logs[v], sides[v].command, p.child[v].code);
-        fs::remove(logs[v]);
-        if (done == 0) first_run(run, outs[v]);
-        place(std::move(run), v == 0 ? (k == -1 ? -1 : k) : (k == -1 ? -2 : k), round, v == 0 && k >= 0, stems[v]);
-      }
-    }
-    if ((round + 1) % 5 == 0 || round + 1 == rounds)
-      log(fmt::format("calibrate: {}/{} runs, {:.0f} s", done, total, (now_ns() - t0) / 1e9));
-  }
-  r.pool_seconds = (now_ns() - t0) / 1e9;
-  r.pool_rounds = rounds;
   // Which pool file ran under which injection, in which round (the results files themselves do
-  // not say): plain runs first, then each level's.
-  {
+  // not say): plain runs first, then each level's. Also written when a signal stops the pool,
+  // listing the runs that finished.
+  auto write_index = [&](const json& interrupted) {
     json index = {{"workload", o.workload}, {"phases", o.phases}, {"env", inject::kEnvVar}, {"runs", index_plain},
-                  {"duet", r.duet}};
+                  {"duet", r.duet}, {"status", interrupted.is_null() ? "complete" : "interrupted"}};
+    if (!interrupted.is_null()) index["interrupted"] = interrupted;
     for (auto& l : index_level)
       for (auto& e : l) index["runs"].push_back(e);
     write_output_file(r.out_dir + "/pool/index.json", index.dump(1) + "\n");
+  };
+  try {
+    for (int round = 0; round < rounds; ++round) {
+      std::vector<int> order;  // runs (or, in duets, pairs: -1 the A/A pair, k: A beside level k)
+      const bool levels_here = whole_rounds || round < o.pool_b;
+      if (levels_here)
+        for (size_t k = 0; k < K; ++k) order.push_back(static_cast<int>(k));
+      if (whole_rounds && !o.duet) order.push_back(-2);
+      std::shuffle(order.begin(), order.end(), rng);
+      // The very first run is plain: it decides each phase's metric, and so the injections.
+      if (whole_rounds || round < o.pool_a)
+        order.insert(round == 0 ? order.begin() : order.begin() + (rng() % (order.size() + 1)), -1);
+      for (int k : order) {
+        if (!o.duet) {
+          const std::string stem = stem_of(k, round, false);
+          const std::string out = r.out_dir + "/pool/" + stem + ".jsonl", lg = r.out_dir + "/pool/" + stem + ".log";
+          fs::remove(out);
+          PoolRun pr = one_run(o, bench, out, k >= 0 ? specs[k] : "", lg);
+          fs::remove(lg);
+          if (done == 0) first_run(pr, out);
+          place(std::move(pr), k, round, false, stem);
+          continue;
+        }
+        // A duet pair: side 0 plain (A, or the partner of level k), side 1 A' or level k.
+        const std::string stems[2] = {stem_of(k == -1 ? -1 : k, round, k >= 0), stem_of(k == -1 ? -2 : k, round, false)};
+        std::array<duet::PairSide, 2> sides;
+        std::string outs[2], logs[2];
+        for (int v = 0; v < 2; ++v) {
+          outs[v] = r.out_dir + "/pool/" + stems[v] + ".jsonl";
+          logs[v] = r.out_dir + "/pool/" + stems[v] + ".log";
+          fs::remove(outs[v]);
+          sides[v] = {workload_command(o, bench, outs[v], v == 1 && k >= 0 ? specs[k] : "", logs[v]),
+                      duet::side_cpus(*halves, round, v)};
+        }
+        const duet::PairResult p = duet::run_pair(r.out_dir + "/pool/barrier", sides, round, 0);
+        for (int v = 0; v < 2; ++v)
+          if (p.child[v].interrupted) throw interrupt::Interrupted(p.child[v].interrupted);
+        for (int v = 0; v < 2; ++v) {
+          PoolRun run = load_run(outs[v], logs[v], sides[v].command, p.child[v].code);
+          fs::remove(logs[v]);
+          if (done == 0) first_run(run, outs[v]);
+          place(std::move(run), v == 0 ? (k == -1 ? -1 : k) : (k == -1 ? -2 : k), round, v == 0 && k >= 0, stems[v]);
+        }
+      }
+      if ((round + 1) % 5 == 0 || round + 1 == rounds)
+        log(fmt::format("calibrate: {}/{} runs, {:.0f} s", done, total, (now_ns() - t0) / 1e9));
+    }
+  } catch (const interrupt::Interrupted& e) {
+    write_index({{"signal", interrupt::signal_name(e.sig)}, {"exit_code", interrupt::exit_code(e.sig)},
+                 {"runs_done", done}, {"of", total}});
+    throw;
   }
+  r.pool_seconds = (now_ns() - t0) / 1e9;
+  r.pool_rounds = rounds;
+  write_index(nullptr);
   std::vector<const PoolRun*> plain;  // every plain run that stands for A in unpaired draws
   for (const auto& pr : pool)
     for (const PoolRun* p : {pr.a, pr.a2})
@@ -453,6 +465,7 @@ Result run(const Options& in) {
       std::vector<LevelResult> L(phases.size());
       std::vector<std::vector<double>> ratios(phases.size());
       for (int t = 0; t < o.trials; ++t) {
+        interrupt::check();  // in-process work, no child to carry the signal: looked at per trial
         std::vector<const PoolRun*> a, b;
         std::vector<int> ra, rb;
         if (paired) {
@@ -529,8 +542,13 @@ Result run(const Options& in) {
     }
     return d;
   };
-  if (o.draw != "paired") r.draws.push_back(run_draw("unpaired"));
-  if (o.draw != "unpaired") r.draws.push_back(run_draw("paired"));
+  try {
+    if (o.draw != "paired") r.draws.push_back(run_draw("unpaired"));
+    if (o.draw != "unpaired") r.draws.push_back(run_draw("paired"));
+  } catch (const interrupt::Interrupted&) {
+    fs::remove_all(r.out_dir + "/trials");  // scratch files of a trial; the pool stays whole
+    throw;
+  }
   fs::remove_all(r.out_dir + "/trials");
   r.phases = r.draws.front().phases;
   r.aa_any_phase_alarms = r.draws.front().aa_any_phase_alarms;

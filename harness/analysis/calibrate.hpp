@@ -113,7 +113,9 @@ struct Result {
 };
 
 // Runs everything above; writes <out_dir>/calibration.json, calibration.md, pool/*.jsonl.
-// Throws std::runtime_error (a failed run names its log file) or CompareError.
+// Throws std::runtime_error (a failed run names its log file) or CompareError; under
+// interrupt::install(), interrupt::Interrupted once SIGINT/SIGTERM arrives (pool/index.json then
+// lists the runs that finished, with status "interrupted" when the pool was not complete).
 Result run(const Options& o);
 
 std::string format_table(const Result& r);     // the terminal table

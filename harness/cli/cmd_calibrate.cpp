@@ -1,6 +1,6 @@
 // `cuzk-bench calibrate`: false-alarm rate and minimum detectable slowdown of `compare` on this
 // machine, from A/A and injected-slowdown comparisons (harness/analysis/calibrate.hpp,
-// docs/calibration.md).
+// docs/calibration.md). SIGINT/SIGTERM: docs/reliability.md.
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -15,7 +15,9 @@
 #include "harness/cli/commands.hpp"
 #include "harness/measure/duet.hpp"
 #include "harness/measure/inject.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/output_file.hpp"
+#include "harness/measure/process.hpp"
 #include "prover/util/cpu_placement.hpp"
 
 namespace cuzk::cli {
@@ -139,9 +141,17 @@ Registrar reg_calibrate("calibrate", [](CLI::App& app) -> Runner {
     // The folder before any run: an unwritable one is bad input, found now rather than after
     // the pool has run.
     if (!opt.out_dir.empty()) ensure_output_dir(opt.out_dir, "--out-dir");
+    if (opt.out_dir.empty()) opt.out_dir = "results/local/calibrate-" + utc_stamp();  // named by an interruption too
+    // Before the first pool run: a signal ends the run in flight and the calibration, exit 130/143.
+    interrupt::install();
     calibrate::Result r;
     try {
       r = calibrate::run(opt);
+    } catch (const interrupt::Interrupted& e) {
+      throw Error(fmt::format("{}: no calibration was written; the pool runs that finished are listed in "
+                              "{}/pool/index.json",
+                              e.what(), opt.out_dir),
+                  interrupt::exit_code(e.sig));
     } catch (const std::invalid_argument& e) {
       throw Error(e.what());
     } catch (const CompareError& e) {

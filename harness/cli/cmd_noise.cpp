@@ -1,6 +1,6 @@
 // `cuzk-bench noise`: run a workload as P separate processes of R repetitions each, then say
 // where the noise of each phase comes from (harness/analysis/noise.hpp, docs/noise.md); or, with --from,
-// analyse results files that already exist.
+// analyse results files that already exist. SIGINT/SIGTERM: docs/reliability.md.
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -14,6 +14,7 @@
 #include "harness/measure/output_file.hpp"
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/noise.hpp"
+#include "harness/measure/interrupt.hpp"
 #include "harness/measure/process.hpp"
 
 namespace cuzk::cli {
@@ -38,8 +39,17 @@ struct NoiseCliOptions {
 constexpr const char* kRunFlags[] = {"--processes",    "--reps",   "--warmup", "--workload",
                                      "--workload-arg", "--stable", "--bench",  "--out-dir"};
 
-// Runs the workload P times, one process after the other; returns the results files.
-std::vector<std::string> run_processes(const NoiseCliOptions& o, const std::string& dir) {
+// What run_processes ran: the results files of the processes that finished, and the signal that
+// stopped it (0: none).
+struct Processes {
+  std::vector<std::string> files;
+  int interrupted = 0;
+  uint32_t of = 0;  // processes asked for
+};
+
+// Runs the workload P times, one process after the other, each in its own process group: a
+// signal ends the one in flight (it gets the signal too) and the loop.
+Processes run_processes(const NoiseCliOptions& o, const std::string& dir) {
   const uint32_t P = checked_u32("--processes", o.processes, 2);
   const uint32_t R = checked_u32("--reps", o.reps, 1);
   // Like ab: without an explicit --warmup, --stable keeps the workload's own default (warm up
@@ -77,6 +87,8 @@ std::vector<std::string> run_processes(const NoiseCliOptions& o, const std::stri
     if (fs::exists(out)) throw Error(fmt::format("--out-dir {}: already holds {}; choose a fresh folder", dir, out));
     files.push_back(out);
   }
+  Processes done;
+  done.of = P;
   for (uint32_t i = 1; i <= P; ++i) {
     const std::string& out = files[i - 1];
     const std::string log = fmt::format("{}/p-{}.log", dir, i);
@@ -88,14 +100,21 @@ std::vector<std::string> run_processes(const NoiseCliOptions& o, const std::stri
     std::fprintf(stderr, "noise: process %u/%u: %s\n", i, P, cmd.c_str());
     std::fflush(stderr);
     const uint64_t t0 = now_ns();
-    const int code = run_status(cmd + " >" + shell_quote(log) + " 2>&1");
-    if (code != 0)
-      throw Error(fmt::format("process {} of {} failed with exit status {}: see its log {} (command: {})", i, P, code,
+    const ChildResult c = run_child(cmd + " >" + shell_quote(log) + " 2>&1");
+    if (c.code == 0) done.files.push_back(out);  // finished, even if the signal came as it ended
+    if (c.interrupted || interrupt::requested()) {
+      done.interrupted = interrupt::signal_received();
+      std::fprintf(stderr, "noise: interrupted by %s during process %u/%u (its log: %s)\n",
+                   interrupt::signal_name(done.interrupted).c_str(), i, P, log.c_str());
+      return done;
+    }
+    if (c.code != 0)
+      throw Error(fmt::format("process {} of {} failed with exit status {}: see its log {} (command: {})", i, P, c.code,
                               log, cmd),
                   kExitFailure);
     std::fprintf(stderr, "noise: process %u/%u done in %.1f s\n", i, P, double(now_ns() - t0) / 1e9);
   }
-  return files;
+  return done;
 }
 
 Registrar reg_noise("noise", [](CLI::App& app) -> Runner {
@@ -126,19 +145,33 @@ Registrar reg_noise("noise", [](CLI::App& app) -> Runner {
     const bool from = !o->from.empty();
     std::vector<std::string> files = o->from;
     std::string dir;
+    Processes ran;
     if (from) {
       for (const char* flag : kRunFlags)
         if (sub->count(flag))
           throw Error(fmt::format("{} runs the workload; --from analyses existing files: give one or the other", flag));
       for (const auto& f : files) check_input_file(f, "--from");
     } else {
+      // Before the first process: a signal ends the one in flight, and the analysis covers those
+      // that finished (docs/reliability.md).
+      interrupt::install();
       dir = o->out_dir.empty() ? "results/local/noise-" + utc_stamp() : o->out_dir;
-      files = run_processes(*o, dir);
+      ran = run_processes(*o, dir);
+      files = ran.files;
     }
+    const int sig = ran.interrupted;
+    auto interrupted_error = [&](const std::string& what) {
+      return Error(fmt::format("interrupted by {} after {} of {} process(es): {}", interrupt::signal_name(sig),
+                               files.size(), ran.of, what),
+                   interrupt::exit_code(sig));
+    };
+    if (sig && files.size() < 2)
+      throw interrupted_error(fmt::format("too few to analyse; the results and logs are in {}", dir));
     noise::Analysis a;
     try {
       a = noise::analyse_files(files, o->analysis);
     } catch (const noise::NoiseError& e) {
+      if (sig) throw interrupted_error(fmt::format("{}; the results and logs are in {}", e.what(), dir));
       throw Error(e.what());
     }
     if (!from)
@@ -149,8 +182,17 @@ Registrar reg_noise("noise", [](CLI::App& app) -> Runner {
                {"workload_args", o->workload_args},
                {"stable", o->stable},
                {"bench", o->bench.empty() ? own_executable().value_or("cuzk-bench") : o->bench},
-               {"out_dir", dir}};
-    const std::string table = noise::format_table(a), md_text = noise::format_markdown(a);
+               {"out_dir", dir},
+               {"status", sig ? "interrupted" : "complete"}};
+    if (sig)
+      a.run["interrupted"] = {{"signal", interrupt::signal_name(sig)}, {"exit_code", interrupt::exit_code(sig)},
+                              {"processes_done", files.size()}};
+    // An interrupted run's analysis says, first thing, that it covers only the processes that finished.
+    const std::string note =
+        sig ? fmt::format("Interrupted by {}: this analysis covers the {} of {} process(es) that finished.\n\n",
+                          interrupt::signal_name(sig), files.size(), ran.of)
+            : "";
+    const std::string table = note + noise::format_table(a), md_text = note + noise::format_markdown(a);
     const std::string json_text = noise::to_json(a).dump(2) + "\n";
     fmt::print("{}", o->json ? json_text : o->markdown ? md_text : table);
     if (!from) {
@@ -162,6 +204,7 @@ Registrar reg_noise("noise", [](CLI::App& app) -> Runner {
       std::fprintf(stderr, "written: %s/noise.txt, noise.md, noise.json (results and logs: %s/p-*.jsonl, p-*.log)\n",
                    dir.c_str(), dir.c_str());
     }
+    if (sig) throw interrupted_error(fmt::format("the analysis of those is in {}/noise.*", dir));
     return kExitOk;
   };
 });
