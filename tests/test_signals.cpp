@@ -6,7 +6,8 @@
 // ab.json; no child process survives any of it. Signals before the first measurement: `bisect`
 // stopped while it builds removes its worktrees and logs the interruption (a second SIGINT ends it
 // at once, cleaned up too), `ab` stopped in its build leaves no build running; `noise` and
-// `calibrate` stop their workload process and mark their folders.
+// `calibrate` stop their workload process and mark their folders; the engine's summary says a run
+// of jobs was in flight.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -462,6 +463,30 @@ TEST_CASE("ab stopped by SIGINT while it builds a variant: exit 130, the build e
   CHECK(has(e, "interrupted by SIGINT while building or checking the variants"));
   CHECK(gone(pid_in(conf)));
   CHECK_FALSE(t::exists(d.file("ab")));  // nothing was measured
+}
+
+TEST_CASE("engine hung in a job and sent SIGINT: exit 130, the summary says the run in flight was discarded",
+          "[signals][engine]") {
+  t::TempDir d;
+  REQUIRE(t::share_params_cache(d));
+  const std::string out = d.file("e.jsonl"), err = d.file("err");
+  const pid_t pid = spawn_bench(
+      d, {"engine", "--jobs", "1", "--partitions", "1", "--challenges", "1", "--depth", "4", "--counters", "", "--out", out},
+      err, {"CUZK_INJECT_FAULT=hang_in:proof/prove"});
+  REQUIRE(pid > 0);
+  int early = 0;
+  REQUIRE(wait_for([&] { return has(t::slurp(err), "injected hang in") || waitpid(pid, &early, WNOHANG) == pid; }, 120));
+  INFO(t::slurp(err));
+  REQUIRE(has(t::slurp(err), "injected hang in"));
+  kill(pid, SIGINT);
+  const int code = wait_exit(pid, 30);
+  INFO(t::slurp(err));
+  CHECK(code == 130);
+  const auto rf = cuzk::read_results(out);
+  REQUIRE(rf.summary.has_value());
+  const json& in = rf.summary->value.at("interrupted");
+  CHECK(in.at("signal") == "SIGINT");
+  CHECK(in.at("in_flight") == "discarded");
 }
 
 TEST_CASE("noise stopped by SIGINT in its third process: exit 130, the workload gone, the two finished ones analysed",

@@ -11,9 +11,11 @@
 // "failed_jobs") and the others go on; exit 1 then. SIGINT/SIGTERM: docs/reliability.md.
 #include <fmt/core.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/porep_flags.hpp"
@@ -84,6 +86,16 @@ int run_engine(const EngineOptions& o) {
   // SIGINT/SIGTERM: the run in flight ends (or, after interrupt::kStopSeconds, is discarded),
   // the summary says so, exit 130/143 (docs/reliability.md).
   interrupt::install();
+  // Read by the watchdog's last words, so declared before the session (whose destructor clears
+  // them): whether a run of --jobs jobs is between its submission and its samples, and the
+  // failed jobs so far.
+  std::atomic<bool> in_run{false};
+  std::mutex failed_mu;
+  nlohmann::json failed = nlohmann::json::array();
+  auto failed_jobs = [&] {
+    std::lock_guard lk(failed_mu);
+    return failed.empty() ? nlohmann::json::object() : nlohmann::json{{"failed_jobs", failed}};
+  };
   SessionOptions so;
   so.suite = "engine";
   so.out = o.out;
@@ -96,7 +108,11 @@ int run_engine(const EngineOptions& o) {
   } catch (const std::exception& e) {
     throw Error(e.what());
   }
+  // The engine's jobs are no Session::measure samples: what is in flight is a run of jobs.
+  interrupt::set_last_words(
+      [&](int sig) { session->finish_interrupted(sig, in_run ? "discarded" : "none", failed_jobs()); });
 
+  job.on_rep = [&](int rep, bool) { in_run = rep < job.warmup_runs + job.reps; };
   job.on_ready = [&](const std::string& params) {
     // Readiness is a signal, never a guess: the line goes out unbuffered, then the file.
     const std::string line = engine::ready_line(params);
@@ -105,6 +121,7 @@ int run_engine(const EngineOptions& o) {
     if (!o.ready_file.empty()) engine::write_ready_file(o.ready_file, line + "\n");
   };
   job.on_run = [&](int rep, bool warm, const std::vector<engine::JobRecord>& records, uint64_t wall_ns) {
+    in_run = false;  // its samples are written
     fmt::print("{} {}: {} job(s), batch <= {}, overlap {}, lookahead {}\n", warm ? "warm-up" : "run",
                warm ? rep : rep - o.warmup_runs, records.size(), job.config.max_batch_size, o.overlap,
                job.config.lookahead);
@@ -118,25 +135,29 @@ int run_engine(const EngineOptions& o) {
     std::fflush(stdout);
   };
   // A failed job (backend error, device out of memory) is reported and the engine goes on.
-  nlohmann::json failed = nlohmann::json::array();
   job.on_job_failed = [&](int rep, bool warm, const std::string& id, const std::string& reason) {
+    std::lock_guard lk(failed_mu);
     failed.push_back({{"run", warm ? rep : rep - o.warmup_runs}, {"warmup", warm}, {"job", id}, {"reason", reason}});
   };
   bool all_ok = false;
+  auto stopped = [&](int sig) {
+    session->finish_interrupted(sig, "completed", failed_jobs());
+    return Error(fmt::format("interrupted by {}: stopped after the run in flight; results: {}", interrupt::signal_name(sig),
+                             session->path()),
+                 interrupt::exit_code(sig));
+  };
   try {
     all_ok = run_pipeline_job(*session, job);
   } catch (const interrupt::Interrupted& e) {
-    nlohmann::json extra = nlohmann::json::object();
-    if (!failed.empty()) extra["failed_jobs"] = failed;
-    session->finish_interrupted(e.sig, "completed", extra);
-    throw Error(fmt::format("{}: stopped after the run in flight; results: {}", e.what(), session->path()),
-                interrupt::exit_code(e.sig));
+    throw stopped(e.sig);
   } catch (const groth16::ParamsError& e) {
     throw Error(e.what());
   } catch (const std::exception& e) {
     throw Error(e.what(), kExitFailure);
   }
-  session->finish(failed.empty() ? nlohmann::json::object() : nlohmann::json{{"failed_jobs", failed}});
+  // A signal during the last run: that run completed and was written, and the summary says so.
+  if (const int sig = interrupt::signal_received()) throw stopped(sig);
+  session->finish(failed_jobs());
   if (!failed.empty())
     fmt::print("{} JOB(S) FAILED (the engine kept serving the others; see stderr)\n", failed.size());
   fmt::print("{}\n", all_ok ? "every proof verified" : failed.empty() ? "SOME PROOFS FAILED TO VERIFY" : "not every job proved");
