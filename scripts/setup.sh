@@ -12,6 +12,7 @@ PKGS=(
   clang-14 libclang-rt-14-dev  # libFuzzer + sanitizers for the fuzz preset (scripts/fuzz.sh)
   libsqlite3-dev libpq-dev  # the results history's stores (docs/history.md)
   postgresql  # a server the history's tests start in a temporary folder, on a unix socket
+  chromium  # headless, renders the history dashboard in its test
 )
 # node/npm are used only by interoperability tests (snarkjs, circom2, @noble/curves);
 # they are installed from Debian when the machine has no node of its own.

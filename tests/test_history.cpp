@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/core.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -274,4 +276,89 @@ TEST_CASE("the same history read from SQLite and PostgreSQL gives identical seri
   auto r = cuzk::test::run_bench("history show --db '" + pg.url() + "' --phase proof --json", d.path());
   CHECK(r.code == 0);
   CHECK(nlohmann::json::parse(r.out).size() == 1);
+}
+
+namespace {
+
+// 20 commits of `case c1`, proof 8% slower from commit 10 on (or no shift), ingested into h.sqlite.
+void planted_history(const TempDir& d, double shift, int commits = 20, int first = 0) {
+  std::vector<std::string> files;
+  for (int i = first; i < first + commits; ++i) {
+    files.push_back(d.file(fmt::format("c{:02}.jsonl", i)));
+    write_commit(files.back(), fmt::format("commit{:02}", i), i >= 10 ? shift : 1.0, 100 + i);
+  }
+  auto db = h::open_db(d.file("h.sqlite"));
+  (void)h::ingest(*db, files, {});
+}
+
+}  // namespace
+
+TEST_CASE("history changes: a planted regression is new once, exit 1, until acknowledged") {
+  TempDir d;
+  planted_history(d, 1.08);
+  auto r = cuzk::test::run_bench("history changes --db h.sqlite --phase proof --json", d.path());
+  INFO(r.err);
+  CHECK(r.code == 1);
+  const auto js = nlohmann::json::parse(r.out);
+  REQUIRE(js.size() == 1);
+  CHECK(js[0]["after"] == "commit10");
+  CHECK(js[0]["status"] == "new");
+  CHECK(js[0]["ratio"].get<double>() == Approx(1.08).epsilon(0.02));
+  CHECK(js[0]["ratio_low"].get<double>() < js[0]["ratio"].get<double>());
+  const std::string id = js[0]["id"];
+  // More points: the same change, the same id, still one alert.
+  planted_history(d, 1.08, 5, 20);
+  auto again = cuzk::test::run_bench("history changes --db h.sqlite --phase proof --json", d.path());
+  const auto js2 = nlohmann::json::parse(again.out);
+  REQUIRE(js2.size() == 1);
+  CHECK(js2[0]["id"] == id);
+  // --since after the change: not newer, exit 0.
+  CHECK(cuzk::test::run_bench("history changes --db h.sqlite --phase proof --since commit15", d.path()).code == 0);
+  CHECK(cuzk::test::run_bench("history changes --db h.sqlite --ack " + id, d.path()).code == 0);
+  auto acked = cuzk::test::run_bench("history changes --db h.sqlite --phase proof --json", d.path());
+  CHECK(acked.code == 0);
+  CHECK(nlohmann::json::parse(acked.out)[0]["status"] == "acknowledged");
+  auto unknown = cuzk::test::run_bench("history changes --db h.sqlite --ack cp-0000", d.path());
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.find("no change point cp-0000") != std::string::npos);
+}
+
+TEST_CASE("the dashboard renders in a headless browser with its charts and the planted change") {
+  TempDir d;
+  planted_history(d, 1.08);
+  auto r = cuzk::test::run_bench("history dashboard --db h.sqlite -o dash --commit-url 'https://example.org/c/{sha}'",
+                                 d.path());
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string html = cuzk::test::slurp(d.file("dash/index.html"));
+  CHECK(html.find("<svg class=\"trend\"") != std::string::npos);
+  CHECK(html.find("https://example.org/c/commit10") != std::string::npos);
+  CHECK(html.find("git checkout commit10") != std::string::npos);  // the reproduce command
+  if (cuzk::testing::run_command("command -v chromium").status != 0) {
+    WARN("SKIPPED: the headless-browser part of the dashboard test: no chromium (install chromium)");
+    return;
+  }
+  const std::string browser = "timeout 120 chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr "
+                              "--v=0 --user-data-dir='" + d.file("profile") + "' ";
+  auto dom = cuzk::testing::run_command(browser + "--dump-dom 'file://" + d.file("dash/index.html") + "' 2>'" +
+                                        d.file("browser.err") + "'");
+  REQUIRE(dom.status == 0);
+  const std::string err = cuzk::test::slurp(d.file("browser.err"));
+  INFO(err);
+  CHECK(err.find("CONSOLE") == std::string::npos);  // no console message, no uncaught error
+  // Rendered: one chart per series, the change marked as a regression in the proof series.
+  size_t charts = 0;
+  for (size_t at = dom.output.find("<svg class=\"trend\""); at != std::string::npos;
+       at = dom.output.find("<svg class=\"trend\"", at + 1))
+    ++charts;
+  CHECK(charts >= 4);
+  CHECK(dom.output.find("class=\"change regression\"") != std::string::npos);
+  CHECK(dom.output.find("<table id=\"changes\">") != std::string::npos);
+  auto shot = cuzk::testing::run_command(browser + "--window-size=1100,1400 --screenshot='" + d.file("shot.png") +
+                                         "' 'file://" + d.file("dash/index.html") + "' 2>/dev/null");
+  CHECK(shot.status == 0);
+  CHECK(std::filesystem::file_size(d.file("shot.png")) > 10000);
+  // docs/history.md shows this screenshot: CUZK_DASHBOARD_SCREENSHOT=docs/img/history-dashboard.png refreshes it.
+  if (const char* keep = std::getenv("CUZK_DASHBOARD_SCREENSHOT"))
+    std::filesystem::copy_file(d.file("shot.png"), keep, std::filesystem::copy_options::overwrite_existing);
 }

@@ -13,8 +13,13 @@
 #include <vector>
 
 #include "harness/analysis/output/printers.hpp"
+#include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/analysis/report_page.hpp"
+#include "harness/history/changes.hpp"
+#include "harness/history/dashboard.hpp"
 #include "harness/history/store.hpp"
+#include "harness/measure/process.hpp"
 #include "harness/measure/output_file.hpp"
 #include "harness/measure/results.hpp"
 
@@ -31,6 +36,12 @@ struct HistoryOptions {
   // show
   history::SeriesFilter filter;
   bool json = false, csv = false;
+  // changes
+  history::ChangePointOptions detect;
+  std::string ack, resolve, note;
+  // dashboard
+  std::string out_dir;
+  history::DashboardOptions dashboard;
 };
 
 std::unique_ptr<history::Db> open_history(const HistoryOptions& o) {
@@ -131,6 +142,107 @@ int run_show(const HistoryOptions& o) {
   return kExitOk;
 }
 
+std::string pct(double ratio) { return fmt::format("{:+.2f}%", 100 * (ratio - 1)); }
+
+std::vector<history::SeriesChanges> analyse(history::Db& db, const HistoryOptions& o, bool record) {
+  try {
+    return history::analyse_history(db, o.filter, o.detect, record);
+  } catch (const history::DbError& e) {
+    throw Error(fmt::format("history {}: {}", db.describe(), e.what()));
+  }
+}
+
+// Whether point `after_id` of series `s` comes after commit `since` (a sha prefix) in its order.
+bool after_since(const history::Series& s, const std::string& after_id, const std::string& since) {
+  if (since.empty()) return true;
+  size_t since_at = s.points.size(), at = s.points.size();
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    if (since_at == s.points.size() && s.points[i].commit.rfind(since, 0) == 0) since_at = i;
+    if (s.points[i].commit + (s.points[i].dirty ? "-dirty" : "") == after_id) at = i;
+  }
+  return since_at == s.points.size() || at > since_at;
+}
+
+int run_changes(const HistoryOptions& o) {
+  auto db = open_history(o);
+  if (!o.ack.empty() || !o.resolve.empty()) {
+    try {
+      history::migrate(*db);
+      history::set_change_status(*db, o.ack.empty() ? o.resolve : o.ack, o.ack.empty() ? "resolved" : "acknowledged",
+                                 o.note);
+    } catch (const history::DbError& e) {
+      throw Error(e.what());
+    }
+    fmt::print("{} is now {}\n", o.ack.empty() ? o.resolve : o.ack, o.ack.empty() ? "resolved" : "acknowledged");
+    return kExitOk;
+  }
+  const auto all = analyse(*db, o, true);
+  size_t shown = 0, new_regressions = 0;
+  nlohmann::json js = nlohmann::json::array();
+  for (const auto& sc : all) {
+    const auto& s = sc.series;
+    for (const auto& st : sc.changes) {
+      const auto& c = st.change;
+      if (!after_since(s, c.after_id, o.filter.since)) continue;
+      ++shown;
+      const bool regression = c.direction == history::Direction::kRegression;
+      if (regression && st.status == "new") ++new_regressions;
+      if (o.json) {
+        js.push_back({{"id", c.id}, {"status", st.status}, {"first_seen_utc", st.first_seen_utc},
+                      {"machine", s.machine}, {"suite", s.suite}, {"case", s.case_name}, {"phase", s.phase},
+                      {"metric", s.metric}, {"backend", s.backend}, {"preset", s.preset},
+                      {"direction", history::direction_name(c.direction)}, {"before", c.before_id},
+                      {"after", c.after_id}, {"median_before", c.median_before}, {"median_after", c.median_after},
+                      {"ratio", c.ratio}, {"ratio_low", c.ratio_low}, {"ratio_high", c.ratio_high},
+                      {"p_value", c.p_value}});
+        continue;
+      }
+      fmt::print("{} [{}] {} {}/{} {} {}: {} ({} .. {}): {} -> {}, {} [{}, {}], p {:.2g}\n", c.id, st.status,
+                 history::direction_name(c.direction), s.suite, s.case_name, s.phase, s.metric, s.machine,
+                 c.before_id.substr(0, 12), c.after_id.substr(0, 12), c.median_before, c.median_after, pct(c.ratio),
+                 pct(c.ratio_low), pct(c.ratio_high), c.p_value);
+    }
+    if (!o.json && sc.pending && sc.pending->status == history::PendingStatus::kNeedsPoints &&
+        sc.pending->points_needed > 0 && std::fabs(sc.pending->ratio - 1) >= o.detect.min_magnitude)
+      fmt::print("  pending: {}/{} {} {} on {}: a {} shift at {} needs about {} more point(s) at its level\n", s.suite,
+                 s.case_name, s.phase, s.metric, s.machine, pct(sc.pending->ratio),
+                 s.points.at(sc.pending->index).commit.substr(0, 12), sc.pending->points_needed);
+  }
+  if (o.json) std::cout << js.dump(2) << '\n';
+  else if (shown == 0) fmt::print("no change point in {} series{}\n", all.size(), o.filter.since.empty() ? "" : " after " + o.filter.since);
+  if (new_regressions) {
+    if (!o.json)
+      fmt::print(stderr, "cuzk-bench: {} new regression(s){}; acknowledge with history changes --ack ID\n",
+                 new_regressions, o.filter.since.empty() ? "" : " after " + o.filter.since);
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+int run_dashboard(HistoryOptions o) {
+  auto db = open_history(o);
+  std::vector<history::DashboardSeries> page;
+  for (auto& sc : analyse(*db, o, false)) {
+    history::DashboardSeries d;
+    for (const auto& st : sc.changes)
+      d.changes.push_back({.index = st.change.index, .id = st.change.id, .status = st.status, .ratio = st.change.ratio,
+                           .low = st.change.ratio_low, .high = st.change.ratio_high, .p_value = st.change.p_value,
+                           .regression = st.change.direction == history::Direction::kRegression});
+    d.series = std::move(sc.series);
+    page.push_back(std::move(d));
+  }
+  o.dashboard.generated_utc = utc_stamp();
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec) throw Error(fmt::format("-o {}: cannot create the folder: {}", o.out_dir, ec.message()));
+  const std::string path = o.out_dir + "/index.html";
+  report::write_text(path, history::dashboard_html(page, o.dashboard));
+  size_t changes = 0;
+  for (const auto& d : page) changes += d.changes.size();
+  fmt::print("wrote {} ({} series, {} change points)\n", path, page.size(), changes);
+  return kExitOk;
+}
+
 Registrar reg_history("history", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("history", "the results history: ingest results, show per-commit series (docs/history.md)");
   sub->require_subcommand(1);
@@ -157,10 +269,47 @@ Registrar reg_history("history", [](CLI::App& app) -> Runner {
   show->add_flag("--include-warmup", o->filter.include_warmup, "also count warm-up samples");
   auto* js = show->add_flag("--json", o->json, "print JSON");
   show->add_flag("--csv", o->csv, "print CSV")->excludes(js);
-  return [o, ing, show] {
+  // The series filter of changes and dashboard: show's, without its output flags.
+  auto filter_options = [o](CLI::App* s) {
+    s->add_option("--suite", o->filter.suite, "only this suite");
+    s->add_option("--case", o->filter.case_name, "only this case");
+    s->add_option("--phase", o->filter.phase, "only this phase");
+    s->add_option("--metric", o->filter.metric, "wall_ns, gpu_ns or a counter's name")->capture_default_str();
+    s->add_option("--machine", o->filter.machine, "only this machine (its fingerprint or a prefix)");
+    s->add_option("--branch", o->filter.branch, "only runs ingested with this --branch");
+    s->add_option("--backend", o->filter.backend, "only this backend");
+    s->add_option("--preset", o->filter.preset, "only this build preset");
+  };
+  auto detect_options = [o](CLI::App* s) {
+    s->add_option("--alpha", o->detect.alpha, "significance of the t-test that accepts a change")
+        ->capture_default_str()
+        ->check(finite_in(0, 0.5, true, false));
+    s->add_option("--min-magnitude", o->detect.min_magnitude, "smallest relative change reported (0.02: 2%)")
+        ->capture_default_str()
+        ->check(finite_in(0, 10));
+  };
+  auto* changes = sub->add_subcommand("changes", "change points of every series (exit 1: a new regression)");
+  db_option(changes);
+  filter_options(changes);
+  detect_options(changes);
+  changes->add_option("--since", o->filter.since, "only changes after this commit (a prefix of its sha)");
+  changes->add_flag("--json", o->json, "print JSON");
+  auto* ack = changes->add_option("--ack", o->ack, "mark this change point acknowledged (its alert ends)");
+  changes->add_option("--resolve", o->resolve, "mark this change point resolved")->excludes(ack);
+  changes->add_option("--note", o->note, "a note stored with --ack or --resolve");
+  auto* dash = sub->add_subcommand("dashboard", "a static HTML page: trends with CI bands and change points");
+  db_option(dash);
+  filter_options(dash);
+  detect_options(dash);
+  dash->add_option("-o,--out-dir", o->out_dir, "the folder of index.html")->required();
+  dash->add_option("--commit-url", o->dashboard.commit_url, "a commit's link, {sha} replaced (e.g. https://github.com/org/repo/commit/{sha})");
+  dash->add_option("--title", o->dashboard.title, "the page's title")->capture_default_str();
+  return [o, ing, show, changes, dash] {
     if (ing->parsed()) return run_ingest(*o);
     if (show->parsed()) return run_show(*o);
-    throw Error("history: name a subcommand: ingest or show");
+    if (changes->parsed()) return run_changes(*o);
+    if (dash->parsed()) return run_dashboard(*o);
+    throw Error("history: name a subcommand: ingest, show, changes or dashboard");
   };
 });
 

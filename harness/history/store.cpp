@@ -62,7 +62,7 @@ CREATE INDEX measurements_by_sample ON measurements(sample_id, phase, metric);
 std::string schema_v2(const std::string&) {
   return R"(
 CREATE TABLE change_points (id TEXT PRIMARY KEY, series_key TEXT NOT NULL, commit_sha TEXT NOT NULL,
-  status TEXT NOT NULL, first_seen_utc TEXT NOT NULL, note TEXT);
+  direction TEXT NOT NULL, status TEXT NOT NULL, first_seen_utc TEXT NOT NULL, note TEXT);
 )";
 }
 
