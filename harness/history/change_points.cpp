@@ -16,6 +16,11 @@ namespace {
 
 constexpr size_t kAnySpan = static_cast<size_t>(-1);
 
+// A window's test compares a split against the rest of its segment, which may hold other changes
+// (a regression fixed a few commits later); candidates pass at this multiple of alpha, and the
+// pruning then tests each against its neighbouring candidates at alpha (docs/history.md#algorithm).
+constexpr double kCandidateAlphaFactor = 10;
+
 // Noise or shifts below this many ln units (one part in a billion) are taken for the rounding of
 // sums of ln values: a constant stretch must not split on the last bits of its sums.
 constexpr double kRounding = 1e-9;
@@ -237,12 +242,13 @@ TTest ChangePointDetector::test(size_t a, size_t tau, size_t b) const {
 // the candidates' test, then split both parts the same way.
 void ChangePointDetector::search(Window& w) const {
   const size_t k = options_.min_segment;
+  const double candidate_alpha = std::min(1.0, kCandidateAlphaFactor * options_.alpha);
   std::vector<std::pair<size_t, size_t>> todo{{w.begin, w.end}};
   while (!todo.empty()) {
     const auto [s, e] = todo.back();
     todo.pop_back();
     const auto top = energy_.best(s, e, k, k);
-    if (!top || !(test(s, top->index, e).p_value < options_.alpha)) continue;
+    if (!top || !(test(s, top->index, e).p_value < candidate_alpha)) continue;
     w.splits.push_back(top->index);
     todo.emplace_back(s, top->index);
     todo.emplace_back(top->index, e);

@@ -40,8 +40,9 @@ struct ChangePointOptions {
   // error; above the 0.2-0.5% steps that very quiet series make significant but nobody acts on.
   double min_magnitude = 0.02;
   // Fewest points on each side of a change (at least 2: the energy statistic needs a pair on
-  // each side). 3: two disturbed commits in a row must not become a change.
-  size_t min_segment = 3;
+  // each side). 4: a few disturbed commits in a row must not become a change; with 3, segments of
+  // three made half of the false changes (docs/history.md#parameters).
+  size_t min_segment = 4;
   // Points per E-divisive search window; windows overlap by half (docs/history.md#algorithm).
   // 0: one window over the whole series (cost and memory grow with the square of its length).
   // Else at least 2 * min_segment.
@@ -95,7 +96,7 @@ struct PendingShift {
   double noise = 0;                   // sd of ln values used: pooled within the sides, else from spreads
   PendingStatus status = PendingStatus::kNeedsPoints;
   // With status kNeedsPoints: more points (after the current last one, at the level after the
-  // shift) for the t-test to reach alpha with probability `power` (points_needed() below); 0 when
+  // shift) for the t-test to reach alpha with probability `power` (points_needed_after()); 0 when
   // it already would. -1 otherwise.
   int points_needed = -1;
   Direction direction = Direction::kRegression;
@@ -120,9 +121,9 @@ std::string change_point_id(std::string_view series_key, std::string_view point_
 
 // The E-divisive energy statistic (Matteson & James 2014, with alpha = 1) of the split of
 // y[begin, end) at tau, m = tau - begin and n = end - tau points a side:
-//   Q(tau) = m n / (m + n) * (2/(m n) sum |x_i - y_j| - sum_{i<k} |x_i - x_k| / C(m, 2)
-//                                                   - sum_{j<k} |y_j - y_k| / C(n, 2))
-// where x are the first part's values and y the second's (a within term is 0 for a side of one).
+//   Q(tau) = m n / (m + n) * (2/(m n) sum |x_i - z_j| - sum_{i<k} |x_i - x_k| / C(m, 2)
+//                                                   - sum_{j<k} |z_j - z_k| / C(n, 2))
+// where x are the first part's values and z the second's (a within term is 0 for a side of one).
 struct EnergySplit {
   size_t index = 0;  // tau, the first point of the second part
   double q = 0;
@@ -138,7 +139,7 @@ class EnergyTable {
   size_t size() const { return y_.size(); }
   // sum_{a <= i < j < b} |y_i - y_j|, for b - a <= span.
   double within(size_t a, size_t b) const;
-  double q(size_t begin, size_t tau, size_t end) const;
+  double q(size_t begin, size_t tau, size_t end) const;  // begin < tau < end
   // The tau in [begin + min_left, end - min_right] with the largest Q (the first on ties);
   // nullopt when that range is empty.
   std::optional<EnergySplit> best(size_t begin, size_t end, size_t min_left, size_t min_right) const;
@@ -161,7 +162,8 @@ struct TTest {
   double se = 0;    // pooled sd * sqrt(1/m + 1/n)
   double df = 0;    // m + n - 2
   double t = 0;
-  double p_value = 1;  // two-sided; 1 when df < 1; 0 or 1 when both sides are constant
+  // Two-sided; 1 when df < 1; 0 or 1 when both sides are constant (to one part in a billion).
+  double p_value = 1;
 };
 TTest student_t_test(const std::vector<double>& a, const std::vector<double>& b);
 
