@@ -414,3 +414,46 @@ TEST_CASE("a number beyond a double's range is a malformed line, not an escaped 
   INFO(msg);
   CHECK(starts_with(msg, bad + ":2: invalid JSON"));
 }
+
+namespace {
+
+// Runs read_results(path) in a child process: true when it threw ResultsError holding `what`
+// within 10 s (a reader that blocks is killed, and the check fails instead of the test hanging).
+bool refused_in_time(const std::string& path, const std::string& what) {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    alarm(10);
+    try {
+      cuzk::read_results(path);
+    } catch (const ResultsError& e) {
+      _exit(std::string(e.what()).find(what) != std::string::npos ? 0 : 1);
+    } catch (...) {
+    }
+    _exit(2);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("the reader opens only regular files and streams them within the line limit", "[results]") {
+  t::TempDir d;
+  SECTION("a FIFO, a directory, a /proc file, a loop of links") {
+    REQUIRE(::mkfifo(d.file("fifo").c_str(), 0600) == 0);
+    CHECK(refused_in_time(d.file("fifo"), d.file("fifo") + " is a FIFO, not a regular file"));
+    CHECK(refused_in_time(d.path(), d.path() + " is a directory, not a regular file"));
+    CHECK(refused_in_time("/proc/self/status", "/proc/self/status is a file of /proc (procfs), not a regular file"));
+    REQUIRE(::symlink("loop", d.file("loop").c_str()) == 0);
+    CHECK(refused_in_time(d.file("loop"), d.file("loop") + ": cannot open: Too many levels of symbolic links"));
+  }
+  SECTION("a line over the limit without a newline is over the limit, not a truncated line") {
+    const std::string good = write_valid_file(d.file("good.jsonl"));
+    t::spit(d.file("long.jsonl"), t::lines_of(good)[0] + "\n" + std::string(cuzk::kMaxResultsLineBytes + 10, 'x'));
+    const std::string msg = error_of(d.file("long.jsonl"), t::slurp(d.file("long.jsonl")));
+    INFO(msg.substr(0, 300));
+    CHECK(starts_with(msg, d.file("long.jsonl") + ":2: line is 16777226 bytes, over the limit of 16777216 bytes"));
+  }
+}

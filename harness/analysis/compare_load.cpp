@@ -2,14 +2,14 @@
 #include <fmt/core.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/gbench.hpp"
 #include "harness/measure/machine.hpp"
 #include "harness/measure/results.hpp"
+#include "prover/interop/input_file.hpp"
+#include "prover/interop/input_limits.hpp"
 
 namespace cuzk::compare_detail {
 
@@ -30,12 +30,22 @@ std::string case_params(const json& sample_or_line) {
   return p.dump();
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw CompareError(fmt::format("{}: cannot open file", path));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+// True when the file's first line is a results line (or one the results reader must refuse
+// itself): such a file is read line by line, anything else as one JSON document.
+bool starts_as_results(InputFile& in) {
+  std::string line;
+  const InputFile::Line got = in.next_line(line, kMaxResultsLineBytes);
+  in.rewind();
+  if (got == InputFile::Line::kTooLong) return true;
+  if (got != InputFile::Line::kLine) return false;
+  if (limits::json_nesting_depth(line) > limits::kMaxJsonDepth) return true;
+  json v;
+  try {
+    v = json::parse(line);
+  } catch (const json::exception&) {
+    return false;  // the first line of a document spread over lines (Google Benchmark's own output)
+  }
+  return v.is_object() && (v.contains("schema") || !v.contains("benchmarks"));
 }
 
 // Counts a measured sample's environment judgement into `env`; false when the sample is to be
@@ -148,13 +158,7 @@ SideData load_gbench(const std::string& path, const json& doc) {
   return s;
 }
 
-SideData load_cuzk(const std::string& path, const std::string& text, const CompareOptions& o) {
-  ResultsFile rf;
-  try {
-    rf = parse_results(text, path);
-  } catch (const std::exception& e) {
-    throw CompareError(e.what());
-  }
+SideData load_cuzk(const std::string& path, const ResultsFile& rf, const CompareOptions& o) {
   SideData s;
   s.path = path;
   s.format = "cuzk";
@@ -238,7 +242,18 @@ SideData load_cuzk(const std::string& path, const std::string& text, const Compa
 
 }  // namespace
 
-SideData load_side(const std::string& path, const CompareOptions& o) { return load_side_text(path, read_text(path), o); }
+SideData load_side(const std::string& path, const CompareOptions& o) {
+  InputFile in(path, throw_as<CompareError>);
+  if (!starts_as_results(in))
+    return load_side_text(path, in.read_all(limits::kMaxJsonDocumentBytes, "a Google Benchmark JSON document"), o);
+  ResultsFile rf;
+  try {
+    rf = read_results(in);
+  } catch (const ResultsError& e) {
+    throw CompareError(e.what());
+  }
+  return load_cuzk(path, rf, o);
+}
 
 SideData load_side_text(const std::string& path, const std::string& text, const CompareOptions& o) {
   // Google Benchmark output is one JSON document (with NaN where a statistic is undefined);
@@ -251,7 +266,13 @@ SideData load_side_text(const std::string& path, const std::string& text, const 
     // results file, whose reader names the line at fault and the limit.
   }
   if (doc.is_object() && doc.contains("benchmarks")) return load_gbench(path, doc);
-  return load_cuzk(path, text, o);
+  ResultsFile rf;
+  try {
+    rf = parse_results(text, path);
+  } catch (const std::exception& e) {
+    throw CompareError(e.what());
+  }
+  return load_cuzk(path, rf, o);
 }
 
 std::string signed_ns(double ns) {

@@ -9,6 +9,8 @@
 #include <toml++/toml.h>
 
 #include "harness/analysis/output/printers.hpp"
+#include "prover/interop/input_file.hpp"
+#include "prover/interop/input_limits.hpp"
 
 namespace cuzk {
 namespace {
@@ -189,13 +191,8 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
 }
 
 GateThresholds load_thresholds(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw GateError(path + ": cannot open thresholds file");
-  std::string text;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, f)) text.append(buf, n);
-  std::fclose(f);
-  return parse_thresholds(text, path);
+  InputFile in(path, throw_as<GateError>);
+  return parse_thresholds(in.read_all(limits::kMaxTomlBytes, "a thresholds file"), path);
 }
 
 std::vector<double> holm_adjusted(const std::vector<double>& p) {

@@ -3,12 +3,13 @@
 #include "harness/analysis/matrix.hpp"
 
 #include <fmt/core.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include "harness/analysis/math_policy.hpp"
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -16,6 +17,8 @@
 #include "harness/analysis/matrix_detail.hpp"
 #include "harness/analysis/stats.hpp"
 #include "harness/measure/clock.hpp"
+#include "prover/interop/input_file.hpp"
+#include "prover/interop/input_limits.hpp"
 
 namespace cuzk::matrix {
 namespace {
@@ -252,12 +255,15 @@ Attribution attribute(const Input& in) {
 
 Input load_input(const std::string& dir, const CompareOptions& compare) {
   const std::string path = (fs::path(dir) / "manifest.json").string();
-  std::ifstream f(path);
-  if (!f) throw MatrixError(fmt::format("{}: cannot read (is {} a matrix folder?)", path, dir));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT)
+    throw MatrixError(fmt::format("{}: no such file (is {} a matrix folder?)", path, dir));
+  InputFile file(path, throw_as<MatrixError>);
+  const std::string text = file.read_all(limits::kMaxJsonDocumentBytes, "a matrix manifest");
   Input in;
   in.compare = compare;
   try {
-    json m = json::parse(f);
+    json m = json::parse(text);
     if (m.at("kind").get<std::string>() != "cuzk-matrix")
       throw MatrixError(fmt::format("{}: kind is '{}', not cuzk-matrix", path, m.at("kind").get<std::string>()));
     in.mode = m.at("mode").get<std::string>();

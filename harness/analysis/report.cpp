@@ -144,8 +144,9 @@ Result write_report(const Options& in) {
   if (o.a.empty()) o.a = (fs::path(o.dir) / "a.jsonl").string();
   if (o.b.empty()) o.b = (fs::path(o.dir) / "b.jsonl").string();
   if (o.out.empty()) o.out = o.dir;
+  std::error_code ec;
   for (const auto& p : {o.a, o.b})
-    if (!fs::exists(p))
+    if (!fs::exists(fs::symlink_status(p, ec)))  // a loop of links is the reader's to report, not a throw here
       throw CompareError(fmt::format("{}: no such file (an A/B folder holds a.jsonl and b.jsonl)", p));
 
   Result r;
@@ -225,7 +226,7 @@ Result write_report(const Options& in) {
   for (const auto& p : r.plots)
     h += fmt::format("<h3>{}</h3><img alt=\"{}\" src=\"data:image/png;base64,{}\">\n",
                      html_escape(fs::path(p).stem().string()), html_escape(fs::path(p).stem().string()),
-                     base64(slurp(p)));
+                     base64(slurp(p, "a plot image")));
   if (!r.plots_note.empty()) h += "<p class=\"note\"><b>Note:</b> " + html_escape(r.plots_note) + "</p>\n";
 
   r.md_path = (fs::path(o.out) / "report.md").string();

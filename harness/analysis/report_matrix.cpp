@@ -7,12 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "harness/analysis/compare.hpp"
 #include "harness/analysis/report_page.hpp"
+#include "prover/interop/input_limits.hpp"
 
 namespace cuzk::report {
 
@@ -30,9 +29,12 @@ std::string json_message(const json::exception& e) {
   return m;
 }
 
-json parse_file(const std::string& path) {
+json parse_file(const std::string& path, const char* what) {
+  const std::string text = slurp(path, what);
   try {
-    return json::parse(slurp(path));
+    if (size_t depth = limits::json_nesting_depth(text); depth > limits::kMaxJsonDepth)
+      throw CompareError(fmt::format("{}: JSON nested {} levels deep, over the limit of {}", path, depth, limits::kMaxJsonDepth));
+    return json::parse(text);
   } catch (const json::exception& e) {
     throw CompareError(fmt::format("{}: not valid JSON ({})", path, json_message(e)));
   }
@@ -406,15 +408,17 @@ std::string html(const Attribution& att, const std::string& att_path) {
 bool is_matrix_folder(const std::string& dir) {
   const std::string path = (fs::path(dir) / "manifest.json").string();
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  const json m = parse_file(path);
+  // A manifest.json that is there but not a regular file (a FIFO, a link loop) is refused by
+  // parse_file, not taken for an A/B folder.
+  if (!fs::exists(fs::symlink_status(path, ec))) return false;
+  const json m = parse_file(path, "a matrix manifest");
   if (!m.is_object()) throw CompareError(fmt::format("{}: must be a JSON object (it is {})", path, m.type_name()));
   const auto it = m.find("kind");
   return it != m.end() && it->is_string() && it->get<std::string>() == "cuzk-matrix";
 }
 
 Attribution read_attribution(const std::string& path) {
-  const json j = parse_file(path);
+  const json j = parse_file(path, "an attribution");
   const Reader rd(path);
   Attribution att;
   if (const std::string kind = rd.str(j, "", "kind"); kind != "cuzk-matrix-attribution")
@@ -507,7 +511,7 @@ std::vector<ForestRow> forest_rows(const Attribution& att, const MatrixCase& c) 
 MatrixPaths write_matrix_report(const std::string& dir, const std::string& out) {
   const std::string path = (fs::path(dir) / "attribution.json").string();
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
+  if (!fs::exists(fs::symlink_status(path, ec)))
     throw CompareError(fmt::format("{}: no such file (a matrix folder holds manifest.json and attribution.json, which "
                                    "`cuzk-bench matrix` writes when it finishes; rerun it)",
                                    path));

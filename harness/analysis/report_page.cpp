@@ -5,10 +5,11 @@
 
 #include <cmath>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 
+#include "harness/analysis/compare.hpp"
 #include "harness/measure/output_file.hpp"
+#include "prover/interop/input_file.hpp"
+#include "prover/interop/input_limits.hpp"
 
 namespace cuzk::report {
 
@@ -73,11 +74,9 @@ std::string td(const std::string& s, const char* cls) {
   return cls ? fmt::format("<td class=\"{}\">{}</td>", cls, html_escape(s)) : "<td>" + html_escape(s) + "</td>";
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+std::string slurp(const std::string& path, const char* what) {
+  InputFile in(path, throw_as<CompareError>);
+  return in.read_all(limits::kMaxJsonDocumentBytes, what);
 }
 
 }  // namespace cuzk::report

@@ -16,7 +16,8 @@ std::string signed_ms(double ns);
 std::string base64(const std::string& bytes);
 // A table cell with its text escaped, and a class when `cls` is given.
 std::string td(const std::string& s, const char* cls = nullptr);
-// The whole file's bytes; "" when it cannot be read.
-std::string slurp(const std::string& path);
+// The whole file's bytes, `what` naming it in errors: a regular file of at most
+// limits::kMaxJsonDocumentBytes (prover/interop/input_file.hpp), else CompareError.
+std::string slurp(const std::string& path, const char* what);
 
 }  // namespace cuzk::report

@@ -10,10 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 
 #include "harness/measure/env_readings.hpp"
 #include "harness/measure/inject.hpp"
@@ -21,6 +19,7 @@
 #include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
 #include "prover/engine/fault.hpp"
+#include "prover/interop/input_file.hpp"
 #include "prover/interop/input_limits.hpp"
 
 namespace cuzk {
@@ -539,89 +538,122 @@ void validate_summary(const Ctx& c, const json& s) {
   need_object(c, s, "summary", "phases");
 }
 
+// One file's reading, line after line: the same checks whether the lines come from a file
+// (read_results) or from text in memory (parse_results).
+class ResultsParser {
+ public:
+  explicit ResultsParser(const std::string& name) { f_.path = name; }
+  void line(const Ctx& c, const std::string& line);
+  ResultsFile take() { return std::move(f_); }
+
+ private:
+  ResultsFile f_;
+  bool have_header_ = false;
+};
+
+// Linux may cut a write(2) short when SIGKILL arrives between pages, so a killed writer can
+// leave a partial last line: refuse it, and say how to keep the complete lines.
+[[noreturn]] void fail_truncated(const Ctx& c) {
+  c.fail(fmt::format("truncated line (no newline at the end of the file: the writer was killed mid-line); "
+                     "the {} complete lines before it are intact: 'head -n {} FILE' keeps them",
+                     c.line - 1, c.line - 1));
+}
+
+// Lines are bounded before they are kept, so one line cannot take the reader's memory.
+[[noreturn]] void fail_too_long(const Ctx& c, uint64_t bytes) {
+  c.fail(fmt::format("line is {} bytes, over the limit of {} bytes", bytes, kMaxResultsLineBytes));
+}
+
+void ResultsParser::line(const Ctx& c, const std::string& line) {
+  if (line.find_first_not_of(" \t\r") == std::string::npos) c.fail("empty line");
+  // Limits before parsing: nlohmann's copy and dump recurse once per nesting level, so a deeply
+  // nested "parameters" would overflow the stack in compare and gate.
+  if (size_t depth = limits::json_nesting_depth(line); depth > limits::kMaxJsonDepth)
+    c.fail(fmt::format("JSON nested {} levels deep, over the limit of {}", depth, limits::kMaxJsonDepth));
+  json v;
+  try {
+    v = json::parse(line);
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
+    std::string msg = e.what();
+    auto p = msg.find("parse error");
+    c.fail("invalid JSON: " + (p == std::string::npos ? msg : msg.substr(p)));
+  }
+  if (!v.is_object()) c.fail(fmt::format("a line must be a JSON object, not {}", kind(v)));
+  auto sc = v.find("schema");
+  if (sc == v.end()) c.fail(fmt::format("missing required field 'schema' (expected \"{}\")", kResultsSchema));
+  if (*sc != kResultsSchema) c.fail(fmt::format("schema is {}, expected \"{}\"", sc->dump(), kResultsSchema));
+  auto ver = v.find("version");
+  if (ver == v.end()) c.fail("missing required field 'version'");
+  if (!ver->is_number_integer() || ver->get<int64_t>() != kResultsVersion)
+    c.fail(fmt::format("unsupported version {} (this reader knows version {})", ver->dump(), kResultsVersion));
+  auto ty = v.find("type");
+  if (ty == v.end() || !ty->is_string()) c.fail("missing required field 'type' (header, sample or summary)");
+  const std::string type = ty->get<std::string>();
+  if (f_.summary) c.fail(fmt::format("{} line after the summary line (the summary must be last)", type));
+  if (type == "header") {
+    if (have_header_) c.fail("second header line (one header per file)");
+    if (c.line != 1) c.fail("header line is not the first line");
+    validate_header(c, v);
+    f_.header = {c.line, std::move(v)};
+    have_header_ = true;
+  } else if (type == "sample") {
+    if (!have_header_) c.fail("sample line before the header line");
+    validate_sample(c, v);
+    f_.samples.push_back({c.line, std::move(v)});
+  } else if (type == "gpu_counters") {
+    if (!have_header_) c.fail("gpu_counters line before the header line");
+    validate_gpu_counters(c, v);
+    f_.gpu_counters.push_back({c.line, std::move(v)});
+  } else if (type == "summary") {
+    if (!have_header_) c.fail("summary line before the header line");
+    validate_summary(c, v);
+    f_.summary = ResultsLine{c.line, std::move(v)};
+  } else {
+    c.fail(fmt::format("unknown line type \"{}\" (expected header, sample, gpu_counters or summary)", type));
+  }
+}
+
 }  // namespace
 
 ResultsFile parse_results(const std::string& text, const std::string& name) {
-  ResultsFile f;
-  f.path = name;
   if (text.empty()) throw ResultsError(fmt::format("{}: empty results file (no header line)", name));
-  bool have_header = false;
+  ResultsParser parser(name);
   size_t pos = 0, lineno = 0;
   while (pos < text.size()) {
     ++lineno;
     Ctx c{name, lineno};
-    size_t nl = text.find('\n', pos);
-    // Linux may cut a write(2) short when SIGKILL arrives between pages, so a killed writer
-    // can leave a partial last line: refuse it, and say how to keep the complete lines.
-    if (nl == std::string::npos)
-      c.fail(fmt::format("truncated line (no newline at the end of the file: the writer was killed mid-line); "
-                         "the {} complete lines before it are intact: 'head -n {} FILE' keeps them",
-                         lineno - 1, lineno - 1));
-    // Limits before parsing: nlohmann's copy and dump recurse once per nesting level, so a
-    // deeply nested "parameters" would overflow the stack in compare and gate.
-    if (nl - pos > kMaxResultsLineBytes)
-      c.fail(fmt::format("line is {} bytes, over the limit of {} bytes", nl - pos, kMaxResultsLineBytes));
-    std::string line = text.substr(pos, nl - pos);
+    const size_t nl = text.find('\n', pos);
+    const size_t end = nl == std::string::npos ? text.size() : nl;
+    if (end - pos > kMaxResultsLineBytes) fail_too_long(c, end - pos);
+    if (nl == std::string::npos) fail_truncated(c);
+    const std::string line = text.substr(pos, nl - pos);
     pos = nl + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) c.fail("empty line");
-    if (size_t depth = limits::json_nesting_depth(line); depth > limits::kMaxJsonDepth)
-      c.fail(fmt::format("JSON nested {} levels deep, over the limit of {}", depth, limits::kMaxJsonDepth));
-    json v;
-    try {
-      v = json::parse(line);
-    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
-      std::string msg = e.what();
-      auto p = msg.find("parse error");
-      c.fail("invalid JSON: " + (p == std::string::npos ? msg : msg.substr(p)));
-    }
-    if (!v.is_object()) c.fail(fmt::format("a line must be a JSON object, not {}", kind(v)));
-    auto sc = v.find("schema");
-    if (sc == v.end()) c.fail(fmt::format("missing required field 'schema' (expected \"{}\")", kResultsSchema));
-    if (*sc != kResultsSchema) c.fail(fmt::format("schema is {}, expected \"{}\"", sc->dump(), kResultsSchema));
-    auto ver = v.find("version");
-    if (ver == v.end()) c.fail("missing required field 'version'");
-    if (!ver->is_number_integer() || ver->get<int64_t>() != kResultsVersion)
-      c.fail(fmt::format("unsupported version {} (this reader knows version {})", ver->dump(), kResultsVersion));
-    auto ty = v.find("type");
-    if (ty == v.end() || !ty->is_string()) c.fail("missing required field 'type' (header, sample or summary)");
-    const std::string type = ty->get<std::string>();
-    if (f.summary) c.fail(fmt::format("{} line after the summary line (the summary must be last)", type));
-    if (type == "header") {
-      if (have_header) c.fail("second header line (one header per file)");
-      if (lineno != 1) c.fail("header line is not the first line");
-      validate_header(c, v);
-      f.header = {lineno, std::move(v)};
-      have_header = true;
-    } else if (type == "sample") {
-      if (!have_header) c.fail("sample line before the header line");
-      validate_sample(c, v);
-      f.samples.push_back({lineno, std::move(v)});
-    } else if (type == "gpu_counters") {
-      if (!have_header) c.fail("gpu_counters line before the header line");
-      validate_gpu_counters(c, v);
-      f.gpu_counters.push_back({lineno, std::move(v)});
-    } else if (type == "summary") {
-      if (!have_header) c.fail("summary line before the header line");
-      validate_summary(c, v);
-      f.summary = ResultsLine{lineno, std::move(v)};
-    } else {
-      c.fail(fmt::format("unknown line type \"{}\" (expected header, sample, gpu_counters or summary)", type));
-    }
+    parser.line(c, line);
   }
-  return f;
+  return parser.take();
+}
+
+ResultsFile read_results(InputFile& in) {
+  ResultsParser parser(in.path());
+  in.rewind();
+  std::string line;
+  size_t lineno = 0;
+  for (;;) {
+    uint64_t length = 0;
+    const InputFile::Line got = in.next_line(line, kMaxResultsLineBytes, &length);
+    if (got == InputFile::Line::kEnd) break;
+    Ctx c{in.path(), ++lineno};
+    if (got == InputFile::Line::kTooLong) fail_too_long(c, length);
+    if (got == InputFile::Line::kUnterminated) fail_truncated(c);
+    parser.line(c, line);
+  }
+  if (lineno == 0) throw ResultsError(fmt::format("{}: empty results file (no header line)", in.path()));
+  return parser.take();
 }
 
 ResultsFile read_results(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    throw ResultsError(fmt::format("{}: cannot open results file: {}", path, std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) throw ResultsError(fmt::format("{}: not a regular file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ResultsError(fmt::format("{}: cannot open results file: {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw ResultsError(fmt::format("{}: read error", path));
-  return parse_results(ss.str(), path);
+  InputFile in(path, throw_as<ResultsError>);
+  return read_results(in);
 }
 
 }  // namespace cuzk

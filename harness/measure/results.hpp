@@ -26,6 +26,8 @@
 
 namespace cuzk {
 
+class InputFile;
+
 constexpr const char* kResultsSchema = "cuzk.results";
 constexpr int kResultsVersion = 1;
 constexpr const char* kToolName = "cuzk-bench";
@@ -133,8 +135,11 @@ struct ResultsFile {
 // at most limits::kMaxJsonDepth (64) arrays/objects; the writer's lines are far below both.
 constexpr size_t kMaxResultsLineBytes = size_t(16) << 20;
 
-// Validates the whole file; throws ResultsError("path:line: ...") on the first problem.
+// Validates the whole file; throws ResultsError("path:line: ...") on the first problem. Only
+// a regular file is read (prover/interop/input_file.hpp), one line at a time.
 ResultsFile read_results(const std::string& path);
+// The same from a file already open (read from its first byte).
+ResultsFile read_results(InputFile& in);
 // The same over text already in memory (`name` is used in messages).
 ResultsFile parse_results(const std::string& text, const std::string& name);
 

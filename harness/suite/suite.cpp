@@ -7,10 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <toml++/toml.h>
 
 #include "harness/measure/phases.hpp"
@@ -25,6 +23,8 @@
 #include "harness/suite/porep_job.hpp"
 #include "harness/suite/porep_params.hpp"
 #include "prover/instr/phase.hpp"
+#include "prover/interop/input_file.hpp"
+#include "prover/interop/input_limits.hpp"
 #include "prover/synth/synth.hpp"
 
 namespace cuzk::suite {
@@ -310,18 +310,16 @@ Suite parse_suite_text(const std::string& text, const std::string& source) {
 }
 
 Suite load_suite_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw SuiteError(fmt::format("{}: cannot read the suite file", path));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return parse_suite_text(ss.str(), path);
+  InputFile in(path, throw_as<SuiteError>);
+  return parse_suite_text(in.read_all(limits::kMaxTomlBytes, "a suite file"), path);
 }
 
 std::string resolve_suite(const std::string& name_or_file) {
   namespace fs = std::filesystem;
   const std::string& n = name_or_file;
   if (n.find('/') != std::string::npos || (n.size() > 5 && n.ends_with(".toml"))) {
-    if (!fs::exists(n)) throw SuiteError(fmt::format("{}: no such suite file", n));
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(n, ec))) throw SuiteError(fmt::format("{}: no such suite file", n));
     return n;
   }
   std::vector<std::string> dirs = {"suites"};

@@ -1,10 +1,9 @@
 #include "prover/circom/circom.hpp"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 
+#include "prover/interop/input_file.hpp"
 #include "prover/interop/input_limits.hpp"
 #include "prover/synth/synth.hpp"
 
@@ -116,9 +115,8 @@ void check_prime(Reader& r, const char* kind) {
 }
 
 std::vector<uint8_t> slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw FormatError(path + ": cannot open file");
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  InputFile in(path, throw_as<FormatError>);
+  return in.read_bytes();
 }
 
 const Section& section(const std::map<uint32_t, Section>& s, uint32_t type, const std::string& name, const char* what) {

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "prover/interop/input_file.hpp"
+
 namespace cuzk::groth16 {
 namespace {
 
@@ -177,23 +179,15 @@ void save_params(const ProvingKey& pk, const std::string& path) {
 }
 
 ProvingKey load_params(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw ParamsError(sys_error("cannot open parameter file", path));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    ::close(fd);
-    throw ParamsError(sys_error("cannot stat parameter file", path));
-  }
-  const size_t size = size_t(st.st_size);
-  if (size < kHeaderBytes) {
-    ::close(fd);
+  // Mapping a device (/dev/zero maps) or a /proc file would not be the file's bytes.
+  const InputFile in(path, throw_as<ParamsError>);
+  const size_t size = size_t(in.size());
+  if (size < kHeaderBytes)
     throw ParamsError(path + ": truncated parameter file (" + std::to_string(size) + " bytes, the header alone is " +
                       std::to_string(kHeaderBytes) + ")");
-  }
   auto map = std::make_shared<Mapping>();
   map->len = size;
-  map->addr = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
+  map->addr = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, in.fd(), 0);
   if (map->addr == MAP_FAILED) {
     map->addr = nullptr;
     throw ParamsError(sys_error("cannot map parameter file", path));

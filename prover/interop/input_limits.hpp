@@ -23,6 +23,13 @@ std::string over_max_constraints(const std::string& what, uint64_t declared);
 // 100,000-deep document would overflow the stack.
 inline constexpr size_t kMaxJsonDepth = 64;
 
+// Input files that are one document, read whole (prover/interop/input_file.hpp): their size
+// is checked from fstat before a byte is read. JSON documents (matrix manifest.json and
+// attribution.json, Google Benchmark output, snarkjs proof, public and verification-key JSON)
+// are kilobytes to a few megabytes; TOML files (suites, gate thresholds) are written by hand.
+inline constexpr uint64_t kMaxJsonDocumentBytes = uint64_t(64) << 20;
+inline constexpr uint64_t kMaxTomlBytes = uint64_t(4) << 20;
+
 // The deepest nesting of [ and { in `text`, outside strings (a pre-scan: no allocation, no
 // recursion; malformed JSON is left to the parser).
 size_t json_nesting_depth(std::string_view text);

@@ -5,10 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "prover/interop/input_file.hpp"
 #include "prover/interop/input_limits.hpp"
 #include "prover/pairing/pairing.hpp"
 
@@ -265,11 +264,8 @@ groth16::VerifyingKey vk_from_json(const std::string& text, const std::string& n
 }
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw JsonError(path + ": cannot open: " + std::strerror(errno));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  InputFile in(path, throw_as<JsonError>);
+  return in.read_all(limits::kMaxJsonDocumentBytes, "a snarkjs JSON file");
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {

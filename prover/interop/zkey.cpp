@@ -4,12 +4,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <tuple>
 
 #include "prover/circom/circom.hpp"
 #include "prover/groth16/setup.hpp"
+#include "prover/interop/input_file.hpp"
 #include "prover/util/thread_pool.hpp"
 
 namespace cuzk::interop {
@@ -308,12 +308,8 @@ ZkeyCircuit parse_zkey(std::span<const uint8_t> bytes, const std::string& name, 
 }
 
 ZkeyCircuit read_zkey(const std::string& path, ThreadPool* pool) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) throw ZkeyError(path + ": cannot open: " + std::strerror(errno));
-  std::streamsize n = f.tellg();
-  f.seekg(0);
-  std::vector<uint8_t> bytes(size_t(std::max<std::streamsize>(n, 0)));
-  if (n > 0 && !f.read(reinterpret_cast<char*>(bytes.data()), n)) throw ZkeyError(path + ": read error");
+  InputFile in(path, throw_as<ZkeyError>);
+  const std::vector<uint8_t> bytes = in.read_bytes();
   return parse_zkey(bytes, path, pool);
 }
 
