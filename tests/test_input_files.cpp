@@ -1,7 +1,8 @@
 // Inputs that are not regular files (docs/reliability.md, "Inputs"): a FIFO, /dev/zero, a
 // directory, a socket, a /proc file and a loop of symbolic links, given to every command that
 // reads a file, are refused at once with exit 2 and one line naming the path and what it is,
-// never a hang or a read without end (each run has a deadline).
+// never a hang or a read without end (each run has a deadline). Also the schema refusals of
+// the results and manifest readers as the CLI reports them: exit 2 naming file:line or field.
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -9,6 +10,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,7 @@
 using cuzk::test::run_bench;
 using cuzk::test::SynthSpec;
 using cuzk::test::TempDir;
+using nlohmann::json;
 
 namespace {
 
@@ -198,4 +202,73 @@ TEST_CASE("a loop of symbolic links as input names the path and the loop", "[cli
   const std::string p = in.special();
   REQUIRE(::symlink("manifest.json", p.c_str()) == 0);  // itself
   check_analysis_readers(in, p, {"Too many levels of symbolic links"});
+}
+
+TEST_CASE("out-of-schema results values are exit 2 naming file:line", "[cli][inputs][results]") {
+  Inputs in;
+  const auto lines = cuzk::test::lines_of(cuzk::test::slurp(in.d.file("a.jsonl")));
+  REQUIRE(lines.size() >= 3);
+  // Writes a.jsonl with its first measured sample (line 3: line 2 is the warm-up) edited.
+  auto with_sample = [&](const std::function<void(json&)>& edit) {
+    std::string text;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (i == 2) {
+        json s = json::parse(lines[i]);
+        edit(s);
+        text += s.dump() + "\n";
+      } else {
+        text += lines[i] + "\n";
+      }
+    }
+    cuzk::test::spit(in.d.file("bad.jsonl"), text);
+  };
+  auto compare_bad = [&] { return run_limited("compare bad.jsonl b.jsonl", in.d.path()); };
+  SECTION("negative durations") {
+    with_sample([](json& s) { s["env"] = {{"interval_ns", -1000}, {"values", json::object()}}; });
+    check_refused(compare_bad(), {"bad.jsonl:3: ", "'interval_ns' must be >= 0"});
+    with_sample([](json& s) { s["phases"]["proof/synth"]["wall_ns"] = -5; });
+    check_refused(compare_bad(), {"bad.jsonl:3: ", "'wall_ns' must be a non-negative integer"});
+  }
+  SECTION("a counter the header did not declare") {
+    with_sample([](json& s) { s["phases"]["proof/synth"]["counters"]["os::minflt"] = 7; });
+    check_refused(compare_bad(), {"bad.jsonl:3: ", "counter 'os::minflt' is not declared in the header"});
+  }
+  SECTION("a process id that is not hex") {
+    with_sample([](json& s) { s["process_id"] = "not-hex-at-all!!"; });
+    check_refused(compare_bad(), {"bad.jsonl:3: ", "'process_id' must be 16 lowercase hex digits"});
+  }
+  SECTION("a negative pass count of a gpu_counters line") {
+    json g = {{"schema", "cuzk.results"}, {"version", 1}, {"type", "gpu_counters"}, {"suite", "x"}, {"case", "c"},
+              {"parameters", json::object()}, {"passes", -3}, {"metrics", json::object()}, {"phases", json::object()}};
+    std::string text;
+    for (size_t i = 0; i + 1 < lines.size(); ++i) text += lines[i] + "\n";  // all but the summary
+    cuzk::test::spit(in.d.file("bad.jsonl"), text + g.dump() + "\n");
+    check_refused(compare_bad(), {"bad.jsonl:" + std::to_string(lines.size()) + ": ", "'passes' must be a non-negative integer"});
+  }
+}
+
+TEST_CASE("matrix --from: a manifest field of the wrong type is exit 2 naming the field", "[cli][inputs][matrix]") {
+  TempDir d;
+  const json good = json::parse(cuzk::test::slurp(src("results/reference/vm/matrix-2026-12-02/manifest.json")));
+  REQUIRE(::mkdir(d.file("m").c_str(), 0755) == 0);
+  auto from = [&](const std::function<void(json&)>& edit) {
+    json m = good;
+    edit(m);
+    cuzk::test::spit(d.file("m/manifest.json"), m.dump(2));
+    return run_limited("matrix --from m", d.path());
+  };
+  const std::string file = "m/manifest.json: ";
+  check_refused(from([](json& m) { m["variants"][1]["name"] = 5; }), {file, "\"variants[1].name\" must be a string (it is number)"});
+  check_refused(from([](json& m) { m["flags"] = "pinned"; }), {file, "\"flags\" must be an array (it is string)"});
+  check_refused(from([](json& m) { m["variants"][0]["flags"]["smallvec"] = "yes"; }),
+                {file, "\"variants[0].flags.smallvec\" must be true or false (it is string)"});
+  check_refused(from([](json& m) { m["variants"][2]["rounds"][1] = 3; }),
+                {file, "\"variants[2].rounds[1]\" must be a string or null (it is number)"});
+  check_refused(from([](json& m) { m["variants"][0].erase("results"); }), {file, "\"variants[0].results\" is missing"});
+  check_refused(from([](json& m) { m["injected"] = 1; }), {file, "\"injected\" must be true or false (it is number)"});
+  check_refused(from([](json& m) { m["rounds"] = -1; }), {file, "\"rounds\" must be a non-negative integer (it is number)"});
+  check_refused(from([](json& m) { m["failed_runs"] = json::array({json{{"round", "two"}}}); }),
+                {file, "\"failed_runs[0].round\" must be a non-negative integer (it is string)"});
+  check_refused(from([](json& m) { m["baseline"] = "nobody"; }), {file, "\"baseline\" is \"nobody\", which is not among the variants"});
+  check_refused(from([](json& m) { m = json::array(); }), {file, "\"(top level)\" must be an object (it is array)"});
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <regex>
 #include <thread>
 
@@ -413,6 +414,66 @@ TEST_CASE("a number beyond a double's range is a malformed line, not an escaped 
   const std::string msg = error_of(bad, join({L[0], line}));
   INFO(msg);
   CHECK(starts_with(msg, bad + ":2: invalid JSON"));
+}
+
+TEST_CASE("out-of-schema values are refused at file:line", "[results]") {
+  t::TempDir d;
+  const auto L = t::lines_of(write_valid_file(d.file("good.jsonl")));
+  REQUIRE(L.size() == 4);
+  const std::string bad = d.file("bad.jsonl");
+  auto edited = [&](size_t i, const std::function<void(json&)>& edit) {
+    auto l = L;
+    json j = json::parse(l[i]);
+    edit(j);
+    l[i] = j.dump();
+    return join(l);
+  };
+  auto expect = [&](const std::string& text, int line, const std::string& what) {
+    const std::string msg = error_of(bad, text);
+    INFO("message: " << msg);
+    CHECK(starts_with(msg, bad + ":" + std::to_string(line) + ": "));
+    CHECK(msg.find(what) != std::string::npos);
+  };
+  SECTION("negative durations") {
+    expect(edited(2, [](json& s) { s["env"] = {{"interval_ns", -1}, {"values", json::object()}}; }), 3,
+           "env: field 'interval_ns' must be >= 0 (the window's length), not -1");
+    expect(edited(2, [](json& s) { s["wall_ns"] = -7; }), 3, "field 'wall_ns' must be a non-negative integer, not -7");
+    expect(edited(3, [](json& s) { s["elapsed_ns"] = -1000; }), 4, "field 'elapsed_ns' must be a non-negative integer");
+    expect(edited(2, [](json& s) { s["pipeline"] = {{"run", 0}, {"run_wall_ns", -5}}; }), 3,
+           "pipeline: field 'run_wall_ns' must be a non-negative integer, not -5");
+  }
+  SECTION("negative counts") {
+    expect(edited(2, [](json& s) { s["repetition"] = -1; }), 3, "field 'repetition' must be >= 0");
+    expect(edited(2, [](json& s) { s["spans_dropped"] = -2; }), 3, "field 'spans_dropped' must be a non-negative integer");
+  }
+  SECTION("a counter the header did not declare") {
+    expect(edited(2, [](json& s) { s["phases"]["proof"]["counters"]["os::minflt"] = 12; }), 3,
+           "phase 'proof' record: counter 'os::minflt' is not declared in the header (line 1: counters.requested)");
+    expect(edited(0, [](json& h) { h["counters"]["requested"] = {"PAPI_TOT_CYC", 3}; }), 1,
+           "field 'counters.requested' must hold counter names (strings), not 3");
+  }
+  SECTION("a process id that is not 16 lowercase hex digits") {
+    for (const char* id : {"5F0C3A9E17B2D468", "5f0c3a9e", "5f0c3a9e17b2d46g", "5f0c3a9e17b2d4680"})
+      expect(edited(2, [&](json& s) { s["process_id"] = id; }), 3, "field 'process_id' must be 16 lowercase hex digits");
+    CHECK(error_of(bad, edited(2, [](json& s) { s["process_id"] = "0123456789abcdef"; })) == "");
+  }
+  SECTION("gpu_counters: pass counts, declared metrics, types") {
+    const json g = {{"schema", "cuzk.results"}, {"version", 1}, {"type", "gpu_counters"}, {"suite", "unit"},
+                    {"case", "tiny"}, {"parameters", {{"n", 1}}}, {"method", "test"}, {"chip", "GH100"}, {"passes", 9},
+                    {"metrics", {{"dram__bytes_read.sum", {{"available", true}, {"reason", ""}}}}},
+                    {"phases", {{"proof", {{"dram__bytes_read.sum", 42}}}}}};
+    auto with = [&](const std::function<void(json&)>& edit) {
+      json x = g;
+      edit(x);
+      return join({L[0], L[1], L[2], x.dump(), L[3]});
+    };
+    CHECK(error_of(bad, with([](json&) {})) == "");
+    expect(with([](json& x) { x["passes"] = -1; }), 4, "gpu_counters: field 'passes' must be a non-negative integer, not -1");
+    expect(with([](json& x) { x["phases"]["proof"]["sm__cycles.sum"] = 3; }), 4,
+           "gpu_counters phase 'proof' metric 'sm__cycles.sum' is not declared in the line's 'metrics'");
+    expect(with([](json& x) { x["metrics"]["dram__bytes_read.sum"] = true; }), 4, "gpu_counters: metrics['dram__bytes_read.sum'] must be");
+    expect(with([](json& x) { x["chip"] = 100; }), 4, "gpu_counters: field 'chip' must be a string, not number");
+  }
 }
 
 namespace {

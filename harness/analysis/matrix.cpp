@@ -253,37 +253,140 @@ Attribution attribute(const Input& in) {
   return a;
 }
 
-Input load_input(const std::string& dir, const CompareOptions& compare) {
+namespace {
+
+// Typed access to manifest.json with the field's path in every error, e.g.
+// `manifest.json: "variants[1].name" must be a string (it is number)`.
+class ManifestReader {
+ public:
+  explicit ManifestReader(const std::string& file) : file_(file) {}
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw MatrixError(fmt::format("{}: \"{}\" {}", file_, key, what));
+  }
+  static std::string join(const std::string& where, const char* key) { return where.empty() ? key : where + "." + key; }
+  static std::string index(const std::string& where, size_t i) { return fmt::format("{}[{}]", where, i); }
+  void type(const json& v, const std::string& key, bool ok, const char* want) const {
+    if (!ok) fail(key, fmt::format("must be {} (it is {})", want, v.type_name()));
+  }
+  const json* find(const json& obj, const std::string& where, const char* key) const {
+    type(obj, where.empty() ? "(top level)" : where, obj.is_object(), "an object");
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+  const json& need(const json& obj, const std::string& where, const char* key) const {
+    const json* v = find(obj, where, key);
+    if (!v) fail(join(where, key), "is missing");
+    return *v;
+  }
+  std::string str(const json& obj, const std::string& where, const char* key) const {
+    const json& v = need(obj, where, key);
+    type(v, join(where, key), v.is_string(), "a string");
+    return v.get<std::string>();
+  }
+  const json& array(const json& obj, const std::string& where, const char* key) const {
+    const json& v = need(obj, where, key);
+    type(v, join(where, key), v.is_array(), "an array");
+    return v;
+  }
+  // Optional fields: absent is fine, a wrong type is not.
+  void opt(const json& obj, const std::string& where, const char* key, bool (json::*is)() const noexcept, const char* want) const {
+    if (const json* v = find(obj, where, key)) type(*v, join(where, key), (v->*is)(), want);
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+json parse_manifest(const std::string& text, const std::string& name) {
+  json m;
+  try {
+    if (size_t depth = limits::json_nesting_depth(text); depth > limits::kMaxJsonDepth)
+      throw MatrixError(fmt::format("{}: JSON nested {} levels deep, over the limit of {}", name, depth, limits::kMaxJsonDepth));
+    m = json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
+    throw MatrixError(fmt::format("{}: not valid JSON ({})", name, e.what()));
+  }
+  const ManifestReader rd(name);
+  if (const std::string kind = rd.str(m, "", "kind"); kind != "cuzk-matrix")
+    rd.fail("kind", fmt::format("is \"{}\" (expected \"cuzk-matrix\": is this a matrix folder?)", kind));
+  if (const json* v = rd.find(m, "", "version"); v && *v != 1)
+    rd.fail("version", fmt::format("is {} (this cuzk-bench reads version 1)", v->dump()));
+  if (const std::string mode = rd.str(m, "", "mode"); mode != "factorial" && mode != "variants")
+    rd.fail("mode", fmt::format("is \"{}\" (expected \"factorial\" or \"variants\")", mode));
+  const json& flags = rd.array(m, "", "flags");
+  for (size_t i = 0; i < flags.size(); ++i) rd.type(flags[i], ManifestReader::index("flags", i), flags[i].is_string(), "a string");
+  const std::string baseline = rd.str(m, "", "baseline");
+  rd.opt(m, "", "injected", &json::is_boolean, "true or false");
+  rd.opt(m, "", "rounds", &json::is_number_unsigned, "a non-negative integer");
+  rd.opt(m, "", "status", &json::is_string, "a string");
+  const json& variants = rd.array(m, "", "variants");
+  std::set<std::string> names;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const std::string w = ManifestReader::index("variants", i);
+    const json& v = variants[i];
+    const std::string name = rd.str(v, w, "name");
+    if (!names.insert(name).second) rd.fail(ManifestReader::join(w, "name"), fmt::format("\"{}\" names a variant twice", name));
+    const json& vf = rd.need(v, w, "flags");
+    rd.type(vf, ManifestReader::join(w, "flags"), vf.is_object(), "an object (flag -> true or false)");
+    for (const auto& f : flags) {
+      const std::string wf = ManifestReader::join(w, "flags") + "." + f.get<std::string>();
+      const auto it = vf.find(f.get<std::string>());
+      if (it == vf.end()) rd.fail(wf, "is missing");
+      rd.type(*it, wf, it->is_boolean(), "true or false");
+    }
+    (void)rd.str(v, w, "results");
+    const json& rounds = rd.array(v, w, "rounds");
+    for (size_t r = 0; r < rounds.size(); ++r)  // null: a failed run (docs/reliability.md)
+      rd.type(rounds[r], ManifestReader::index(ManifestReader::join(w, "rounds"), r), rounds[r].is_string() || rounds[r].is_null(),
+              "a string or null");
+  }
+  if (!names.count(baseline)) rd.fail("baseline", fmt::format("is \"{}\", which is not among the variants", baseline));
+  if (const json* failed = rd.find(m, "", "failed_runs")) {
+    rd.type(*failed, "failed_runs", failed->is_array(), "an array");
+    for (size_t i = 0; i < failed->size(); ++i) {
+      const std::string w = ManifestReader::index("failed_runs", i);
+      const json& f = (*failed)[i];
+      rd.type(f, w, f.is_object(), "an object");
+      rd.opt(f, w, "round", &json::is_number_unsigned, "a non-negative integer");
+      rd.opt(f, w, "warmup", &json::is_boolean, "true or false");
+      rd.opt(f, w, "variant", &json::is_string, "a string");
+      rd.opt(f, w, "reason", &json::is_string, "a string");
+      rd.opt(f, w, "exit_code", &json::is_number_integer, "an integer");
+      rd.opt(f, w, "timed_out", &json::is_boolean, "true or false");
+      rd.opt(f, w, "results", &json::is_string, "a string");
+    }
+  }
+  return m;
+}
+
+json read_manifest(const std::string& dir) {
   const std::string path = (fs::path(dir) / "manifest.json").string();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 && errno == ENOENT)
     throw MatrixError(fmt::format("{}: no such file (is {} a matrix folder?)", path, dir));
-  InputFile file(path, throw_as<MatrixError>);
-  const std::string text = file.read_all(limits::kMaxJsonDocumentBytes, "a matrix manifest");
+  InputFile in(path, throw_as<MatrixError>);
+  return parse_manifest(in.read_all(limits::kMaxJsonDocumentBytes, "a matrix manifest"), path);
+}
+
+Input load_input(const std::string& dir, const CompareOptions& compare) {
+  const json m = read_manifest(dir);  // every field below has been checked
   Input in;
   in.compare = compare;
-  try {
-    json m = json::parse(text);
-    if (m.at("kind").get<std::string>() != "cuzk-matrix")
-      throw MatrixError(fmt::format("{}: kind is '{}', not cuzk-matrix", path, m.at("kind").get<std::string>()));
-    in.mode = m.at("mode").get<std::string>();
-    in.flags = m.at("flags").get<std::vector<std::string>>();
-    in.baseline = m.at("baseline").get<std::string>();
-    in.injected = m.value("injected", false);
-    for (const auto& v : m.at("variants")) {
-      VariantRun r;
-      r.name = v.at("name").get<std::string>();
-      for (const auto& fl : in.flags) r.flags.push_back(v.at("flags").at(fl).get<bool>());
-      r.results = (fs::path(dir) / v.at("results").get<std::string>()).string();
-      for (const auto& rf : v.at("rounds"))  // null: a failed run (docs/reliability.md)
-        r.rounds.push_back(rf.is_null() ? std::string() : (fs::path(dir) / rf.get<std::string>()).string());
-      in.variants.push_back(std::move(r));
-    }
-  } catch (const json::exception& e) {
-    throw MatrixError(fmt::format("{}: malformed manifest ({})", path, e.what()));
+  in.mode = m["mode"].get<std::string>();
+  in.flags = m["flags"].get<std::vector<std::string>>();
+  in.baseline = m["baseline"].get<std::string>();
+  in.injected = m.value("injected", false);
+  for (const auto& v : m["variants"]) {
+    VariantRun r;
+    r.name = v["name"].get<std::string>();
+    for (const auto& fl : in.flags) r.flags.push_back(v["flags"][fl].get<bool>());
+    r.results = (fs::path(dir) / v["results"].get<std::string>()).string();
+    for (const auto& rf : v["rounds"])  // null: a failed run (docs/reliability.md)
+      r.rounds.push_back(rf.is_null() ? std::string() : (fs::path(dir) / rf.get<std::string>()).string());
+    in.variants.push_back(std::move(r));
   }
-  if (in.mode != "factorial" && in.mode != "variants")
-    throw MatrixError(fmt::format("{}: mode '{}' is neither factorial nor variants", path, in.mode));
   return in;
 }
 

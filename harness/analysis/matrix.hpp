@@ -97,6 +97,12 @@ Attribution attribute(const Input& in);
 
 // Reads a matrix folder's manifest.json into an Input (paths resolved against the folder).
 Input load_input(const std::string& dir, const CompareOptions& compare = {});
+// A matrix folder's manifest.json, checked against its schema (docs/matrix.md, "The manifest"):
+// every field that load_input and the failed-run report read. Throws MatrixError naming the
+// file and the field, e.g. `manifest.json: "variants[1].name" must be a string (it is number)`.
+nlohmann::json read_manifest(const std::string& dir);
+// The same over text in memory (`name` in messages).
+nlohmann::json parse_manifest(const std::string& text, const std::string& name);
 
 nlohmann::json to_json(const Attribution& a);
 struct FormatOptions {

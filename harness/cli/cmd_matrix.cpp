@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <random>
 #include <set>
@@ -150,9 +149,7 @@ struct FailedRuns {
 
 FailedRuns failed_runs_of(const std::string& dir) {
   FailedRuns f;
-  std::ifstream in(dir + "/manifest.json");
-  const json m = json::parse(in, nullptr, false);
-  if (!m.is_object()) return f;  // load_input has reported a bad manifest already
+  const json m = matrix::read_manifest(dir);  // the fields read below are checked there
   f.runs = m.value("failed_runs", json::array());
   f.rounds = m.value("rounds", 0);
   for (const auto& v : m.value("variants", json::array())) f.variants.push_back(v.value("name", ""));

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <random>
 
 #include "harness/measure/env_readings.hpp"
@@ -393,6 +394,8 @@ void validate_header(const Ctx& c, const json& h) {
   for (const char* k : {"requested", "available"}) {
     const json& v = need(c, cn, "header counters", k);
     if (!v.is_array()) c.fail(fmt::format("field 'counters.{}' must be an array, not {}", k, kind(v)));
+    for (const auto& name : v)
+      if (!name.is_string()) c.fail(fmt::format("field 'counters.{}' must hold counter names (strings), not {}", k, name.dump()));
   }
   need_object(c, cn, "header counters", "unavailable");
   const json& cl = need(c, h, "header", "command_line");
@@ -405,7 +408,17 @@ void validate_header(const Ctx& c, const json& h) {
   }
 }
 
-void validate_record(const Ctx& c, const std::string& path, const json& r) {
+// A non-negative integer, where present.
+void optional_uint(const Ctx& c, const json& obj, const char* key, const std::string& what = "") {
+  auto it = obj.find(key);
+  if (it != obj.end() && !it->is_number_unsigned())
+    c.fail(fmt::format("{}field '{}' must be a non-negative integer, not {}", what, key, it->dump()));
+}
+
+// The header's counters.requested: the only counters a phase record may name.
+using Declared = std::set<std::string, std::less<>>;
+
+void validate_record(const Ctx& c, const std::string& path, const json& r, const Declared& declared) {
   if (!r.is_object()) c.fail(fmt::format("phase '{}': record must be an object, not {}", path, kind(r)));
   const std::string what = fmt::format("phase '{}' record", path);
   for (const char* k : {"wall_ns", "count"}) {
@@ -431,6 +444,8 @@ void validate_record(const Ctx& c, const std::string& path, const json& r) {
     } else if (!v.is_number_integer()) {
       c.fail(fmt::format("{}: counter '{}' must be an integer or null, not {}", what, name, v.dump()));
     }
+    if (!declared.count(name))
+      c.fail(fmt::format("{}: counter '{}' is not declared in the header (line 1: counters.requested)", what, name));
   }
   if (r.contains("counter_scope") && !r["counter_scope"].is_string())
     c.fail(fmt::format("{}: field 'counter_scope' must be a string", what));
@@ -445,6 +460,8 @@ void validate_env(const Ctx& c, const json& env) {
   if (iv == env.end()) c.fail("env is missing required field 'interval_ns' (null when the sample had no window)");
   if (!iv->is_null() && !iv->is_number())
     c.fail(fmt::format("env: field 'interval_ns' must be a number or null, not {}", iv->dump()));
+  if (iv->is_number() && !(iv->get<double>() >= 0))
+    c.fail(fmt::format("env: field 'interval_ns' must be >= 0 (the window's length), not {}", iv->dump()));
   auto vs = env.find("values");
   if (vs == env.end()) c.fail("env is missing required field 'values'");
   if (!vs->is_object()) c.fail(fmt::format("env: field 'values' must be an object, not {}", kind(*vs)));
@@ -473,20 +490,39 @@ void validate_env(const Ctx& c, const json& env) {
   }
 }
 
-void validate_sample(const Ctx& c, const json& s) {
+// 16 lowercase hex digits, as run_process_id() draws them.
+bool is_process_id(const std::string& p) {
+  return p.size() == 16 && std::all_of(p.begin(), p.end(), [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); });
+}
+
+// "pipeline" (docs/results-format.md, "Pipeline samples"): counts and durations, none negative.
+void validate_pipeline(const Ctx& c, const json& p) {
+  if (!p.is_object()) c.fail(fmt::format("field 'pipeline' must be an object, not {}", kind(p)));
+  for (const char* k : {"run", "job", "jobs", "run_wall_ns", "batch_size", "preload_ns"}) optional_uint(c, p, k, "pipeline: ");
+  if (auto it = p.find("proofs_per_minute"); it != p.end() && !(it->is_number() && it->get<double>() >= 0))
+    c.fail(fmt::format("pipeline: field 'proofs_per_minute' must be a number >= 0, not {}", it->dump()));
+}
+
+void validate_sample(const Ctx& c, const json& s, const Declared& declared) {
   need_string(c, s, "sample", "suite");
   need_string(c, s, "sample", "case");
   need_object(c, s, "sample", "parameters");
   need_string(c, s, "sample", "variant");
   const json& rep = need(c, s, "sample", "repetition");
   if (!rep.is_number_integer()) c.fail(fmt::format("field 'repetition' must be an integer, not {}", rep.dump()));
+  if (!rep.is_number_unsigned()) c.fail(fmt::format("field 'repetition' must be >= 0 (it counts from 0), not {}", rep.dump()));
   const json& w = need(c, s, "sample", "warmup");
   if (!w.is_boolean()) c.fail(fmt::format("field 'warmup' must be true or false, not {}", w.dump()));
+  optional_uint(c, s, "wall_ns");
+  optional_uint(c, s, "spans_dropped");
   if (s.contains("process_id")) {
     const json& p = s["process_id"];
     if (!p.is_string() || p.get<std::string>().empty())
       c.fail(fmt::format("field 'process_id' must be a non-empty string, not {}", p.dump()));
+    if (!is_process_id(p.get<std::string>()))
+      c.fail(fmt::format("field 'process_id' must be 16 lowercase hex digits, not {}", p.dump()));
   }
+  if (s.contains("pipeline")) validate_pipeline(c, s["pipeline"]);
   if (s.contains("round_id")) {
     const json& r = s["round_id"];
     if (!r.is_number_integer() || (r.is_number_integer() && !r.is_number_unsigned() && r.get<int64_t>() < 0))
@@ -502,7 +538,7 @@ void validate_sample(const Ctx& c, const json& s) {
   for (auto& [path, r] : s["phases"].items()) {
     if (path.empty() || path.front() == '/' || path.back() == '/')
       c.fail(fmt::format("phase name '{}' is not a slash path such as proof/synth", path));
-    validate_record(c, path, r);
+    validate_record(c, path, r, declared);
   }
   if (s.contains("spans")) {
     const json& sp = s["spans"];
@@ -523,18 +559,34 @@ void validate_gpu_counters(const Ctx& c, const json& g) {
   need_string(c, g, "gpu_counters", "suite");
   need_string(c, g, "gpu_counters", "case");
   need_object(c, g, "gpu_counters", "parameters");
+  for (const char* k : {"method", "chip"})
+    if (auto it = g.find(k); it != g.end() && !it->is_string())
+      c.fail(fmt::format("gpu_counters: field '{}' must be a string, not {}", k, kind(*it)));
+  optional_uint(c, g, "passes", "gpu_counters: ");
   need_object(c, g, "gpu_counters", "metrics");
+  const json& metrics = g["metrics"];
+  for (auto& [m, st] : metrics.items()) {
+    if (!st.is_object() || !st.contains("available") || !st["available"].is_boolean() ||
+        (st.contains("reason") && !st["reason"].is_string()))
+      c.fail(fmt::format("gpu_counters: metrics['{}'] must be {{\"available\": true|false, \"reason\": string}}, not {}", m,
+                         st.dump()));
+  }
   need_object(c, g, "gpu_counters", "phases");
   for (auto& [phase, values] : g["phases"].items()) {
     if (!values.is_object()) c.fail(fmt::format("gpu_counters phase '{}' must be an object of metric -> number or null", phase));
-    for (auto& [m, v] : values.items())
+    for (auto& [m, v] : values.items()) {
       if (!v.is_number() && !v.is_null())
         c.fail(fmt::format("gpu_counters phase '{}' metric '{}' must be a number or null, not {}", phase, m, kind(v)));
+      if (!metrics.contains(m))
+        c.fail(fmt::format("gpu_counters phase '{}' metric '{}' is not declared in the line's 'metrics'", phase, m));
+    }
   }
 }
 
 void validate_summary(const Ctx& c, const json& s) {
   need_uint(c, s, "summary", "samples");
+  optional_uint(c, s, "warmup_samples");
+  optional_uint(c, s, "elapsed_ns");
   need_object(c, s, "summary", "phases");
 }
 
@@ -549,6 +601,7 @@ class ResultsParser {
  private:
   ResultsFile f_;
   bool have_header_ = false;
+  Declared declared_;
 };
 
 // Linux may cut a write(2) short when SIGKILL arrives between pages, so a killed writer can
@@ -594,11 +647,12 @@ void ResultsParser::line(const Ctx& c, const std::string& line) {
     if (have_header_) c.fail("second header line (one header per file)");
     if (c.line != 1) c.fail("header line is not the first line");
     validate_header(c, v);
+    for (const auto& name : v["counters"]["requested"]) declared_.insert(name.get<std::string>());
     f_.header = {c.line, std::move(v)};
     have_header_ = true;
   } else if (type == "sample") {
     if (!have_header_) c.fail("sample line before the header line");
-    validate_sample(c, v);
+    validate_sample(c, v, declared_);
     f_.samples.push_back({c.line, std::move(v)});
   } else if (type == "gpu_counters") {
     if (!have_header_) c.fail("gpu_counters line before the header line");
