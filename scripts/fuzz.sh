@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS=(r1cs wtns zkey params proof_json public_json vk_json results suite gate gbench g1 g2)
+TARGETS=(r1cs wtns zkey params proof_json public_json vk_json results suite gate gbench g1 g2 manifest gpu_counters)
 want="${1:-all}"
 secs="${2:-20}"
 case "$secs" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;; esac

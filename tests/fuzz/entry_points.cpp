@@ -10,6 +10,7 @@
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/gate.hpp"
 #include "harness/analysis/gbench.hpp"
+#include "harness/analysis/matrix.hpp"
 #include "harness/measure/results.hpp"
 #include "harness/suite/suite.hpp"
 #include "prover/circom/circom.hpp"
@@ -112,6 +113,28 @@ void parse_gbench(Bytes d) {
   // for anything else, the results reader), where every problem must be a CompareError.
   expect<CompareError>([&] { (void)compare_detail::load_side_text("fuzz.json", t, CompareOptions{}); });
 }
+void parse_manifest(Bytes d) {
+  expect<matrix::MatrixError>([&] { (void)matrix::parse_manifest(text(d), "manifest.json"); });
+}
+
+// A header declaring no counter and one sample of case "c" (phase proof/prove/msm_h), the lines
+// a gpu_counters line follows in a real file.
+constexpr const char* kGpuCountersPrefix =
+    R"({"schema":"cuzk.results","version":1,"type":"header","tool":{"name":"cuzk-bench","version":"0.1.0"},)"
+    R"("provenance":{"source_hash":"0","flags":{}},"machine":{},"counters":{"requested":[],"available":[],"unavailable":{}},)"
+    R"("command_line":["fuzz"],"suite":"s"})"
+    "\n"
+    R"({"schema":"cuzk.results","version":1,"type":"sample","suite":"s","case":"c","parameters":{},"variant":"v",)"
+    R"("repetition":0,"warmup":false,"phases":{"proof/prove/msm_h":{"wall_ns":5,"count":1,"gpu_ns":null,"counters":{}}}})"
+    "\n";
+
+void parse_gpu_counters(Bytes d) {
+  std::string t = kGpuCountersPrefix + text(d);
+  if (t.back() != '\n') t.push_back('\n');  // one line or more, whatever the input's last byte
+  expect<ResultsError>([&] { (void)cuzk::parse_results(t, "fuzz.jsonl"); });
+  expect<CompareError>([&] { (void)compare_detail::load_side_text("fuzz.jsonl", t, CompareOptions{}); });
+}
+
 void parse_g1(Bytes d) {
   roundtrip<g1_affine_t>(d, &g1_decode, [&](const g1_affine_t& p, uint8_t* out) {
     d.size() == g1_compressed_size ? g1_to_compressed(p, out) : g1_to_uncompressed(p, out);
@@ -129,7 +152,7 @@ std::span<const Target> targets() {
       {"params", parse_params},   {"proof_json", parse_proof_json}, {"public_json", parse_public_json},
       {"vk_json", parse_vk_json}, {"results", parse_results},     {"suite", parse_suite},
       {"gate", parse_gate},       {"gbench", parse_gbench},       {"g1", parse_g1},
-      {"g2", parse_g2},
+      {"g2", parse_g2},           {"manifest", parse_manifest},   {"gpu_counters", parse_gpu_counters},
   };
   return kTargets;
 }

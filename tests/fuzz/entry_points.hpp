@@ -26,6 +26,11 @@ void parse_results(Bytes data);      // results JSON Lines      (ResultsError)
 void parse_suite(Bytes data);        // suite TOML              (SuiteError)
 void parse_gate(Bytes data);         // gate thresholds TOML    (GateError)
 void parse_gbench(Bytes data);       // Google Benchmark JSON   (nlohmann::json::exception, GbenchError; then compare's loading: CompareError)
+void parse_manifest(Bytes data);     // matrix manifest.json    (matrix::MatrixError)
+// "gpu_counters" results lines: `data` follows a fixed header and sample line of one case, so
+// every input reaches the gpu_counters checks (ResultsError), then compare's use of the
+// metrics as gpu:: counters of that case's phases (CompareError).
+void parse_gpu_counters(Bytes data);
 // BLS12-381 point encodings (48/96 bytes G1, 96/192 G2; errors are decode_error values). A
 // point that decodes must encode back to the same bytes: any other outcome throws
 // std::logic_error, which is a bug.
