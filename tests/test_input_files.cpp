@@ -109,8 +109,8 @@ void check_analysis_readers(const Inputs& in, const std::string& p, const std::v
   }
 }
 
-// The other readers (thresholds, suites, results for noise, snarkjs JSON, .r1cs, parameter
-// files, .zkey), for the inputs that a plain read would never finish.
+// The other readers (thresholds, suites, results for noise and the history, snarkjs JSON,
+// .r1cs, parameter files, .zkey), for the inputs that a plain read would never finish.
 void check_other_readers(const Inputs& in, const std::string& p, const std::vector<std::string>& what) {
   const std::string& dir = in.d.path();
   const std::vector<std::string> needles = plus(what, p);
@@ -137,6 +137,14 @@ void check_other_readers(const Inputs& in, const std::string& p, const std::vect
   {
     INFO("srs inspect");
     check_refused(run_limited("srs inspect '" + p + "'", dir), needles);
+  }
+  {
+    INFO("history ingest");
+    const auto r = run_limited("history ingest '" + p + "' --db h.sqlite", dir);
+    if (r.err.find("built without libsqlite3") != std::string::npos)
+      WARN("history ingest not checked: this build has no SQLite");
+    else
+      check_refused(r, needles);
   }
   {
     INFO("prove --zkey");

@@ -6,17 +6,17 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "harness/analysis/stats.hpp"
 #include "harness/measure/machine.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/results.hpp"
 #include "prover/gadgets/sha256_native.hpp"
+#include "prover/interop/input_file.hpp"
+#include "prover/interop/input_limits.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -70,11 +70,11 @@ const std::vector<std::string (*)(const std::string&)> kMigrations = {schema_v1,
 
 std::string now_utc() { return utc_stamp(); }
 
+// The whole file, for its hash and its validation before any write; a FIFO or a device is
+// refused as the results reader refuses it (prover/interop/input_file.hpp).
 std::string read_whole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  InputFile in(path, throw_as<ResultsError>);
+  return in.read_text();
 }
 
 std::optional<std::string> commit_date(const std::string& repo, const std::string& sha) {
@@ -90,9 +90,14 @@ std::optional<std::string> commit_date(const std::string& repo, const std::strin
 // Whether `path`'s first line is a cuzk.results header (other *.jsonl files, such as
 // bisect.jsonl, are not measurements).
 bool is_results_file(const std::string& path) {
-  std::ifstream in(path);
   std::string line;
-  if (!std::getline(in, line)) return false;
+  try {
+    InputFile in(path);
+    if (in.next_line(line, kMaxResultsLineBytes) != InputFile::Line::kLine) return false;
+  } catch (const InputFileError&) {  // a link in the folder to a FIFO or a /proc file
+    return false;
+  }
+  if (limits::json_nesting_depth(line) > limits::kMaxJsonDepth) return false;  // the parser would recurse that deep
   const auto j = json::parse(line, nullptr, false);
   return j.is_object() && j.value("schema", "") == "cuzk.results" && j.value("type", "") == "header";
 }

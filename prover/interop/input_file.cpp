@@ -109,6 +109,10 @@ std::string InputFile::read_all(uint64_t max_bytes, std::string_view what) {
   if (size_ > max_bytes)
     fail(path_ + " is " + std::to_string(size_) + " bytes, over the limit of " + std::to_string(max_bytes) +
          " bytes for " + std::string(what));
+  return read_text();
+}
+
+std::string InputFile::read_text() {
   rewind();
   std::string out;
   out.reserve(static_cast<size_t>(size_));

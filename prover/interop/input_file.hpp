@@ -49,6 +49,8 @@ class InputFile {
   // The whole file, when it holds at most max_bytes (checked from fstat before anything is
   // read); else a refusal "PATH is N bytes, over the limit of M bytes for WHAT".
   std::string read_all(uint64_t max_bytes, std::string_view what);
+  // The whole file (size() bytes), for a format bounded only by the file itself.
+  std::string read_text();
   // The whole file as bytes (size() of them).
   std::vector<uint8_t> read_bytes();
 
