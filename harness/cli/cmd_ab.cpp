@@ -25,6 +25,7 @@
 #include "harness/cli/variant_provenance.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/output_file.hpp"
+#include "harness/measure/output_lock.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/analysis/compare.hpp"
 #include "harness/measure/provenance.hpp"
@@ -94,6 +95,11 @@ int run_ab(const AbOptions& o) {
     if (given || o.no_build) throw Error("--cmake-arg applies to builds: it goes without --no-build and --bin-a/--bin-b");
     check_cmake_args(o.cmake_args, {&*pa, &*pb});
   }
+  // The folder is claimed before any build or run: a second A/B into it, or a folder holding a
+  // previous one, is refused with nothing built and nothing replaced.
+  const std::string dir =
+      o.out_dir.empty() ? fmt::format("results/local/{}-{}-vs-{}", utc_stamp(), name_a, name_b) : o.out_dir;
+  FolderClaim claim(dir, "--out-dir", /*require_empty=*/true);
   std::string bin_a = o.bin_a, bin_b = o.bin_b;
   std::string hash, hash_b;
   const std::string src_b = o.source_dir_b.empty() ? src : fs::weakly_canonical(o.source_dir_b).string();
@@ -119,8 +125,6 @@ int run_ab(const AbOptions& o) {
     fmt::print(stderr, "[ab] provenance checked: A built from {} ({}), B from {} ({})\n", hash.substr(0, 16), src,
                hash_b.substr(0, 16), src_b);
 
-  const std::string dir =
-      o.out_dir.empty() ? fmt::format("results/local/{}-{}-vs-{}", utc_stamp(), name_a, name_b) : o.out_dir;
   fs::create_directories(dir + "/rounds");
   std::string extra;
   if (o.quick) extra += " --quick";
@@ -254,7 +258,7 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
                 "run A and B at the same time, each on half of the CPUs (swapped every round), every repetition started "
                 "together: a relative comparison at half the cores per side (docs/ab.md, \"Duet\")");
   add_analysis_options(sub, o->analysis);
-  sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-<a>-vs-<b>)");
+  sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-<a>-vs-<b>); must be new or empty");
   add_cmake_arg_option(sub, o->cmake_args);
   sub->add_flag("--no-build", o->no_build, "use build/<preset>/harness/cuzk-bench as built (still provenance-checked)");
   sub->add_option("--bin-a", o->bin_a, "prebuilt binary of A (instead of building; still provenance-checked)");

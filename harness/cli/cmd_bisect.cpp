@@ -30,6 +30,7 @@
 #include "harness/cli/variant_provenance.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/output_file.hpp"
+#include "harness/measure/output_lock.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
 #include "harness/suite/suite.hpp"
@@ -544,9 +545,8 @@ int bisect_request(BisectOptions o) {
   const Revision good{good_sha, git(repo, "log -1 --format=%s " + good_sha).out};
 
   const std::string dir = o.out_dir.empty() ? fmt::format("results/local/{}-bisect", utc_stamp()) : o.out_dir;
-  if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir)))
-    throw Error(fmt::format("--out-dir {} already exists and is not empty; name a new folder", dir));
-  fs::create_directories(dir);
+  // Claimed for the whole bisection (harness/measure/output_lock.hpp): one bisect per folder.
+  FolderClaim claim(dir, "--out-dir", /*require_empty=*/true);
 
   fmt::print(stderr, "[bisect] {} of {}/{} between {} and {}: {} candidate(s), threshold {}\n", o.phase, s.name,
              c->name, describe(o.good, good_sha), describe(o.bad, bad_sha), candidates.size(), output::pct_short(o.threshold / 100));

@@ -17,6 +17,7 @@
 #include "harness/measure/inject.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/output_file.hpp"
+#include "harness/measure/output_lock.hpp"
 #include "harness/measure/process.hpp"
 #include "prover/util/cpu_placement.hpp"
 
@@ -139,9 +140,9 @@ Registrar reg_calibrate("calibrate", [](CLI::App& app) -> Runner {
       }
     }
     // The folder before any run: an unwritable one is bad input, found now rather than after
-    // the pool has run.
-    if (!opt.out_dir.empty()) ensure_output_dir(opt.out_dir, "--out-dir");
+    // the pool has run; it is claimed until the calibration is written (output_lock.hpp).
     if (opt.out_dir.empty()) opt.out_dir = "results/local/calibrate-" + utc_stamp();  // named by an interruption too
+    FolderClaim claim(opt.out_dir, "--out-dir", /*require_empty=*/false);
     // Before the first pool run: a signal ends the run in flight and the calibration, exit 130/143.
     interrupt::install();
     calibrate::Result r;

@@ -35,6 +35,7 @@
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/machine.hpp"
 #include "harness/measure/output_file.hpp"
+#include "harness/measure/output_lock.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
 #include "harness/suite/suite.hpp"
@@ -343,8 +344,8 @@ int run_matrix(const MatrixOptions& o) {
                             src, dirty.substr(0, dirty.find('\n'))));
 
   const std::string dir = o.out_dir.empty() ? fmt::format("results/local/{}-matrix", utc_stamp()) : o.out_dir;
-  if (fs::exists(dir) && !fs::is_empty(dir))
-    throw Error(fmt::format("--out-dir {} exists and is not empty: choose another folder (nothing there is replaced)", dir));
+  // Claimed before any build or run, until the matrix ends (harness/measure/output_lock.hpp).
+  FolderClaim claim(dir, "--out-dir", /*require_empty=*/true);
 
   // Builds and provenance.
   std::string hash;

@@ -12,6 +12,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/measure/output_file.hpp"
+#include "harness/measure/output_lock.hpp"
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/noise.hpp"
 #include "harness/measure/interrupt.hpp"
@@ -49,7 +50,7 @@ struct Processes {
 
 // Runs the workload P times, one process after the other, each in its own process group: a
 // signal ends the one in flight (it gets the signal too) and the loop.
-Processes run_processes(const NoiseCliOptions& o, const std::string& dir) {
+Processes run_processes(const NoiseCliOptions& o, const std::string& dir, FolderClaim& claim) {
   const uint32_t P = checked_u32("--processes", o.processes, 2);
   const uint32_t R = checked_u32("--reps", o.reps, 1);
   // Like ab: without an explicit --warmup, --stable keeps the workload's own default (warm up
@@ -79,7 +80,8 @@ Processes run_processes(const NoiseCliOptions& o, const std::string& dir) {
         R, analysed - 1));
   const std::string bench = o.bench.empty() ? own_executable().value_or("cuzk-bench") : o.bench;
   if (!o.bench.empty() && !fs::exists(o.bench)) throw Error(fmt::format("--bench {}: no such file", o.bench));
-  ensure_output_dir(dir, "--out-dir");  // after the options are checked, before the first process runs
+  // After the options are checked, before the first process runs; held until noise.* are written.
+  claim = FolderClaim(dir, "--out-dir", /*require_empty=*/false);
 
   std::vector<std::string> files;
   for (uint32_t i = 1; i <= P; ++i) {
@@ -146,6 +148,7 @@ Registrar reg_noise("noise", [](CLI::App& app) -> Runner {
     std::vector<std::string> files = o->from;
     std::string dir;
     Processes ran;
+    FolderClaim claim;
     if (from) {
       for (const char* flag : kRunFlags)
         if (sub->count(flag))
@@ -156,7 +159,7 @@ Registrar reg_noise("noise", [](CLI::App& app) -> Runner {
       // that finished (docs/reliability.md).
       interrupt::install();
       dir = o->out_dir.empty() ? "results/local/noise-" + utc_stamp() : o->out_dir;
-      ran = run_processes(*o, dir);
+      ran = run_processes(*o, dir, claim);
       files = ran.files;
     }
     const int sig = ran.interrupted;

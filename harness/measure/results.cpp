@@ -17,6 +17,8 @@
 #include "harness/measure/env_readings.hpp"
 #include "harness/measure/inject.hpp"
 #include "harness/measure/machine.hpp"
+#include "harness/measure/output_file.hpp"
+#include "harness/measure/output_lock.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
 #include "prover/engine/fault.hpp"
@@ -244,27 +246,56 @@ json make_summary(const std::vector<json>& samples, uint64_t elapsed_ns) {
 // ---------------------------------------------------------------- writing
 
 ResultsWriter::ResultsWriter(const std::string& path, Mode mode) : path_(path) {
-  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == Mode::kCreateNew ? O_EXCL : O_TRUNC);
-  fd_ = ::open(path.c_str(), flags, 0644);
-  if (fd_ < 0) {
-    int e = errno;
-    if (e == EEXIST)
-      throw ResultsError(fmt::format("results file '{}' already exists (choose another output path, or pass "
-                                     "--force to overwrite it)",
-                                     path));
-    throw ResultsError(fmt::format("cannot create results file '{}': {}", path, std::strerror(e)));
-  }
-  struct stat st {};
-  if (::fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode)) {
+  // Claimed before anything is written or truncated: a second writer of the same file is
+  // refused with the holder's pid and leaves the file as it was (harness/measure/output_lock.hpp).
+  for (int attempt = 0;; ++attempt) {
+    const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == Mode::kCreateNew ? O_EXCL : 0);
+    fd_ = ::open(path.c_str(), flags, 0644);
+    if (fd_ < 0) {
+      int e = errno;
+      if (e == EEXIST) {
+        try {
+          check_not_claimed(path, path);
+        } catch (const FileError& claimed) {
+          throw ResultsError(claimed.what());
+        }
+        throw ResultsError(fmt::format("results file '{}' already exists (choose another output path, or pass "
+                                       "--force to overwrite it)",
+                                       path));
+      }
+      throw ResultsError(fmt::format("cannot create results file '{}': {}", path, std::strerror(e)));
+    }
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode)) {
+      ::close(fd_);
+      fd_ = -1;
+      throw ResultsError(fmt::format("results path '{}' is not a regular file", path));
+    }
+    if (!try_lock_exclusive(fd_)) {
+      const pid_t holder = lock_holder(fd_);
+      ::close(fd_);
+      fd_ = -1;
+      throw ResultsError(claimed_message(path, holder));
+    }
+    struct stat now {};
+    if (::stat(path.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) break;
+    // Its previous writer removed it (a header-only file) after we opened it: open it afresh.
     ::close(fd_);
     fd_ = -1;
-    throw ResultsError(fmt::format("results path '{}' is not a regular file", path));
+    if (attempt >= 4) throw ResultsError(fmt::format("results file '{}' keeps being replaced", path));
+  }
+  if (mode == Mode::kOverwrite && ::ftruncate(fd_, 0) != 0) {
+    const int e = errno;
+    ::close(fd_);
+    fd_ = -1;
+    throw ResultsError(fmt::format("cannot truncate results file '{}': {}", path, std::strerror(e)));
   }
 }
 
 ResultsWriter::~ResultsWriter() {
-  if (fd_ >= 0) ::close(fd_);
+  // Removed while still locked, so that a writer waiting for the lock never writes into it.
   if (drop_header_only_ && lines_ <= 1) ::unlink(path_.c_str());
+  if (fd_ >= 0) ::close(fd_);
 }
 
 size_t ResultsWriter::lines() const {

@@ -88,7 +88,9 @@ class ResultsWriter {
  public:
   enum class Mode { kCreateNew, kOverwrite };
   // Opens (creates) the file now: an unwritable path fails here, before any work runs.
-  // kCreateNew refuses an existing file; kOverwrite truncates it.
+  // kCreateNew refuses an existing file; kOverwrite truncates it. The file is claimed with an
+  // exclusive flock until destruction: a file another process writes is refused (ResultsError
+  // naming its pid) and left as it was (harness/measure/output_lock.hpp).
   ResultsWriter(const std::string& path, Mode mode = Mode::kCreateNew);
   ~ResultsWriter();
   ResultsWriter(const ResultsWriter&) = delete;
