@@ -236,7 +236,7 @@ TEST_CASE("bisect refuses bad requests before building anything") {
       {"--good " + h.sha[6] + " --bad " + h.sha[1] + " " + kProbe, "is not an ancestor of --bad"},
       {range + " --case no-such-case --phase " + kPhase, "has no case 'no-such-case'"},
       {range + " --case bisect-tiny --phase proof//synth", "is not a phase path"},
-      {range + " --case bisect-tiny --phase " + kPhase + " --threshold 0", "--threshold must be a percentage > 0"},
+      {range + " --case bisect-tiny --phase " + kPhase + " --threshold 0", "--threshold: must be a number in (0, "},
       {range + " " + kProbe + " --rounds 1", "--rounds must be at least 2"},
   };
   for (auto& c : cases) {

@@ -1,7 +1,12 @@
 // "Nothing lost, nothing crashes" (docs/reliability.md), the CLI's side: outputs never replace inputs or
 // existing files by surprise, device nodes stay devices, bad input is exit 2 with one
-// `cuzk-bench: error:` line naming the file or value, and the first-use flows agree.
+// `cuzk-bench: error:` line naming the file or value (NaN and infinities too, a JSON field of the
+// wrong type, a --cmake-arg however cmake would read it), a stdout that cannot be written is an
+// error, and the first-use flows agree.
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +16,7 @@
 
 #include "catch.hpp"
 #include "harness/measure/output_file.hpp"
+#include "subprocess.hpp"
 #include "synth_results.hpp"
 #include "test_util.hpp"
 
@@ -293,4 +299,128 @@ TEST_CASE("prove (circom): a key whose delta is the point at infinity is called 
   CHECK(r.err.find("delta is the point at infinity") != std::string::npos);
   CHECK(r.err.find("witness") == std::string::npos);
   CHECK_FALSE(cuzk::test::exists(d.file("p.json")));
+}
+
+namespace {
+
+// Bounds every cuzk-bench below: a command that went on with a bad value fails its test.
+const std::string kBounded = "timeout 30";
+
+std::string quick_suite() { return src("suites/quick.toml"); }
+
+// A source tree of nothing but CMakePresets.json: ab reads its presets, and a build in it fails
+// at once (no CMakeLists.txt).
+void write_presets_tree(const std::string& dir, const std::string& presets) {
+  REQUIRE(std::system(("mkdir -p '" + dir + "'").c_str()) == 0);
+  cuzk::test::spit(dir + "/CMakePresets.json", presets);
+}
+
+const std::string kPresets = R"({"version": 3, "configurePresets": [
+  {"name": "baseline", "binaryDir": "${sourceDir}/build/baseline", "cacheVariables": {"CUZK_PINNED_HOST": "OFF"}},
+  {"name": "pinned", "inherits": "baseline", "binaryDir": "${sourceDir}/build/pinned", "cacheVariables": {"CUZK_PINNED_HOST": "ON"}}]})";
+
+// cuzk-bench `args` with its stdout the write end of a pipe whose read end is already closed.
+cuzk::test::RunResult run_into_closed_pipe(const std::vector<std::string>& args, const std::string& err) {
+  int p[2];
+  REQUIRE(pipe(p) == 0);
+  close(p[0]);
+  const std::string bench = cuzk::test::bench();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(p[1], 1);
+    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(e, 2);
+    alarm(30);
+    std::vector<char*> argv{const_cast<char*>("cuzk-bench")};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(bench.c_str(), argv.data());
+    _exit(127);
+  }
+  close(p[1]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  cuzk::test::RunResult r;
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  r.err = cuzk::test::slurp(err);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("every number option takes only finite values in its range", "[cli]") {
+  TempDir d;
+  const std::string bisect = "bisect --good x --bad y --suite quick --case c --phase proof ";
+  struct Bad {
+    std::string args, flag;
+  };
+  for (const Bad& b : {Bad{"run --suite quick --list --run-timeout nan", "--run-timeout"},
+                       Bad{"run --suite quick --list --run-timeout inf", "--run-timeout"},
+                       Bad{"run --suite quick --list --run-timeout -1", "--run-timeout"},
+                       Bad{"ab --a x --b y --suite quick --run-timeout inf", "--run-timeout"},
+                       Bad{"matrix --variants x,y --suite quick --run-timeout nan", "--run-timeout"},
+                       Bad{"matrix --variants x,y --suite quick --level nan", "--level"},
+                       Bad{"matrix --variants x,y --suite quick --level 1", "--level"},
+                       Bad{bisect + "--threshold inf", "--threshold"},
+                       Bad{bisect + "--threshold -5", "--threshold"},
+                       Bad{"calibrate --target-effect inf", "--target-effect"},
+                       Bad{"calibrate --noise-threshold inf", "--noise-threshold"},
+                       Bad{"calibrate --slowdowns 1,nan", "--slowdowns"}}) {
+    INFO(b.args);
+    check_one_error_line(run_bench(b.args, d.path(), kBounded), b.flag);
+  }
+}
+
+TEST_CASE("bisect --build-cmd '' is refused, not taken for the preset build", "[cli]") {
+  TempDir d;
+  for (const char* cmd : {"''", "'   '"})
+    check_one_error_line(run_bench(std::string("bisect --good x --bad y --suite quick --case c --phase proof --build-cmd ") + cmd,
+                                   d.path(), kBounded),
+                         "--build-cmd");
+  CHECK_FALSE(cuzk::test::exists(d.file("results")));
+}
+
+TEST_CASE("standard output that cannot be written is an error, not exit 0", "[cli]") {
+  TempDir d;
+  if (is_char_device("/dev/full")) {
+    const auto r = cuzk::testing::run_command("{ '" + cuzk::test::bench() + "' circuit --describe >/dev/full; }");
+    INFO(r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output == "cuzk-bench: error: cannot write standard output: No space left on device\n");
+  }
+  // SIGPIPE does not kill it silently: the write fails with EPIPE, reported on stderr.
+  const auto p = run_into_closed_pipe({"circuit", "--describe"}, d.file("err"));
+  INFO(p.err);
+  CHECK(p.code == 2);
+  CHECK(p.err == "cuzk-bench: error: cannot write standard output: Broken pipe\n");
+}
+
+TEST_CASE("a JSON input field of the wrong type is exit 2 with the error prefix", "[cli]") {
+  TempDir d;
+  write_presets_tree(d.file("tree"), R"({"version": 3, "configurePresets": [{"name": "baseline", "binaryDir": 5}]})");
+  auto r = run_bench("ab --a baseline --b baseline --source-dir tree --suite '" + quick_suite() + "' --out-dir ab",
+                     d.path(), kBounded);
+  check_one_error_line(r, "type must be string");
+  CHECK_FALSE(cuzk::test::exists(d.file("ab")));
+}
+
+TEST_CASE("--cmake-arg is read as cmake reads it before the preset check", "[cli]") {
+  TempDir d;
+  write_presets_tree(d.file("tree"), kPresets);
+  const std::string ab =
+      "ab --a baseline --b pinned --source-dir tree --suite '" + quick_suite() + "' --rounds 1 --out-dir ab ";
+  for (const std::string& spelled : {std::string("--cmake-arg=-D --cmake-arg=CUZK_PINNED_HOST=ON"),
+                                     std::string("'--cmake-arg=-D CUZK_PINNED_HOST=ON'"),
+                                     std::string("'--cmake-arg=-D\"CUZK_PINNED_HOST\"=ON'"),
+                                     std::string("--cmake-arg=-DCUZK_PINNED_HOST:BOOL=ON")}) {
+    INFO(spelled);
+    check_one_error_line(run_bench(ab + spelled, d.path(), kBounded), "preset 'baseline' sets CUZK_PINNED_HOST itself");
+  }
+  check_one_error_line(run_bench(ab + "--cmake-arg=-D", d.path(), kBounded), "the last one");
+  // -D and NAME=VALUE as two arguments pass the check: the (empty) tree's configure fails next.
+  auto ok = run_bench(ab + "--cmake-arg=-D --cmake-arg=CUZK_CUDA=OFF", d.path(), kBounded);
+  INFO(ok.err);
+  CHECK(ok.code == 1);
+  CHECK(ok.err.find("configuring baseline failed") != std::string::npos);
+  CHECK_FALSE(cuzk::test::exists(d.file("ab")));
 }

@@ -574,7 +574,9 @@ Registrar reg_bisect("bisect", [](CLI::App& app) -> Runner {
   sub->add_option("--suite", o->suite, "suite name or file")->required();
   sub->add_option("--case", o->case_name, "the one case to measure")->required();
   sub->add_option("--phase", o->phase, "the phase that became slower, e.g. proof/synth")->required();
-  sub->add_option("--threshold", o->threshold, "slowdown hunted, in percent")->capture_default_str();
+  sub->add_option("--threshold", o->threshold, "slowdown hunted, in percent")
+      ->capture_default_str()
+      ->check(finite_in(0, 1e6, /*open_lo=*/true));
   sub->add_option("--rounds", o->rounds, "measured rounds per probe (each: the good revision, then the probe)")
       ->capture_default_str();
   sub->add_option("--max-remeasure", o->max_remeasure, "times an inconclusive probe is re-measured with doubled rounds")
@@ -582,7 +584,15 @@ Registrar reg_bisect("bisect", [](CLI::App& app) -> Runner {
   sub->add_option("--repo", o->repo, "git repository (default: this binary's source tree)");
   sub->add_option("--preset", o->preset, "preset each revision is built with")->capture_default_str();
   add_cmake_arg_option(sub, o->cmake_args);
-  sub->add_option("--build-cmd", o->build_cmd, "shell command that builds a revision, run in its worktree (instead of the preset)");
+  sub->add_option("--build-cmd", o->build_cmd, "shell command that builds a revision, run in its worktree (instead of the preset)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            // An empty command would silently fall back to building the preset.
+            return s.find_first_not_of(" \t\r\n") == std::string::npos
+                       ? "must be a shell command that builds a revision (omit --build-cmd to build the preset)"
+                       : "";
+          },
+          "COMMAND"));
   sub->add_option("--bin-path", o->bin_path, "where --build-cmd leaves cuzk-bench, relative to the worktree "
                                               "(default build/<preset>/harness/cuzk-bench)");
   sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-bisect)");

@@ -3,6 +3,7 @@
 // docs/calibration.md). SIGINT/SIGTERM: docs/reliability.md.
 #include <fmt/core.h>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -38,7 +39,7 @@ std::vector<double> parse_list(const std::string& s) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (item.empty() || used != item.size())
+    if (item.empty() || used != item.size() || !std::isfinite(v))
       throw Error(fmt::format("--slowdowns: \"{}\" is not a number (expected e.g. 1,2,3,5,10)", item));
     out.push_back(v);
   }
@@ -56,7 +57,7 @@ double parse_pct(const std::string& s, const char* flag) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (t.empty() || used != t.size() || !(v > 0)) throw Error(fmt::format("{}: \"{}\" is not a positive percentage", flag, s));
+  if (t.empty() || used != t.size() || !(v > 0) || !std::isfinite(v)) throw Error(fmt::format("{}: \"{}\" is not a positive percentage", flag, s));
   return v;
 }
 

@@ -573,7 +573,8 @@ Registrar reg_matrix("matrix", [](CLI::App& app) -> Runner {
   sub->add_flag("--wide", o->wide, "every effect's CI in the grid");
   sub->add_flag("--allow-machine-mismatch", o->allow_machine_mismatch, "compare even if machines differ");
   sub->add_option("--level", o->level, "confidence level of every interval (factorial: simultaneous over a phase's effects)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_in(0.5, 1, /*open_lo=*/false, /*open_hi=*/true));
   add_analysis_options(sub, o->analysis);
   add_run_failure_options(sub, o->run_timeout, o->on_failure, "the matrix");
   return [=] { return run_matrix(*o); };

@@ -16,8 +16,10 @@
 #include <memory>
 #include <set>
 
+#include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/gpu_counter_pass.hpp"
+#include "harness/cli/run_failures.hpp"
 #include "harness/cli/sim_exec.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/session.hpp"
@@ -61,7 +63,7 @@ int run_suite(RunOptions o) {
     o.counters = join_counters(sim_req.counters);
     check_sim_compatible(o.stable, o.backend, o.gpu_counters.has_value());
   }
-  if (o.run_timeout < 0) throw Error(fmt::format("--run-timeout must be 0 (none) or more seconds (got {})", o.run_timeout));
+  check_run_timeout(o.run_timeout);
 
   // Stable mode before the backend probe initializes CUDA, and before the pool exists.
   std::optional<StableMode> stable;
@@ -283,7 +285,8 @@ Registrar reg_run("run", [](CLI::App& app) -> Runner {
   sub->add_option("--reps", o->reps, "measured repetitions per case, at least 1 (default: from the suite)");
   sub->add_option("--run-timeout", o->run_timeout,
                   "seconds a child process of a case (micro benchmarks) may run before it is killed (0: no limit; "
-                  "docs/reliability.md)");
+                  "docs/reliability.md)")
+      ->check(finite_in(0, kMaxRunTimeout));
   auto* wopt = sub->add_option("--warmup", *warmup_text,
                                "warm-up repetitions per case (default: from the suite), or 'auto': porep cases warm "
                                "up until the proof time settles (the default under --stable)");

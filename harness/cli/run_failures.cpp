@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 
 namespace cuzk::cli {
@@ -24,7 +25,7 @@ OnFailure parse_on_failure(const std::string& s) {
 }
 
 void check_run_timeout(double seconds) {
-  if (!(seconds >= 0) || !std::isfinite(seconds))
+  if (!(seconds >= 0) || !std::isfinite(seconds) || seconds > kMaxRunTimeout)
     throw Error(fmt::format("--run-timeout must be 0 (no limit) or a number of seconds (got {})", seconds));
 }
 
@@ -32,7 +33,8 @@ void add_run_failure_options(CLI::App* sub, double& run_timeout, std::string& on
   sub->add_option("--run-timeout", run_timeout,
                   "seconds a run's process may run before it is killed and counted as failed (0: no limit; "
                   "docs/reliability.md)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_in(0, kMaxRunTimeout));
   sub->add_option("--on-failure", on_failure,
                   "a failed or timed-out run: stop " + what + ", or continue without it (stop|continue)")
       ->capture_default_str();

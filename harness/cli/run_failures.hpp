@@ -18,7 +18,10 @@ namespace cuzk::cli {
 enum class OnFailure { kStop, kContinue };
 // "stop" or "continue"; throws Error naming --on-failure otherwise.
 OnFailure parse_on_failure(const std::string& s);
-// Checks --run-timeout (seconds; 0: none); throws Error when negative or not finite.
+// The longest --run-timeout, in seconds (about 115 days): beyond it a timeout means none.
+constexpr double kMaxRunTimeout = 1e7;
+// Checks --run-timeout (seconds; 0: none); throws Error when negative, not finite or above
+// kMaxRunTimeout (the option's validator refuses those at parsing already).
 void check_run_timeout(double seconds);
 // The options --run-timeout and --on-failure of a subcommand that drives measured processes;
 // `what` names what a failure stops ("the A/B", "the matrix").

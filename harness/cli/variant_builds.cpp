@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "harness/cli/cmake_args.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/process.hpp"
@@ -79,17 +80,14 @@ std::vector<std::string> preset_names(const std::string& source_dir) {
 std::string bench_binary(const PresetInfo& p) { return p.binary_dir + "/harness/cuzk-bench"; }
 
 void check_cmake_args(const std::vector<std::string>& args, const std::vector<const PresetInfo*>& presets) {
-  for (auto& a : args) {
-    const auto eq = a.find('=');
-    if (a.rfind("-D", 0) != 0 || eq == std::string::npos || eq == 2)
-      throw Error(fmt::format("--cmake-arg '{}': expected -DNAME=VALUE (e.g. -DCUZK_CUDA=OFF)", a));
-    const std::string name = a.substr(2, std::min(eq, a.find(':')) - 2);
+  for (const CmakeDefine& d : parse_cmake_defines(args)) {
+    const std::string& name = d.name;
     if (name == "CUZK_CUDA" || name == "CUZK_PAPI") continue;  // AUTO resolves per machine: not a variant's flag
     for (const PresetInfo* p : presets)
       if (p->vars.count(name))
         throw Error(fmt::format("--cmake-arg '{}': preset '{}' sets {} itself; overriding it would build another "
                                 "variant than the one named (choose or add a preset instead)",
-                                a, p->name, name));
+                                d.spelled, p->name, name));
   }
 }
 

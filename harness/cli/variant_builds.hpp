@@ -26,8 +26,8 @@ PresetInfo read_preset(const std::string& source_dir, const std::string& name);
 // The names of every configure preset that is not hidden, in file order.
 std::vector<std::string> preset_names(const std::string& source_dir);
 
-// Refuses (Error, exit 2) extra configure arguments (--cmake-arg) that are not `-DNAME=VALUE`
-// (or `-DNAME:TYPE=VALUE`), or that set a variable one of `presets` sets itself and provenance
+// Refuses (Error, exit 2) extra configure arguments (--cmake-arg) that are not -D definitions as
+// cmake reads them (cmake_args.hpp), or that set a variable one of `presets` sets itself and provenance
 // checks (a variant's flags, its preset name, the build type): those would build something else
 // than the variant asked for. CUZK_CUDA and CUZK_PAPI may be set (AUTO resolves per machine).
 void check_cmake_args(const std::vector<std::string>& args, const std::vector<const PresetInfo*>& presets);
