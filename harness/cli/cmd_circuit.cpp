@@ -1,6 +1,7 @@
 // `cuzk-bench circuit --describe [--challenges N --layers N --parents N --depth N | --r1cs FILE]`:
-// the shape of a circuit (a shape-only synthesis pass): constraints, variables (inputs, aux)
-// and the number of terms in each of the matrices A, B, C.
+// the shape of a circuit: constraints, variables (inputs, aux) and the number of terms in each of
+// the matrices A, B, C; of the PoRep-shaped circuit by arithmetic from small instances
+// (prover/circuits/porep_shape.hpp), of a circom circuit by a shape-only synthesis pass.
 #include <fmt/core.h>
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "harness/measure/output_file.hpp"
 #include "prover/circom/circom.hpp"
 #include "prover/circuits/porep.hpp"
+#include "prover/circuits/porep_shape.hpp"
 #include "prover/synth/synth.hpp"
 
 namespace cuzk::cli {
@@ -41,7 +43,7 @@ int run_circuit(const CircuitOptions& o, bool porep_flags_given) {
     what = "circom " + o.r1cs;
   } else {
     const circuits::PorepParams p = porep_params(o.porep);
-    s = circuits::PorepCircuit::shape(p);
+    s = circuits::porep_shape_by_parts(p);  // any size: the circuit itself is never built
     what = "porep " + p.to_string();
   }
   if (o.json) {
@@ -64,7 +66,7 @@ int run_circuit(const CircuitOptions& o, bool porep_flags_given) {
 Registrar reg_circuit("circuit", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("circuit", "describe a circuit's shape: constraints, variables, non-zeros per matrix");
   auto o = std::make_shared<CircuitOptions>();
-  sub->add_flag("--describe", o->describe, "print the circuit's shape (a shape-only synthesis pass)");
+  sub->add_flag("--describe", o->describe, "print the circuit's shape (PoRep-shaped: by arithmetic, at any size; circom: a shape-only pass)");
   sub->add_flag("--json", o->json, "machine-readable output");
   auto porep_given = add_porep_flags(sub, o->porep);
   sub->add_option("--r1cs", o->r1cs, "a circom .r1cs file (BLS12-381 Fr) instead of the PoRep-shaped circuit");

@@ -62,6 +62,7 @@ int run_engine(const EngineOptions& o) {
   job.config.memory_budget = uint64_t(o.budget_mib) << 20;
   if (o.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", o.reps));
   if (o.warmup_runs < 0) throw Error(fmt::format("--warmup must be 0 or more (got {})", o.warmup_runs));
+  check_sector_memory(job.circuit, job.partitions, "engine");
   const uint64_t need = engine::estimate_job_bytes(job.circuit, job.partitions);
   if (job.config.memory_budget != 0 && need > job.config.memory_budget)
     throw Error(fmt::format("--budget-mib {}: one job ({} partition(s) of {}) needs about {:.1f} MiB, more than the budget",

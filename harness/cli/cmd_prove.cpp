@@ -28,6 +28,7 @@
 #include "harness/measure/session.hpp"
 #include "harness/measure/stable.hpp"
 #include "prover/circuits/porep.hpp"
+#include "prover/circuits/porep_shape.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/groth16/prover.hpp"
 #include "prover/groth16/setup.hpp"
@@ -93,7 +94,8 @@ int run_prove_circom_recorded(const ProveOptions& o) {
 int run_prove_porep(const ProveOptions& o) {
   const uint32_t parts = checked_u32("--partitions", o.partitions, 1);
   const circuits::PorepParams P = porep_params(o.porep);
-  const auto shape = circuits::PorepCircuit::shape(P);
+  check_sector_memory(P, parts, "prove");
+  const auto shape = circuits::porep_shape_by_parts(P);
 
   if (!o.params.empty() && !std::filesystem::exists(o.params))
     throw Error(fmt::format("--params {}: no such file (omit --params to generate and cache parameters)", o.params));

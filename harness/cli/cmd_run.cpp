@@ -19,6 +19,7 @@
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/gpu_counter_pass.hpp"
+#include "harness/cli/porep_flags.hpp"
 #include "harness/cli/run_failures.hpp"
 #include "harness/cli/sim_exec.hpp"
 #include "harness/measure/interrupt.hpp"
@@ -125,6 +126,18 @@ int run_suite(RunOptions o) {
                     planned});
   }
   if (plan.empty()) throw Error(fmt::format("suite '{}': no case to run{}", s.name, o.quick ? " under --quick" : ""));
+  // A case proving sectors too large for this machine's memory is refused before any case runs.
+  for (auto& p : plan) {
+    const nlohmann::json& q = p.params;
+    if (o.list || !q.contains("challenges") || !q.contains("layers") || !q.contains("parents") || !q.contains("depth"))
+      continue;
+    circuits::PorepParams P;
+    P.challenges = q["challenges"].get<uint32_t>();
+    P.layers = q["layers"].get<uint32_t>();
+    P.parents = q["parents"].get<uint32_t>();
+    P.depth = q["depth"].get<uint32_t>();
+    if (P.validate().empty()) check_sector_memory(P, q.value("partitions", uint64_t(1)), "case " + p.c->name);
+  }
   if (o.list) {
     fmt::print("suite {} ({}): {}\n", s.name, s.path, s.description);
     for (auto& p : plan) {

@@ -38,6 +38,7 @@ int run_generate(const SrsOptions& o) {
   // that would replace /dev/full); a parameter file is memory-mapped later anyway.
   if (std::error_code ec; std::filesystem::exists(o.out, ec) && !std::filesystem::is_regular_file(o.out, ec))
     throw Error(fmt::format("-o {} is not a regular file (parameter files are memory-mapped by prove)", o.out));
+  check_sector_memory(P, 1, "srs generate");
   const auto t0 = std::chrono::steady_clock::now();
   auto circuit = circuits::PorepCircuit::generate(P, o.circuit_seed);
   auto pk = groth16::generate_keys(synth::record_matrices(circuit), o.seed);

@@ -1,10 +1,17 @@
 #include "harness/cli/commands.hpp"
 
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
 #include "prover/groth16/backend.hpp"
+#include "prover/util/process_limits.hpp"
+#include "prover/util/thread_pool.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -49,10 +56,31 @@ std::string resolve_backend(const std::string& name, bool allow_cpu_fallback) {
   }
 }
 
+void check_thread_limits() {
+  const char* env = std::getenv("CUZK_THREADS");
+  const std::string text = env ? env : "";
+  // Digits only (at most 7): the pool would read "8x" as 8 and "x" as the core count.
+  if (!text.empty() && (text.size() > 7 || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })))
+    throw Error(fmt::format("CUZK_THREADS=\"{}\" is not a thread count: give a whole number (0 or unset: one per core)", text));
+  const unsigned size = ThreadPool::planned_global_size();
+  const std::string source = !text.empty() && std::stoul(text) > 0
+                                 ? fmt::format("CUZK_THREADS={}", text)
+                                 : fmt::format("the default pool (one thread per core: {})", size);
+  if (std::string err = limits::check_thread_request(size, source, limits::read_thread_limits()); !err.empty())
+    throw Error(err);
+}
+
 int run_selected(CLI::App& app) {
+  // The subcommands whose work runs on the prover's thread pool: its threads are checked
+  // against the process limits before any work (docs/reliability.md, "Limits of the machine").
+  static const char* const kPoolCommands[] = {"prove", "engine", "run", "selfmeasure", "srs", "zkey-setup"};
   for (CLI::App* sub : app.get_subcommands()) {
     auto it = runners().find(sub);
-    if (it != runners().end()) return it->second();
+    if (it == runners().end()) continue;
+    if (std::find_if(std::begin(kPoolCommands), std::end(kPoolCommands),
+                     [&](const char* n) { return sub->get_name() == n; }) != std::end(kPoolCommands))
+      check_thread_limits();
+    return it->second();
   }
   throw Error("no subcommand selected (see --help)");
 }

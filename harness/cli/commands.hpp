@@ -48,6 +48,12 @@ uint32_t checked_u32(const char* flag, int64_t v, int64_t lo = 0);
 // passed --allow-cpu-fallback (a warning says so on stderr). Otherwise throws Error: an unknown
 // name is bad input (exit 2), an unavailable backend a failure (exit 1) with the reason.
 std::string resolve_backend(const std::string& name, bool allow_cpu_fallback);
+// Runs the selected subcommand; one whose work runs on the prover's thread pool first passes
+// check_thread_limits().
 int run_selected(CLI::App& app);
+
+// Refuses (Error, exit 2) a malformed $CUZK_THREADS, and a pool (CUZK_THREADS, else one thread per
+// core) with more threads than the process limits leave (prover/util/process_limits.hpp).
+void check_thread_limits();
 
 }  // namespace cuzk::cli

@@ -1,6 +1,10 @@
 #include "harness/cli/porep_flags.hpp"
 
+#include <fmt/core.h>
+
 #include "harness/cli/commands.hpp"
+#include "prover/circuits/porep_shape.hpp"
+#include "prover/util/process_limits.hpp"
 
 namespace cuzk::cli {
 
@@ -26,6 +30,15 @@ circuits::PorepParams porep_params(const PorepFlags& f) {
   }
   if (std::string err = p.validate(); !err.empty()) throw Error(err);
   return p;
+}
+
+void check_sector_memory(const circuits::PorepParams& p, uint64_t partitions, const std::string& who) {
+  const r1cs::ShapeCounts s = circuits::porep_shape_by_parts(p);
+  const uint64_t need = circuits::groth16_prove_bytes(s, partitions);
+  const std::string what =
+      fmt::format("{}: {} partition(s) of {} ({} constraints each)", who, partitions, p.to_string(), s.constraints);
+  if (std::string err = limits::check_memory_request(need, what, limits::read_memory_limits()); !err.empty())
+    throw Error(err);
 }
 
 }  // namespace cuzk::cli

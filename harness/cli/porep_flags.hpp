@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "harness/suite/porep_params.hpp"
 #include "prover/circuits/porep.hpp"
@@ -29,5 +30,11 @@ std::function<size_t()> add_porep_flags(CLI::App* sub, PorepFlags& f);
 
 // The checked circuit parameters; throws Error naming the flag or the invalid combination.
 circuits::PorepParams porep_params(const PorepFlags& f);
+
+// Refuses (Error, exit 2), before any work, a sector of `partitions` partitions of circuit `p`
+// whose estimated memory (circuits::groth16_prove_bytes over the shape by arithmetic) exceeds
+// what this process may still use (prover/util/process_limits.hpp); `who` starts the message
+// (e.g. "prove", "case porep-big").
+void check_sector_memory(const circuits::PorepParams& p, uint64_t partitions, const std::string& who);
 
 }  // namespace cuzk::cli

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <system_error>
 
 #include "prover/util/cpu_placement.hpp"
 
@@ -36,11 +37,25 @@ ThreadPool::ThreadPool(unsigned threads) {
   // The calling thread takes part in parallel_for, so one fewer worker is started. Each worker
   // reports whether it could place itself before the pool is handed out.
   std::vector<std::promise<void>> started(threads - 1);
-  for (auto& s : started) workers_.emplace_back([this, &s] { worker_loop(s); });
   std::exception_ptr first_error;
-  for (auto& s : started) {
+  size_t created = 0;
+  try {
+    for (auto& s : started) {
+      workers_.emplace_back([this, &s] { worker_loop(s); });
+      ++created;
+    }
+  } catch (const std::system_error& e) {
+    // Unwinding here would destroy cv_ under the waiting workers, and glibc's
+    // pthread_cond_destroy waits for its waiters: a hang. The workers are joined below instead.
+    first_error = std::make_exception_ptr(std::system_error(
+        e.code(), "cannot start worker thread " + std::to_string(created + 1) + " of " + std::to_string(threads - 1) +
+                      " of a " + std::to_string(threads) + "-thread pool (CUZK_THREADS, else the core count): the " +
+                      "system refused it, usually a limit on processes (ulimit -u, a container's pids.max)"));
+  }
+  // Every started worker touches its promise once; `started` must outlive that.
+  for (size_t i = 0; i < created; ++i) {
     try {
-      s.get_future().get();
+      started[i].get_future().get();
     } catch (...) {
       if (!first_error) first_error = std::current_exception();
     }
@@ -74,6 +89,11 @@ ThreadPool& ThreadPool::global() {
 }
 
 bool ThreadPool::global_exists() { return g_global_exists; }
+
+unsigned ThreadPool::planned_global_size() {
+  const unsigned t = global_threads();
+  return t ? t : std::max(1u, std::thread::hardware_concurrency());
+}
 
 void ThreadPool::enqueue(std::function<void()> job) {
   {

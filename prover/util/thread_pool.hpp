@@ -22,7 +22,9 @@ namespace cuzk {
 class ThreadPool {
  public:
   // threads == 0: std::thread::hardware_concurrency(). Returns once every worker has started;
-  // a worker that cannot pin itself to the placement's CPUs makes it throw that error.
+  // a worker that cannot pin itself to the placement's CPUs makes it throw that error, and a
+  // thread the system refuses (a limit on processes) throws std::system_error naming the
+  // pool's size; either way the workers already started are joined first.
   explicit ThreadPool(unsigned threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -49,6 +51,8 @@ class ThreadPool {
   static ThreadPool& global();
   // Whether global() has created the pool (a placement set later would not reach it).
   static bool global_exists();
+  // The size() global() gives the pool when it creates it now (checks before work use it).
+  static unsigned planned_global_size();
   static bool on_worker();
 
  private:
