@@ -255,21 +255,7 @@ Registrar reg_history("history", [](CLI::App& app) -> Runner {
   db_option(ing);
   ing->add_option("--branch", o->ingest.branch, "the branch the commits were built from (recorded with each run)");
   ing->add_option("--repo", o->ingest.repo, "a git checkout that knows the commits, for their dates")->capture_default_str();
-  auto* show = sub->add_subcommand("show", "a phase's per-commit series: median, its 95% CI, runs");
-  db_option(show);
-  show->add_option("--suite", o->filter.suite, "only this suite");
-  show->add_option("--case", o->filter.case_name, "only this case");
-  show->add_option("--phase", o->filter.phase, "only this phase (e.g. proof, proof/prove/msm_h)");
-  show->add_option("--metric", o->filter.metric, "wall_ns, gpu_ns or a counter's name")->capture_default_str();
-  show->add_option("--machine", o->filter.machine, "only this machine (its fingerprint or a prefix)");
-  show->add_option("--branch", o->filter.branch, "only runs ingested with this --branch");
-  show->add_option("--backend", o->filter.backend, "only this backend (cpu, cuda)");
-  show->add_option("--preset", o->filter.preset, "only this build preset");
-  show->add_option("--since", o->filter.since, "start at this commit (a prefix of its sha)");
-  show->add_flag("--include-warmup", o->filter.include_warmup, "also count warm-up samples");
-  auto* js = show->add_flag("--json", o->json, "print JSON");
-  show->add_flag("--csv", o->csv, "print CSV")->excludes(js);
-  // The series filter of changes and dashboard: show's, without its output flags.
+  // The series filter of show, changes and dashboard.
   auto filter_options = [o](CLI::App* s) {
     s->add_option("--suite", o->filter.suite, "only this suite");
     s->add_option("--case", o->filter.case_name, "only this case");
@@ -280,6 +266,13 @@ Registrar reg_history("history", [](CLI::App& app) -> Runner {
     s->add_option("--backend", o->filter.backend, "only this backend");
     s->add_option("--preset", o->filter.preset, "only this build preset");
   };
+  auto* show = sub->add_subcommand("show", "a phase's per-commit series: median, its 95% CI, runs");
+  db_option(show);
+  filter_options(show);
+  show->add_option("--since", o->filter.since, "start at this commit (a prefix of its sha)");
+  show->add_flag("--include-warmup", o->filter.include_warmup, "also count warm-up samples");
+  auto* js = show->add_flag("--json", o->json, "print JSON");
+  show->add_flag("--csv", o->csv, "print CSV")->excludes(js);
   auto detect_options = [o](CLI::App* s) {
     s->add_option("--alpha", o->detect.alpha, "significance of the t-test that accepts a change")
         ->capture_default_str()
