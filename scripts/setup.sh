@@ -32,6 +32,12 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "setup.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# An install stopped half-way (a killed apt, a machine image taken mid-install) leaves
+# packages unpacked but not configured, and apt refuses to do anything until they are.
+if [ -n "$(dpkg --audit 2>/dev/null)" ]; then
+  echo "setup.sh: finishing an interrupted package install (dpkg --configure -a)"
+  $SUDO dpkg --configure -a >/dev/null
+fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup.sh: done"
