@@ -19,6 +19,7 @@
 #include "harness/history/changes.hpp"
 #include "harness/history/dashboard.hpp"
 #include "harness/history/store.hpp"
+#include "harness/measure/machine.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/output_file.hpp"
 #include "harness/measure/results.hpp"
@@ -42,7 +43,15 @@ struct HistoryOptions {
   // dashboard
   std::string out_dir;
   history::DashboardOptions dashboard;
+  // commits, record-failure
+  history::CommitFailure failure;
 };
+
+// "--machine this": the fingerprint of the machine running this command, as its results files
+// would be stored.
+void resolve_machine(std::string& machine) {
+  if (machine == "this") machine = history::machine_fingerprint(machine_json().dump());
+}
 
 std::unique_ptr<history::Db> open_history(const HistoryOptions& o) {
   try {
@@ -243,6 +252,42 @@ int run_dashboard(HistoryOptions o) {
   return kExitOk;
 }
 
+int run_commits(const HistoryOptions& o) {
+  auto db = open_history(o);
+  std::vector<history::StoredCommit> commits;
+  try {
+    commits = history::stored_commits(*db, o.filter.suite, o.filter.case_name, o.filter.machine);
+  } catch (const history::DbError& e) {
+    throw Error(fmt::format("history {}: {}", db->describe(), e.what()));
+  }
+  if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& c : commits)
+      out.push_back({{"commit", c.commit}, {"status", c.status}, {"runs", c.runs}, {"message", c.message}});
+    std::cout << out.dump(2) << '\n';
+    return kExitOk;
+  }
+  // One line a commit, "SHA STATUS": what a script reads (history-backfill.sh skips these).
+  for (const auto& c : commits)
+    fmt::print("{} {}{}\n", c.commit, c.status,
+               c.status == "measured" ? fmt::format(" ({} run{})", c.runs, c.runs == 1 ? "" : "s") : ": " + c.message);
+  return kExitOk;
+}
+
+int run_record_failure(HistoryOptions o) {
+  resolve_machine(o.failure.machine);
+  if (o.failure.machine.empty()) o.failure.machine = history::machine_fingerprint(machine_json().dump());
+  auto db = open_history(o);
+  try {
+    history::record_failure(*db, o.failure);
+  } catch (const history::DbError& e) {
+    throw Error(fmt::format("history {}: {}", db->describe(), e.what()));
+  }
+  fmt::print("recorded: {} {} failed for {}/{} on {}\n", o.failure.commit, o.failure.stage, o.failure.suite,
+             o.failure.case_name, o.failure.machine);
+  return kExitOk;
+}
+
 Registrar reg_history("history", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("history", "the results history: ingest results, show per-commit series (docs/history.md)");
   sub->require_subcommand(1);
@@ -261,7 +306,7 @@ Registrar reg_history("history", [](CLI::App& app) -> Runner {
     s->add_option("--case", o->filter.case_name, "only this case");
     s->add_option("--phase", o->filter.phase, "only this phase");
     s->add_option("--metric", o->filter.metric, "wall_ns, gpu_ns or a counter's name")->capture_default_str();
-    s->add_option("--machine", o->filter.machine, "only this machine (its fingerprint or a prefix)");
+    s->add_option("--machine", o->filter.machine, "only this machine (its fingerprint, a prefix, or 'this')");
     s->add_option("--branch", o->filter.branch, "only runs ingested with this --branch");
     s->add_option("--backend", o->filter.backend, "only this backend");
     s->add_option("--preset", o->filter.preset, "only this build preset");
@@ -297,12 +342,29 @@ Registrar reg_history("history", [](CLI::App& app) -> Runner {
   dash->add_option("-o,--out-dir", o->out_dir, "the folder of index.html")->required();
   dash->add_option("--commit-url", o->dashboard.commit_url, "a commit's link, {sha} replaced (e.g. https://github.com/org/repo/commit/{sha})");
   dash->add_option("--title", o->dashboard.title, "the page's title")->capture_default_str();
-  return [o, ing, show, changes, dash] {
+  auto* commits = sub->add_subcommand("commits", "the commits stored for a suite and case: measured, or failed to build or run");
+  db_option(commits);
+  commits->add_option("--suite", o->filter.suite, "only this suite");
+  commits->add_option("--case", o->filter.case_name, "only this case");
+  commits->add_option("--machine", o->filter.machine, "only this machine (its fingerprint, a prefix, or 'this')");
+  commits->add_flag("--json", o->json, "print JSON");
+  auto* fail = sub->add_subcommand("record-failure", "record that a commit could not be measured (it did not build, or its run failed)");
+  db_option(fail);
+  fail->add_option("--commit", o->failure.commit, "the commit's full sha")->required();
+  fail->add_option("--stage", o->failure.stage, "build or run")->required()->check(CLI::IsMember({"build", "run"}));
+  fail->add_option("--suite", o->failure.suite, "the suite it was to run")->required();
+  fail->add_option("--case", o->failure.case_name, "the case it was to run")->required();
+  fail->add_option("--message", o->failure.message, "what failed (the error's first line)")->required();
+  fail->add_option("--machine", o->failure.machine, "the machine's fingerprint (default: this machine)");
+  return [o, ing, show, changes, dash, commits, fail] {
+    resolve_machine(o->filter.machine);
+    if (commits->parsed()) return run_commits(*o);
+    if (fail->parsed()) return run_record_failure(*o);
     if (ing->parsed()) return run_ingest(*o);
     if (show->parsed()) return run_show(*o);
     if (changes->parsed()) return run_changes(*o);
     if (dash->parsed()) return run_dashboard(*o);
-    throw Error("history: name a subcommand: ingest, show, changes or dashboard");
+    throw Error("history: name a subcommand: ingest, show, changes, dashboard, commits or record-failure");
   };
 });
 

@@ -66,7 +66,17 @@ CREATE TABLE change_points (id TEXT PRIMARY KEY, series_key TEXT NOT NULL, commi
 )";
 }
 
-const std::vector<std::string (*)(const std::string&)> kMigrations = {schema_v1, schema_v2};
+// Version 3: commits that could not be measured (a failed build or run), one per machine, suite
+// and case.
+std::string schema_v3(const std::string&) {
+  return R"(
+CREATE TABLE commit_failures (commit_sha TEXT NOT NULL, machine TEXT NOT NULL, suite TEXT NOT NULL,
+  case_name TEXT NOT NULL, stage TEXT NOT NULL, message TEXT NOT NULL, recorded_utc TEXT NOT NULL,
+  PRIMARY KEY (commit_sha, machine, suite, case_name));
+)";
+}
+
+const std::vector<std::string (*)(const std::string&)> kMigrations = {schema_v1, schema_v2, schema_v3};
 
 std::string now_utc() { return utc_stamp(); }
 
@@ -391,6 +401,55 @@ std::vector<Series> read_series(Db& db, const SeriesFilter& f) {
   if (!f.since.empty() && out.empty() && !by_key.empty())
     throw DbError(fmt::format("--since {}: no series matched has a point at that commit", f.since));
   return out;
+}
+
+void record_failure(Db& db, const CommitFailure& f) {
+  if (f.stage != "build" && f.stage != "run")
+    throw DbError(fmt::format("a failure's stage is \"build\" or \"run\", not \"{}\"", f.stage));
+  if (f.commit.empty() || f.machine.empty() || f.suite.empty() || f.case_name.empty())
+    throw DbError("a failure needs its commit, machine, suite and case");
+  migrate(db);
+  Transaction tx(db);
+  db.query("DELETE FROM commit_failures WHERE commit_sha = ? AND machine = ? AND suite = ? AND case_name = ?",
+           {f.commit, f.machine, f.suite, f.case_name});
+  db.query("INSERT INTO commit_failures (commit_sha, machine, suite, case_name, stage, message, recorded_utc) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?)",
+           {f.commit, f.machine, f.suite, f.case_name, f.stage, f.message,
+            f.recorded_utc.empty() ? now_utc() : f.recorded_utc});
+  tx.commit();
+}
+
+std::vector<StoredCommit> stored_commits(Db& db, const std::string& suite, const std::string& case_name,
+                                         const std::string& machine) {
+  migrate(db);
+  std::map<std::string, StoredCommit> out;
+  std::string sql =
+      "SELECT r.commit_sha, count(DISTINCT r.id) FROM runs r JOIN samples s ON s.run_id = r.id WHERE r.git_dirty = 0";
+  std::vector<Value> params;
+  auto filter = [&](std::string& q, const std::string& col, const std::string& v, bool prefix = false) {
+    if (v.empty()) return;
+    q += prefix ? " AND " + col + " LIKE ?" : " AND " + col + " = ?";
+    params.push_back(prefix ? v + "%" : v);
+  };
+  filter(sql, "r.suite", suite);
+  filter(sql, "s.case_name", case_name);
+  filter(sql, "r.machine", machine, true);
+  sql += " GROUP BY r.commit_sha";
+  for (const auto& row : db.query(sql, params))
+    out[row.text(0)] = StoredCommit{.commit = row.text(0), .status = "measured",
+                                    .runs = static_cast<size_t>(row.integer(1)), .message = ""};
+  params.clear();
+  std::string fsql = "SELECT commit_sha, stage, message FROM commit_failures WHERE 1 = 1";
+  filter(fsql, "suite", suite);
+  filter(fsql, "case_name", case_name);
+  filter(fsql, "machine", machine, true);
+  for (const auto& row : db.query(fsql, params))
+    if (!out.count(row.text(0)))  // measured since: the runs count
+      out[row.text(0)] = StoredCommit{.commit = row.text(0), .status = row.text(1) + " failed", .runs = 0,
+                                      .message = row.text(2)};
+  std::vector<StoredCommit> v;
+  for (auto& [k, c] : out) v.push_back(std::move(c));
+  return v;
 }
 
 }  // namespace cuzk::history

@@ -11,7 +11,7 @@
 namespace cuzk::history {
 
 // The schema version this build writes; migrate() brings an older store up to it.
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 // Creates the schema in an empty store, or applies the migrations an older one lacks, each in a
 // transaction of its own, up to `target` (tests build older stores with it). Throws DbError for
@@ -69,6 +69,29 @@ struct Series {
 
 // Every series that matches, each with its points. Throws DbError for --since naming no commit.
 std::vector<Series> read_series(Db& db, const SeriesFilter& f);
+
+// A commit that could not be measured: it did not build, or its run failed (a backfill over
+// the past records these, so that a resumed backfill skips them and a series' gap is explained).
+struct CommitFailure {
+  std::string commit, machine, suite, case_name;
+  std::string stage;    // "build" or "run"
+  std::string message;  // the first line of the error, or the log's last lines
+  std::string recorded_utc;
+};
+// Stores (or replaces) the failure of `commit` for (machine, suite, case).
+void record_failure(Db& db, const CommitFailure& f);
+
+// What the store holds of a commit for one suite and case on one machine.
+struct StoredCommit {
+  std::string commit;
+  std::string status;   // "measured", "build failed" or "run failed"
+  size_t runs = 0;      // results files of that commit (measured)
+  std::string message;  // the failure's message
+};
+// Every commit with runs or a recorded failure for the suite and case (either may be empty: any)
+// on `machine` (a fingerprint or its prefix; empty: any), in no particular order.
+std::vector<StoredCommit> stored_commits(Db& db, const std::string& suite, const std::string& case_name,
+                                         const std::string& machine);
 
 // The distribution-free CI of a median at `level`: order statistics k and n-k+1 with k the
 // largest rank whose binomial(n, 1/2) tail stays within (1 - level) / 2. NaN bounds below 6 values.
