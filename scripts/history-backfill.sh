@@ -145,8 +145,8 @@ for sha in "${COMMITS[@]}"; do
   prov=$("$bin" info --json 2>/dev/null | python3 -c '
 import json, sys
 p = json.load(sys.stdin)["provenance"]
-print(p.get("git_commit", ""), "dirty" if p.get("git_dirty") else "clean")') || die "$bin info --json failed"
-  [[ $prov == "$sha clean" ]] || die "$bin says it is '$prov', not '$sha clean'"
+print(p.get("git_commit", ""), "git_dirty=" + str(p.get("git_dirty", "unknown")).lower())') || die "$bin info --json failed"
+  [[ $prov == "$sha git_dirty=false" ]] || die "$bin says it is '$prov', not '$sha git_dirty=false'"
   suite_file=$dir/suites/$SUITE.toml
   if [[ ! -f $suite_file ]]; then
     record "$sha" run "no suite file suites/$SUITE.toml at this commit"

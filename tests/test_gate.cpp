@@ -583,3 +583,53 @@ TEST_CASE("gate: bad multiple-testing input is one clear line and exit 2") {
   // --confirm-with takes exactly two files.
   CHECK(f.gate("slow.jsonl", "--confirm-with same.jsonl").code == 2);
 }
+
+TEST_CASE("gate: per-phase policy: warn reports without failing, ignore drops, fail fails") {
+  Fixture f;
+  const std::string base = "[default]\nmax_slowdown = 0.05\nmultiple = \"none\"\n[phases]\n\"proof/synth\" = 0.10\n";
+  SECTION("warn: the regression is listed, the gate passes") {
+    cuzk::test::spit(f.d.file("t.toml"), base + "[policy]\n\"proof/synth\" = \"warn\"\n");
+    auto r = f.gate("slow.jsonl", "--json-out v.json --markdown-out s.md");
+    INFO(r.out << r.err);
+    CHECK(r.code == 0);
+    auto j = nlohmann::json::parse(cuzk::test::slurp(f.d.file("v.json")));
+    CHECK(j["result"] == "pass");
+    CHECK(j["regressions"].empty());
+    REQUIRE(j["warned"].size() == 1);
+    CHECK(j["warned"][0].get<std::string>().find("proof/synth") != std::string::npos);
+    CHECK(j["warn_alarms"][0]["phase"] == "proof/synth");
+    CHECK(cuzk::test::slurp(f.d.file("s.md")).find("policy is warn") != std::string::npos);
+  }
+  SECTION("a subtree pattern: proof/* covers proof/synth") {
+    cuzk::test::spit(f.d.file("t.toml"), base + "[policy]\n\"proof/*\" = \"warn\"\n");
+    CHECK(f.gate("slow.jsonl").code == 0);
+    // The phase's own key wins over its ancestor's pattern.
+    cuzk::test::spit(f.d.file("t.toml"), base + "[policy]\n\"proof/*\" = \"warn\"\n\"proof/synth\" = \"fail\"\n");
+    CHECK(f.gate("slow.jsonl").code == 1);
+  }
+  SECTION("ignore: not gated at all") {
+    cuzk::test::spit(f.d.file("t.toml"),
+                     "[default]\nmax_slowdown = 0.05\nmultiple = \"none\"\n[policy]\n\"proof/synth\" = \"ignore\"\n");
+    auto r = f.gate("slow.jsonl", "--json-out v.json");
+    CHECK(r.code == 0);
+    auto j = nlohmann::json::parse(cuzk::test::slurp(f.d.file("v.json")));
+    for (const auto& g : j["multiple_testing"]["gated"]) CHECK(g["phase"] != "proof/synth");
+  }
+  SECTION("default policy warn, one phase fails") {
+    cuzk::test::spit(f.d.file("t.toml"), "[default]\nmax_slowdown = 0.05\nmultiple = \"none\"\npolicy = \"warn\"\n"
+                                         "[phases]\n\"proof/synth\" = 0.10\n[policy]\n\"proof/synth\" = \"fail\"\n");
+    CHECK(f.gate("slow.jsonl").code == 1);
+  }
+  SECTION("bad policies are errors naming the key") {
+    cuzk::test::spit(f.d.file("t.toml"), base + "[policy]\n\"proof/synth\" = \"maybe\"\n");
+    auto r = f.gate("slow.jsonl");
+    CHECK(r.code == 2);
+    CHECK(r.err.find("[policy] \"proof/synth\" must be \"fail\", \"warn\" or \"ignore\" (got \"maybe\")") != std::string::npos);
+    cuzk::test::spit(f.d.file("t.toml"), base + "[policy]\n\"proof/synth\" = \"warn\"\n[ignore]\nphases = [\"proof/synth\"]\n");
+    r = f.gate("slow.jsonl");
+    CHECK(r.code == 2);
+    CHECK(r.err.find("say it once") != std::string::npos);
+    CHECK_THROWS_WITH(cuzk::parse_thresholds("[default]\nmax_slowdown = 0.05\npolicy = 3\n", "t"),
+                      Catch::Contains("[default] policy must be"));
+  }
+}

@@ -98,12 +98,19 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
     throw GateError(fmt::format("{}: invalid TOML: {}", name, e.description()));
   }
   GateThresholds g;
-  static const std::set<std::string> top = {"default", "phases", "required", "ignore", "new_phases", "counters"};
+  static const std::set<std::string> top = {"default", "phases", "required", "ignore", "policy", "new_phases", "counters"};
   for (auto& [k, v] : t)
     if (!top.count(std::string(k.str())))
       throw GateError(fmt::format(
-          "{}: unknown table or key '{}' (known: default, phases, required, ignore, new_phases, counters)", name,
+          "{}: unknown table or key '{}' (known: default, phases, required, ignore, policy, new_phases, counters)", name,
           std::string(k.str())));
+  auto read_policy = [&](const toml::node& v, const std::string& where) {
+    auto p = v.value<std::string>();
+    if (!p || (*p != "fail" && *p != "warn" && *p != "ignore"))
+      throw GateError(fmt::format("{}: {} must be \"fail\", \"warn\" or \"ignore\"{}", name, where,
+                                  p ? fmt::format(" (got \"{}\")", *p) : std::string(" (a string)")));
+    return *p;
+  };
   const toml::table* def = t["default"].as_table();
   if (!def) throw GateError(name + ": missing [default] table with max_slowdown");
   for (auto& [k, v] : *def) {
@@ -127,6 +134,8 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
         throw GateError(fmt::format("{}: [default] multiple must be \"hierarchy\", \"holm\" or \"none\"{}", name,
                                     m ? fmt::format(" (got \"{}\")", *m) : std::string(" (a string)")));
       g.multiple = *m;
+    } else if (key == "policy") {
+      g.default_policy = read_policy(v, "[default] policy");
     } else if (key == "fail_on_noisy") {
       auto b = v.value<bool>();
       if (!b) throw GateError(name + ": [default] fail_on_noisy must be true or false");
@@ -155,6 +164,22 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
       if (key == "phases") g.ignore_phases = read_strings(&v, "[ignore] phases", name);
       else throw GateError(fmt::format("{}: unknown key '{}' in [ignore]", name, key));
     }
+  }
+  if (auto* pol = t["policy"].as_table()) {
+    for (auto& [k, v] : *pol) {
+      const std::string phase(k.str());
+      if (phase.empty()) throw GateError(name + ": [policy] names an empty phase");
+      g.policies[phase] = read_policy(v, fmt::format("[policy] \"{}\"", phase));
+    }
+  } else if (t.contains("policy")) {
+    throw GateError(name + ": [policy] must be a table of \"phase\" = \"fail\" | \"warn\" | \"ignore\"");
+  }
+  for (const auto& p : g.ignore_phases) {
+    auto it = g.policies.find(p);
+    if (it != g.policies.end() && it->second != "ignore")
+      throw GateError(fmt::format("{}: phase \"{}\" is in [ignore] phases and has [policy] \"{}\": say it once", name,
+                                  p, it->second));
+    g.policies[p] = "ignore";
   }
   if (auto* np = t["new_phases"].as_table()) {
     for (auto& [k, v] : *np) {
@@ -193,6 +218,18 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
 GateThresholds load_thresholds(const std::string& path) {
   InputFile in(path, throw_as<GateError>);
   return parse_thresholds(in.read_all(limits::kMaxTomlBytes, "a thresholds file"), path);
+}
+
+std::string policy_of(const GateThresholds& t, const std::string& phase) {
+  if (auto it = t.policies.find(phase); it != t.policies.end()) return it->second;
+  // "path/*" covers every phase below path; the nearest such ancestor decides.
+  for (std::string path = phase;;) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0) break;
+    path.resize(slash);
+    if (auto it = t.policies.find(path + "/*"); it != t.policies.end()) return it->second;
+  }
+  return t.default_policy;
 }
 
 std::vector<double> holm_adjusted(const std::vector<double>& p) {
@@ -424,11 +461,19 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
     a.phase = r.phase;
     a.metric = r.metric;
     a.text = text;
+    a.policy = policy_of(t, r.phase);
+    if (a.policy == "warn") {
+      g.warned.push_back(std::move(text));
+      g.warn_alarms.push_back(std::move(a));
+      return &g.warn_alarms.back();
+    }
     g.regressions.push_back(std::move(text));
     g.alarms.push_back(std::move(a));
     return &g.alarms.back();
   };
-  std::set<std::string> ignored(t.ignore_phases.begin(), t.ignore_phases.end());
+  std::set<std::string> ignored;
+  for (const auto& r : c.rows)
+    if (policy_of(t, r.phase) == "ignore") ignored.insert(r.phase);
   std::vector<const PhaseComparison*> gated;
   for (const auto& r : c.rows) {
     const std::string where = where_of(r);
@@ -440,7 +485,7 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
       const NewPhaseLimit l = new_phase_limit(t, r.phase);
       if (ignored.count(r.phase) || !l.any()) {
         g.warnings.push_back(fmt::format("phase {} is new in the candidate, costs {:.1f} ms (not gated{})", where,
-                                         r.median_b / 1e6, ignored.count(r.phase) ? ": [ignore]" : "; [new_phases] gates it"));
+                                         r.median_b / 1e6, ignored.count(r.phase) ? ": policy ignore" : "; [new_phases] gates it"));
         continue;
       }
       if (std::string reg = new_phase_regression(c, r, l); !reg.empty()) alarm(r, "new_phase", reg);
@@ -733,7 +778,8 @@ nlohmann::json to_json(const GateResult& g) {
     j["thresholds"] = {{"max_slowdown", g.thresholds->max_slowdown}, {"alpha", g.thresholds->alpha},
                        {"min_samples", g.thresholds->min_samples},   {"fail_on_noisy", g.thresholds->fail_on_noisy},
                        {"phases", g.thresholds->phases},             {"required_phases", g.thresholds->required_phases},
-                       {"required_cases", g.thresholds->required_cases}, {"ignore_phases", g.thresholds->ignore_phases}};
+                       {"required_cases", g.thresholds->required_cases}, {"ignore_phases", g.thresholds->ignore_phases},
+                       {"default_policy", g.thresholds->default_policy}, {"policies", g.thresholds->policies}};
     auto limit = [](const NewPhaseLimit& l) {
       return json{{"max_ms", l.max_ms ? json(*l.max_ms) : json(nullptr)},
                   {"max_share", l.max_share ? json(*l.max_share) : json(nullptr)}};
@@ -761,6 +807,13 @@ nlohmann::json to_json(const GateResult& g) {
                       {"confirmed", a.confirmed ? json(*a.confirmed) : json(nullptr)},
                       {"confirmation", a.confirmation.empty() ? json(nullptr) : json(a.confirmation)}});
   j["alarms"] = alarms;
+  json warn_alarms = json::array();
+  for (const auto& a : g.warn_alarms)
+    warn_alarms.push_back({{"kind", a.kind}, {"suite", a.suite}, {"case", a.case_name}, {"params", a.params},
+                           {"phase", a.phase}, {"metric", a.metric}, {"counter", a.counter.empty() ? json(nullptr) : json(a.counter)},
+                           {"p_value", num(a.p_value)}, {"adjusted_p", num(a.adjusted_p)}, {"text", a.text}});
+  j["warned"] = g.warned;
+  j["warn_alarms"] = warn_alarms;
   j["alarmed_cases"] = alarmed_cases(g);
   j["confirm_with"] = g.confirm_baseline.empty() ? json(nullptr) : json::array({g.confirm_baseline, g.confirm_candidate});
   j["comparison"] = g.comparison ? to_json(*g.comparison) : json(nullptr);
@@ -776,7 +829,10 @@ output::Summary summary(const GateResult& g) {
     s.lines.push_back(fmt::format("alarms re-measured in `{}` and `{}`: the gate fails only on those the fresh data confirm",
                                   g.confirm_baseline, g.confirm_candidate));
   if (!g.family_summary.empty()) s.lines.push_back("Multiple testing: " + g.family_summary + ".");
-  s.sections = {{"Errors (the gate fails closed)", g.errors}, {"Regressions", g.regressions}, {"Warnings", g.warnings}};
+  s.sections = {{"Errors (the gate fails closed)", g.errors},
+                {"Regressions", g.regressions},
+                {"Regressions of phases whose policy is warn (they do not fail the gate)", g.warned},
+                {"Warnings", g.warnings}};
   return s;
 }
 

@@ -49,11 +49,20 @@ struct GateThresholds {
   std::vector<std::string> required_phases;    // [required] phases = [...]
   std::vector<std::string> required_cases;     // [required] cases = ["suite/case", ...]
   std::vector<std::string> ignore_phases;      // [ignore] phases = [...]: not gated (still compared)
+  // [default] policy and [policy] "path" = "fail" | "warn" | "ignore": what a regression of a
+  // phase does. A key is a phase's path, or "path/*" for every phase below path; a phase takes
+  // its own key, else that of its nearest "ancestor/*", else the default. [ignore] phases are
+  // "ignore". "warn": reported, never fails the gate.
+  std::string default_policy = "fail";
+  std::map<std::string, std::string> policies;
   NewPhaseLimit new_phases;                    // [new_phases] max_ms, max_share: every new phase
   std::map<std::string, NewPhaseLimit> new_phase_overrides;  // [new_phases."path"]: one phase
   // [counters."phase"] "counter" = max ratio B/A of the counter's medians (2.0: must not double)
   std::map<std::string, std::map<std::string, double>> counter_limits;
 };
+
+// The policy of a phase: "fail", "warn" or "ignore" (see GateThresholds::policies).
+std::string policy_of(const GateThresholds& t, const std::string& phase);
 
 // Parses and validates the thresholds file; throws GateError("FILE: what is wrong").
 GateThresholds load_thresholds(const std::string& path);
@@ -89,6 +98,7 @@ struct GateAlarm {
   std::string suite, case_name, params, phase, metric, counter;
   double p_value = NAN, adjusted_p = NAN;  // "phase" alarms only
   std::string text;         // the regression line
+  std::string policy = "fail";             // the phase's policy: "warn" alarms never fail the gate
   std::optional<bool> confirmed;           // set by confirm_alarms
   std::string confirmation;                // "alarm on ...; re-measured ...: confirmed" or "... not confirmed"
 };
@@ -97,9 +107,11 @@ struct GateResult {
   int exit_code = 2;                     // 0 pass, 1 regression, 2 error
   std::string result = "error";          // "pass", "regression", "error"
   std::vector<std::string> errors;       // reasons for exit 2
-  std::vector<std::string> regressions;  // one line per regressed phase
+  std::vector<std::string> regressions;  // one line per regressed phase whose policy is "fail"
+  std::vector<std::string> warned;       // one line per regressed phase whose policy is "warn"
   std::vector<std::string> warnings;
   std::vector<GateAlarm> alarms;         // one per regression line, same order
+  std::vector<GateAlarm> warn_alarms;    // one per warned line, same order (not re-measured)
   std::vector<GatedPhase> gated;         // every phase the procedure tested
   std::string multiple;                  // the procedure applied
   std::string family_summary;            // "Holm's procedure over one family of 13 gated phases ..."

@@ -1,5 +1,6 @@
 // `cuzk-bench gate --baseline A --candidate B --thresholds FILE [--json-out F] [--markdown-out F]
-//                  [--confirm-with A2 B2] [--cases-out F]`:
+//                  [--confirm-with A2 B2] [--cases-out F] [--comment-out F [--history DB]
+//                  [--reproduce CMD] [--base-label L] [--head-label L]]`:
 // exit 0 pass, 1 regression, 2 error (fails closed). docs/gating.md.
 #include <fmt/core.h>
 
@@ -11,6 +12,9 @@
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/analysis/gate.hpp"
+#include "harness/analysis/pr_comment.hpp"
+#include "harness/history/changes.hpp"
+#include "harness/history/store.hpp"
 #include "harness/measure/output_file.hpp"
 
 namespace cuzk::cli {
@@ -18,6 +22,7 @@ namespace {
 
 struct GateArgs {
   std::string baseline, candidate, thresholds, json_out, markdown_out, cases_out;
+  std::string comment_out, history, reproduce, base_label, head_label;
   std::vector<std::string> confirm_with;
   GateOptions o;
 };
@@ -29,6 +34,50 @@ bool append_text(const std::string& path, const std::string& text) {
   f << text;
   f.flush();
   return static_cast<bool>(f);
+}
+
+// The change points, in the history, of every phase the comment calls changed, on the
+// candidate's machine. A history that cannot be read is said in the comment, never fatal: the
+// verdict does not depend on it.
+void read_history(const GateResult& g, const std::string& where, PrCommentInput& in) {
+  in.history_read = true;
+  in.history_where = where;
+  if (!g.comparison) return;
+  struct Dated {
+    std::string when;
+    PrHistoryChange change;
+  };
+  std::vector<Dated> found;
+  try {
+    auto db = history::open_db(where);
+    const std::string machine = history::machine_fingerprint(g.comparison->machine_b.dump());
+    for (const auto& p : changed_phases(g)) {
+      history::SeriesFilter f;
+      f.suite = p.suite;
+      f.case_name = p.case_name;
+      f.phase = p.phase;
+      f.metric = p.metric;
+      f.machine = machine;
+      for (const auto& sc : history::analyse_history(*db, f, history::ChangePointOptions{}, false)) {
+        ++in.history_series;
+        for (const auto& st : sc.changes) {
+          const auto& c = st.change;
+          const auto& after = sc.series.points.at(c.index);
+          found.push_back({after.commit_date.empty() ? after.first_ingested : after.commit_date,
+                           PrHistoryChange{.id = c.id, .status = st.status,
+                                           .direction = history::direction_name(c.direction),
+                                           .case_name = sc.series.suite + "/" + sc.series.case_name,
+                                           .phase = sc.series.phase, .metric = sc.series.metric,
+                                           .before = c.before_id, .after = c.after_id, .ratio = c.ratio,
+                                           .low = c.ratio_low, .high = c.ratio_high, .p_value = c.p_value}});
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    in.history_errors.push_back(e.what());
+  }
+  std::stable_sort(found.begin(), found.end(), [](const Dated& a, const Dated& b) { return a.when > b.when; });
+  for (auto& d : found) in.history.push_back(std::move(d.change));
 }
 
 int run_gate_cmd(const GateArgs& args) {
@@ -53,11 +102,15 @@ int run_gate_cmd(const GateArgs& args) {
     } catch (const FileError& e) {
       unreadable.push_back(e.what());
     }
-  check_distinct(inputs, {{"--json-out", args.json_out}, {"--markdown-out", args.markdown_out}, {"--cases-out", args.cases_out}});
+  check_distinct(inputs, {{"--json-out", args.json_out}, {"--markdown-out", args.markdown_out}, {"--cases-out", args.cases_out},
+                          {"--comment-out", args.comment_out}});
+  if (args.comment_out.empty() && (!args.history.empty() || !args.reproduce.empty()))
+    throw Error("--history and --reproduce shape the comment: give --comment-out FILE too");
   // Verdicts are rewritten on every run (a CI job's artifact): replacing one is not a loss.
   if (!args.json_out.empty()) check_output_file(args.json_out, "--json-out", /*force=*/true);
   if (!args.markdown_out.empty()) check_output_file(args.markdown_out, "--markdown-out", /*force=*/true);
   if (!args.cases_out.empty()) check_output_file(args.cases_out, "--cases-out", /*force=*/true);
+  if (!args.comment_out.empty()) check_output_file(args.comment_out, "--comment-out", /*force=*/true);
   GateResult g;
   try {
     if (unreadable.empty()) {
@@ -80,6 +133,14 @@ int run_gate_cmd(const GateArgs& args) {
     std::string names;
     for (const auto& c : alarmed_cases(g)) names += c + "\n";
     out.add(args.cases_out, names);
+  }
+  if (!args.comment_out.empty()) {
+    PrCommentInput in;
+    in.base = args.base_label;
+    in.head = args.head_label;
+    in.reproduce = args.reproduce;
+    if (!args.history.empty()) read_history(g, args.history, in);
+    out.add(args.comment_out, format_pr_comment(g, in));
   }
   out.commit();
   if (const char* s = std::getenv("GITHUB_STEP_SUMMARY"); s && *s) {
@@ -118,6 +179,13 @@ Registrar reg_gate("gate", [](CLI::App& app) -> Runner {
       ->expected(2);
   sub->add_option("--cases-out", args->cases_out,
                   "write the names of the cases with an alarm here, one a line (for `ab --case`)");
+  sub->add_option("--comment-out", args->comment_out,
+                  "write a pull-request comment body here: the verdict as a story (docs/ci-perf.md)");
+  sub->add_option("--history", args->history,
+                  "with --comment-out: the results history (SQLite file or postgresql:// URL) whose change points of the changed phases the comment shows");
+  sub->add_option("--reproduce", args->reproduce, "with --comment-out: the command the comment gives to reproduce the run");
+  sub->add_option("--base-label", args->base_label, "with --comment-out: how the comment names the baseline (e.g. its commit)");
+  sub->add_option("--head-label", args->head_label, "with --comment-out: how the comment names the candidate");
   sub->add_flag("--allow-machine-mismatch", args->o.allow_machine_mismatch, "gate results from different machines");
   sub->add_flag("--allow-variant-mismatch", args->o.allow_variant_mismatch,
                 "gate results built with different variant flags");
