@@ -4,21 +4,23 @@
 #   scripts/gate-merge.sh BASE_REV CANDIDATE_REV [--suite S] [--rounds N] [--warmup N]
 #                         [--thresholds FILE] [--quick] [--out-dir DIR] [--preset P] [--keep]
 #                         [--confirm-rounds N] [--work-dir DIR] [--cmake-arg ARG]...
-#                         [--counters LIST]
+#                         [--counters LIST] [--case NAME]... [--reps R] [--duet]
+#                         [--design auto|paired|blocks|samples] [--keep-binaries DIR]
 #
 # Each revision is checked out into its own git worktree (in a temporary folder, or in DIR/base
 # and DIR/candidate with --work-dir, kept afterwards and reused by the next run so that a
 # rebuild is incremental), configured with `cmake --preset baseline` (or --preset P, plus each
 # --cmake-arg, e.g. -DCUZK_CUDA=OFF on a runner without a GPU) and built (target cuzk-bench
 # only). Then `cuzk-bench ab` runs the suite interleaved (base, candidate, base, candidate, ...)
-# with the candidate's suite file, checking each binary's provenance against its own worktree,
-# and `cuzk-bench gate` decides. `--counters sim` records simulated instruction counts (Valgrind;
-# with `--suite sim`, whose case is judged by them, a gate no neighbour can disturb). An alarm is
-# re-measured before it fails the merge: the alarmed cases run again for --confirm-rounds rounds
-# (default twice --rounds; 0: no confirmation) and the gate fails only on alarms the fresh rounds
-# confirm on their own. The script exits with gate's code: 0 pass, 1 regression, 2 error
-# (including any failure to build or run, or an interruption: never a pass). docs/ab.md,
-# docs/gating.md.
+# with the candidate's suite file (only the --case cases, when given), checking each binary's
+# provenance against its own worktree, and `cuzk-bench gate` decides. `--counters sim` records
+# simulated instruction counts (Valgrind; with `--suite sim`, whose case is judged by them, a
+# gate no neighbour can disturb). An alarm is re-measured before it fails the merge: the
+# alarmed cases run again for --confirm-rounds rounds (default twice --rounds; 0: no
+# confirmation) and the gate fails only on alarms the fresh rounds confirm on their own. The
+# script exits with gate's code: 0 pass, 1 regression, 2 error (including any failure to build
+# or run, or an interruption: never a pass). --keep-binaries copies both cuzk-bench binaries to
+# DIR/base and DIR/candidate before the worktrees go. docs/ab.md, docs/gating.md.
 set -euo pipefail
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -30,7 +32,7 @@ need() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
 BASE_REV=$1 CAND_REV=$2
 shift 2
 SUITE=e2e ROUNDS=5 WARMUP=1 THRESHOLDS="" QUICK="" OUT_DIR="" PRESET=baseline KEEP=0 CONFIRM_ROUNDS=""
-WORK_DIR="" CMAKE_ARGS=() COUNTER_ARGS=()
+WORK_DIR="" KEEP_BINARIES="" CMAKE_ARGS=() COUNTER_ARGS=() ONLY_CASES=() AB_ARGS=() GATE_ARGS=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --suite) need "$@"; SUITE=$2; shift 2 ;;
@@ -45,6 +47,12 @@ while [[ $# -gt 0 ]]; do
     --work-dir) need "$@"; WORK_DIR=$2; shift 2 ;;
     --cmake-arg) need "$@"; CMAKE_ARGS+=("$2"); shift 2 ;;
     --counters) need "$@"; COUNTER_ARGS=(--counters "$2"); shift 2 ;;
+    --case) need "$@"; ONLY_CASES+=(--case "$2"); shift 2 ;;
+    --reps) need "$@"; [[ $2 =~ ^[1-9][0-9]*$ ]] || die "--reps must be a whole number of at least 1 (got '$2')"
+      AB_ARGS+=(--reps "$2"); shift 2 ;;
+    --duet) AB_ARGS+=(--duet); shift ;;
+    --keep-binaries) need "$@"; KEEP_BINARIES=$2; shift 2 ;;
+    --design) need "$@"; GATE_ARGS+=(--design "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1'" ;;
   esac
@@ -108,6 +116,11 @@ build base "$BASE_SHA"
 build candidate "$CAND_SHA"
 BIN_A=$WORK/base/build/$PRESET/harness/cuzk-bench
 BIN_B=$WORK/candidate/build/$PRESET/harness/cuzk-bench
+if [[ -n $KEEP_BINARIES ]]; then
+  mkdir -p "$KEEP_BINARIES/base" "$KEEP_BINARIES/candidate" &&
+    cp "$BIN_A" "$KEEP_BINARIES/base/cuzk-bench" && cp "$BIN_B" "$KEEP_BINARIES/candidate/cuzk-bench" ||
+    die "--keep-binaries $KEEP_BINARIES: cannot copy the binaries there"
+fi
 
 # The candidate's suite file drives both sides (same cases, same seeds).
 SUITE_FILE=$SUITE
@@ -122,14 +135,15 @@ mkdir -p "$(dirname "$OUT_DIR")"
 set +e
 "$BIN_B" ab --a-name base --b-name candidate --bin-a "$BIN_A" --bin-b "$BIN_B" \
   --source-dir "$WORK/base" --source-dir-b "$WORK/candidate" \
-  --suite "$SUITE_FILE" --rounds "$ROUNDS" --warmup "$WARMUP" $QUICK "${COUNTER_ARGS[@]}" --out-dir "$OUT_DIR"
+  --suite "$SUITE_FILE" --rounds "$ROUNDS" --warmup "$WARMUP" $QUICK "${COUNTER_ARGS[@]}" "${ONLY_CASES[@]}" \
+  "${AB_ARGS[@]}" --out-dir "$OUT_DIR"
 rc=$?
 set -e
 [[ $rc == 0 ]] || die "the A/B run failed (exit $rc); see above"
 
 set +e
 "$BIN_B" gate --baseline "$OUT_DIR/a.jsonl" --candidate "$OUT_DIR/b.jsonl" --thresholds "$THRESHOLDS" \
-  --json-out "$OUT_DIR/gate.json" --markdown-out "$OUT_DIR/gate.md" --cases-out "$OUT_DIR/alarmed-cases.txt"
+  "${GATE_ARGS[@]}" --json-out "$OUT_DIR/gate.json" --markdown-out "$OUT_DIR/gate.md" --cases-out "$OUT_DIR/alarmed-cases.txt"
 rc=$?
 set -e
 
@@ -144,13 +158,13 @@ if [[ $rc == 1 && $CONFIRM_ROUNDS -gt 0 ]]; then
   "$BIN_B" ab --a-name base --b-name candidate --bin-a "$BIN_A" --bin-b "$BIN_B" \
     --source-dir "$WORK/base" --source-dir-b "$WORK/candidate" \
     --suite "$SUITE_FILE" --rounds "$CONFIRM_ROUNDS" --warmup "$WARMUP" $QUICK "${COUNTER_ARGS[@]}" "${CASE_ARGS[@]}" \
-    --out-dir "$OUT_DIR/confirm"
+    "${AB_ARGS[@]}" --out-dir "$OUT_DIR/confirm"
   rc=$?
   set -e
   [[ $rc == 0 ]] || die "the confirming A/B run failed (exit $rc); see above"
   set +e
   "$BIN_B" gate --baseline "$OUT_DIR/a.jsonl" --candidate "$OUT_DIR/b.jsonl" --thresholds "$THRESHOLDS" \
-    --confirm-with "$OUT_DIR/confirm/a.jsonl" "$OUT_DIR/confirm/b.jsonl" \
+    --confirm-with "$OUT_DIR/confirm/a.jsonl" "$OUT_DIR/confirm/b.jsonl" "${GATE_ARGS[@]}" \
     --json-out "$OUT_DIR/gate.json" --markdown-out "$OUT_DIR/gate.md"
   rc=$?
   set -e

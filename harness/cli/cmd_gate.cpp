@@ -22,7 +22,7 @@ namespace {
 
 struct GateArgs {
   std::string baseline, candidate, thresholds, json_out, markdown_out, cases_out;
-  std::string comment_out, history, reproduce, base_label, head_label;
+  std::string comment_out, history, history_branch, reproduce, base_label, head_label;
   std::vector<std::string> confirm_with;
   GateOptions o;
 };
@@ -39,7 +39,7 @@ bool append_text(const std::string& path, const std::string& text) {
 // The change points, in the history, of every phase the comment calls changed, on the
 // candidate's machine. A history that cannot be read is said in the comment, never fatal: the
 // verdict does not depend on it.
-void read_history(const GateResult& g, const std::string& where, PrCommentInput& in) {
+void read_history(const GateResult& g, const std::string& where, const std::string& branch, PrCommentInput& in) {
   in.history_read = true;
   in.history_where = where;
   if (!g.comparison) return;
@@ -58,6 +58,7 @@ void read_history(const GateResult& g, const std::string& where, PrCommentInput&
       f.phase = p.phase;
       f.metric = p.metric;
       f.machine = machine;
+      f.branch = branch;
       for (const auto& sc : history::analyse_history(*db, f, history::ChangePointOptions{}, false)) {
         ++in.history_series;
         for (const auto& st : sc.changes) {
@@ -104,7 +105,7 @@ int run_gate_cmd(const GateArgs& args) {
     }
   check_distinct(inputs, {{"--json-out", args.json_out}, {"--markdown-out", args.markdown_out}, {"--cases-out", args.cases_out},
                           {"--comment-out", args.comment_out}});
-  if (args.comment_out.empty() && (!args.history.empty() || !args.reproduce.empty()))
+  if (args.comment_out.empty() && (!args.history.empty() || !args.reproduce.empty() || !args.history_branch.empty()))
     throw Error("--history and --reproduce shape the comment: give --comment-out FILE too");
   // Verdicts are rewritten on every run (a CI job's artifact): replacing one is not a loss.
   if (!args.json_out.empty()) check_output_file(args.json_out, "--json-out", /*force=*/true);
@@ -139,7 +140,7 @@ int run_gate_cmd(const GateArgs& args) {
     in.base = args.base_label;
     in.head = args.head_label;
     in.reproduce = args.reproduce;
-    if (!args.history.empty()) read_history(g, args.history, in);
+    if (!args.history.empty()) read_history(g, args.history, args.history_branch, in);
     out.add(args.comment_out, format_pr_comment(g, in));
   }
   out.commit();
@@ -183,6 +184,8 @@ Registrar reg_gate("gate", [](CLI::App& app) -> Runner {
                   "write a pull-request comment body here: the verdict as a story (docs/ci-perf.md)");
   sub->add_option("--history", args->history,
                   "with --comment-out: the results history (SQLite file or postgresql:// URL) whose change points of the changed phases the comment shows");
+  sub->add_option("--history-branch", args->history_branch,
+                  "with --history: only the runs ingested with this --branch (the base branch's history)");
   sub->add_option("--reproduce", args->reproduce, "with --comment-out: the command the comment gives to reproduce the run");
   sub->add_option("--base-label", args->base_label, "with --comment-out: how the comment names the baseline (e.g. its commit)");
   sub->add_option("--head-label", args->head_label, "with --comment-out: how the comment names the candidate");
