@@ -191,10 +191,14 @@ TEST_CASE("an older store is migrated, its rows kept") {
   CHECK(db->query("SELECT name FROM sqlite_master WHERE name = 'change_points'").empty());
   // A version-1 store with data: ingest's own migrate() runs first, so fill it by hand.
   db->query("INSERT INTO files (content_hash, path, kind, samples, ingested_utc) VALUES ('x', 'p', 'results', 0, 't')");
-  h::migrate(*db);
+  h::migrate(*db, 2);
   CHECK(h::schema_version(*db) == 2);
+  CHECK(db->query("SELECT name FROM sqlite_master WHERE name = 'commit_failures'").empty());
+  h::migrate(*db);
+  CHECK(h::schema_version(*db) == h::kSchemaVersion);
   CHECK(count(*db, "files") == 1);
   CHECK(count(*db, "change_points") == 0);
+  CHECK(count(*db, "commit_failures") == 0);
   // A store newer than this build is refused, not damaged.
   db->query("INSERT INTO schema_version (version) VALUES (?)", {int64_t(h::kSchemaVersion + 1)});
   CHECK_THROWS_AS(h::migrate(*db), h::DbError);
