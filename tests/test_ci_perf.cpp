@@ -9,6 +9,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "script_repo.hpp"
 #include "subprocess.hpp"
 #include "synth_results.hpp"
 #include "test_util.hpp"
@@ -62,27 +63,14 @@ cuzk::test::SynthSpec spec(uint64_t seed, const std::string& commit) {
   return s;
 }
 
-struct Repo {
-  cuzk::test::TempDir d;
-  std::string root = d.file("repo");
-  std::string log = d.file("stub.log");
-
-  Repo() {
-    fs::create_directories(root + "/scripts");
-    fs::create_directories(root + "/suites");
-    fs::create_directories(root + "/prover");
-    fs::create_directories(root + "/docs");
-    fs::create_directories(d.file("bin"));
+struct Repo : cuzk::test::ScriptRepo {
+  Repo() : ScriptRepo({"ci-perf.sh", "gate-merge.sh"}) {
+    write("suites/quick.toml", "name = \"quick\"\n");
+    write("suites/gate-thresholds.toml", kThresholds);
+    write("prover/code.cpp", "int main() {}\n");
+    stub("cmake", kFakeCmake);
+    stub("bench-stub", kFakeBench, false);
     fs::create_directories(d.file("fixtures"));
-    for (const char* s : {"ci-perf.sh", "gate-merge.sh"})
-      fs::copy_file(std::string(CUZK_SOURCE_DIR) + "/scripts/" + s, root + "/scripts/" + s);
-    cuzk::test::spit(root + "/suites/quick.toml", "name = \"quick\"\n");
-    cuzk::test::spit(root + "/suites/gate-thresholds.toml", kThresholds);
-    cuzk::test::spit(root + "/prover/code.cpp", "int main() {}\n");
-    cuzk::test::spit(d.file("bin/cmake"), kFakeCmake);
-    cuzk::test::spit(d.file("bench-stub"), kFakeBench);
-    fs::permissions(d.file("bin/cmake"), fs::perms::owner_all);
-    fs::permissions(d.file("bench-stub"), fs::perms::owner_all);
     auto slow = spec(202, "@COMMIT@");
     slow.slowdown = {{"proof/synth", 1.2}, {"proof", 1.04}};
     cuzk::test::write_synth(d.file("fixtures/base.jsonl"), spec(101, "@COMMIT@"));
@@ -91,20 +79,10 @@ struct Repo {
     sh("git init -q -b main . && git add -A && git commit -qm base && git tag base");
   }
 
-  void sh(const std::string& cmd) const {
-    auto r = run_command("cd '" + root + "' && export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t " +
-                         "GIT_COMMITTER_EMAIL=t@t && " + cmd);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-  }
-
   // A head commit on a branch of its own that writes `files` (path -> text).
   void head(const std::map<std::string, std::string>& files) {
     sh("git checkout -q -b pr base");
-    for (const auto& [p, text] : files) {
-      fs::create_directories(fs::path(root + "/" + p).parent_path());
-      cuzk::test::spit(root + "/" + p, text);
-    }
+    for (const auto& [p, text] : files) write(p, text);
     sh("git add -A && git commit -qm head && git tag head");
   }
 
@@ -124,20 +102,13 @@ struct Repo {
   }
 
   cuzk::testing::CommandResult ci(const std::string& args) const {
-    return run_command("cd '" + root + "' && env PATH='" + d.file("bin") + "':\"$PATH\" STUB_LOG='" + log +
-                       "' STUB_BENCH='" + d.file("bench-stub") + "' STUB_REAL='" + cuzk::test::bench() +
-                       "' STUB_FIXTURES='" + d.file("fixtures") + "' GITHUB_STEP_SUMMARY='" + d.file("step-summary.md") +
-                       "' bash scripts/ci-perf.sh --base base --head head --suite quick --quick --history '" +
-                       d.file("h.sqlite") + "' --out-dir '" + d.file("out") + "' " + args);
+    return run("bash scripts/ci-perf.sh --base base --head head --suite quick --quick --history '" + d.file("h.sqlite") +
+                   "' --out-dir '" + d.file("out") + "' " + args,
+               "STUB_BENCH='" + d.file("bench-stub") + "' STUB_REAL='" + cuzk::test::bench() + "' STUB_FIXTURES='" +
+                   d.file("fixtures") + "' GITHUB_STEP_SUMMARY='" + d.file("step-summary.md") + "'");
   }
 
   std::string out(const std::string& name) const { return cuzk::test::slurp(d.file("out/" + name)); }
-
-  int count(const std::string& text, const std::string& needle) const {
-    int n = 0;
-    for (auto p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
-    return n;
-  }
 };
 
 }  // namespace
@@ -169,13 +140,13 @@ TEST_CASE("ci-perf: a planted regression fails, and the comment tells it with th
   CHECK(c.find("--base base ") == std::string::npos);
   // The job summary is written once, not once per gate call.
   const std::string summary = cuzk::test::slurp(repo.d.file("step-summary.md"));
-  CHECK(repo.count(summary, "cuzk perf: REGRESSION") == 1);
+  CHECK(cuzk::test::occurrences(summary, "cuzk perf: REGRESSION") == 1);
   CHECK(cuzk::test::exists(repo.d.file("out/summary.md")));
   // Both sides are in the history: base under main, head under its sha.
   auto shown = cuzk::test::run_bench("history commits --db h.sqlite --suite quick --case porep-tiny", repo.d.path());
-  CHECK(repo.count(shown.out, " measured") == 22);
+  CHECK(cuzk::test::occurrences(shown.out, " measured") == 22);
   auto main_only = cuzk::test::run_bench("history show --db h.sqlite --branch main --phase proof/synth --csv", repo.d.path());
-  CHECK(repo.count(main_only.out, "\n") == 22);  // the header and 21 commits of main
+  CHECK(cuzk::test::occurrences(main_only.out, "\n") == 22);  // the header and 21 commits of main
 }
 
 TEST_CASE("ci-perf: a docs-only pull request builds nothing and passes", "[ci-perf]") {

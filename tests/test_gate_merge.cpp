@@ -6,10 +6,10 @@
 #include <string>
 
 #include "catch.hpp"
+#include "script_repo.hpp"
 #include "subprocess.hpp"
 #include "test_util.hpp"
 
-using cuzk::testing::run_command;
 namespace fs = std::filesystem;
 
 namespace {
@@ -53,52 +53,21 @@ esac
 exit 3
 )";
 
-struct Repo {
-  cuzk::test::TempDir d;
-  std::string root = d.file("repo");
-  std::string log = d.file("stub.log");
-
-  Repo() {
-    fs::create_directories(root + "/scripts");
-    fs::create_directories(root + "/suites");
-    fs::create_directories(d.file("bin"));
-    fs::copy_file(std::string(CUZK_SOURCE_DIR) + "/scripts/gate-merge.sh", root + "/scripts/gate-merge.sh");
-    cuzk::test::spit(root + "/suites/quick.toml", "name = \"quick\"\n");
-    cuzk::test::spit(root + "/suites/gate-thresholds.toml", "[default]\nmax_slowdown = 0.05\n");
-    cuzk::test::spit(d.file("bin/cmake"), kFakeCmake);
-    cuzk::test::spit(d.file("bench-stub"), kFakeBench);
-    fs::permissions(d.file("bin/cmake"), fs::perms::owner_all);
-    fs::permissions(d.file("bench-stub"), fs::perms::owner_all);
+struct Repo : cuzk::test::ScriptRepo {
+  Repo() : ScriptRepo({"gate-merge.sh"}) {
+    write("suites/quick.toml", "name = \"quick\"\n");
+    write("suites/gate-thresholds.toml", "[default]\nmax_slowdown = 0.05\n");
+    stub("cmake", kFakeCmake);
+    stub("bench-stub", kFakeBench, false);
     sh("git init -q . && git add -A && git commit -qm base && git tag base");
-    cuzk::test::spit(root + "/NOTES.md", "a docs-only change\n");
+    write("NOTES.md", "a docs-only change\n");
     sh("git add -A && git commit -qm candidate && git tag candidate");
-  }
-
-  void sh(const std::string& cmd) const {
-    auto r = run_command("cd '" + root + "' && export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t " +
-                         "GIT_COMMITTER_EMAIL=t@t && " + cmd);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
   }
 
   // Runs the script with the stubs first on PATH; `env` sets the stubs' answers.
   cuzk::testing::CommandResult gate(const std::string& args, const std::string& env = "") const {
-    return run_command("cd '" + root + "' && env PATH='" + d.file("bin") + "':\"$PATH\" STUB_LOG='" + log +
-                       "' STUB_BENCH='" + d.file("bench-stub") + "' " + env + " bash scripts/gate-merge.sh base candidate " +
-                       "--suite quick --quick --out-dir '" + d.file("out") + "' " + args);
-  }
-
-  int count(const std::string& needle) const {
-    auto text = cuzk::test::slurp(log);
-    int n = 0;
-    for (auto p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
-    return n;
-  }
-
-  // Only the main worktree is left registered.
-  bool worktrees_clean() const {
-    auto r = run_command("cd '" + root + "' && git worktree list --porcelain | grep -c '^worktree '");
-    return r.output.find('1') == 0;
+    return run("bash scripts/gate-merge.sh base candidate --suite quick --quick --out-dir '" + d.file("out") + "' " + args,
+               "STUB_BENCH='" + d.file("bench-stub") + "' " + env);
   }
 };
 

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "catch.hpp"
+#include "script_repo.hpp"
 #include "subprocess.hpp"
 #include "synth_results.hpp"
 #include "test_util.hpp"
 
 using cuzk::testing::run_command;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -44,21 +44,11 @@ case $1 in
 esac
 )";
 
-struct Repo {
-  cuzk::test::TempDir d;
-  std::string root = d.file("repo");
-  std::string log = d.file("stub.log");
-
-  Repo() {
-    fs::create_directories(root + "/scripts");
-    fs::create_directories(root + "/suites");
-    fs::create_directories(d.file("bin"));
-    fs::copy_file(std::string(CUZK_SOURCE_DIR) + "/scripts/history-backfill.sh", root + "/scripts/history-backfill.sh");
-    cuzk::test::spit(root + "/suites/quick.toml", "name = \"quick\"\n");
-    cuzk::test::spit(d.file("bin/cmake"), kFakeCmake);
-    cuzk::test::spit(d.file("bench-stub"), kFakeBench);
-    fs::permissions(d.file("bin/cmake"), fs::perms::owner_all);
-    fs::permissions(d.file("bench-stub"), fs::perms::owner_all);
+struct Repo : cuzk::test::ScriptRepo {
+  Repo() : ScriptRepo({"history-backfill.sh"}) {
+    write("suites/quick.toml", "name = \"quick\"\n");
+    stub("cmake", kFakeCmake);
+    stub("bench-stub", kFakeBench, false);
     for (int run = 0; run < 2; ++run) {
       cuzk::test::SynthSpec s;
       s.seed = 10 + static_cast<uint64_t>(run);
@@ -72,46 +62,20 @@ struct Repo {
       cuzk::test::write_synth(d.file("fixture-" + std::to_string(run) + ".jsonl"), s);
     }
     sh("git init -q -b main . && git add -A && git commit -qm one && git tag first");
-    cuzk::test::spit(root + "/BROKEN", "this commit does not build\n");
+    write("BROKEN", "this commit does not build\n");
     sh("git add -A && git commit -qm two");
     sh("git rm -q BROKEN && git commit -qm three");
   }
 
-  void sh(const std::string& cmd) const {
-    auto r = run_command("cd '" + root + "' && export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t " +
-                         "GIT_COMMITTER_EMAIL=t@t && " + cmd);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-  }
-
-  std::string sha(const std::string& rev) const {
-    auto r = run_command("git -C '" + root + "' rev-parse " + rev);
-    return r.output.substr(0, 40);
-  }
-
   cuzk::testing::CommandResult backfill(const std::string& range, const std::string& args = "",
                                         const std::string& env = "") const {
-    return run_command("cd '" + root + "' && env PATH='" + d.file("bin") + "':\"$PATH\" STUB_LOG='" + log +
-                       "' STUB_BENCH='" + d.file("bench-stub") + "' STUB_FIXTURE='" + d.file("fixture") + "' " +
-                       env + " bash scripts/history-backfill.sh " + range + " --suite quick --case porep-tiny --runs 2 " +
-                       "--db '" + d.file("h.sqlite") + "' --bench '" + cuzk::test::bench() + "' " + args);
+    return run("bash scripts/history-backfill.sh " + range + " --suite quick --case porep-tiny --runs 2 --db '" +
+                   d.file("h.sqlite") + "' --bench '" + cuzk::test::bench() + "' " + args,
+               "STUB_BENCH='" + d.file("bench-stub") + "' STUB_FIXTURE='" + d.file("fixture") + "' " + env);
   }
 
   std::string commits() const {
     return cuzk::test::run_bench("history commits --db h.sqlite --suite quick --case porep-tiny --machine this", d.path()).out;
-  }
-
-  int count(const std::string& needle) const {
-    const std::string text = cuzk::test::slurp(log);
-    int n = 0;
-    for (auto p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
-    return n;
-  }
-
-  // Only the main worktree is left registered.
-  bool worktrees_clean() const {
-    auto r = run_command("cd '" + root + "' && git worktree list --porcelain | grep -c '^worktree '");
-    return r.output.find('1') == 0;
   }
 };
 
