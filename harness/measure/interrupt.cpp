@@ -93,10 +93,10 @@ void watchdog() {
   kill_children(SIGKILL);
   reap_children();
   if (again)
-    std::fprintf(stderr, "cuzk-bench: error: interrupted by %s, then signalled again: stopped at once; the work in flight was discarded\n",
+    std::fprintf(stderr, "cuzk-bench: error: interrupted by %s, then signalled again: stopped at once; any work in flight was discarded\n",
                  signal_name(sig).c_str());
   else
-    std::fprintf(stderr, "cuzk-bench: error: interrupted by %s: did not stop within %d s; the work in flight was discarded\n",
+    std::fprintf(stderr, "cuzk-bench: error: interrupted by %s: did not stop within %d s; any work in flight was discarded\n",
                  signal_name(sig).c_str(), kStopSeconds);
   std::fflush(stderr);
   ::_exit(exit_code(sig));
