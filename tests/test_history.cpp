@@ -234,6 +234,46 @@ TEST_CASE("show: one point per commit in commit order, its median and CI") {
   CHECK(cuzk::test::lines_of(r.out).size() == 5);  // header + 4 points
 }
 
+TEST_CASE("commits that share a committer date are ordered by their place in the history") {
+  TempDir d;
+  // Four commits made in one second (as a rebase or a script makes them), ingested newest first,
+  // then the store read back: the points follow the history, not the sha or the ingestion.
+  const std::string repo = d.file("repo");
+  std::filesystem::create_directories(repo);
+  auto git = [&](const std::string& cmd) {
+    auto r = cuzk::testing::run_command("cd '" + repo + "' && GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t "
+                                        "GIT_COMMITTER_EMAIL=t@t GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' "
+                                        "GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' " + cmd);
+    REQUIRE(r.status == 0);
+    return r.output.substr(0, 40);
+  };
+  git("git init -q .");
+  std::vector<std::string> shas;
+  for (int i = 0; i < 4; ++i) shas.push_back(git("git commit -q --allow-empty -m c" + std::to_string(i) + " && git rev-parse HEAD"));
+  std::vector<std::string> files;
+  for (int i = 3; i >= 0; --i) {
+    files.push_back(d.file("c" + std::to_string(i) + ".jsonl"));
+    write_commit(files.back(), shas[static_cast<size_t>(i)], 1.0, 40 + static_cast<uint64_t>(i));
+  }
+  auto db = h::open_db(d.file("h.sqlite"));
+  SECTION("the checkout is known at ingestion") { (void)h::ingest(*db, files, {.branch = "", .repo = repo}); }
+  SECTION("a store ingested without it learns the order at a later ingestion") {
+    (void)h::ingest(*db, files, {.branch = "", .repo = ""});
+    write_commit(d.file("again.jsonl"), shas[3], 1.0, 99);
+    (void)h::ingest(*db, {d.file("again.jsonl")}, {.branch = "", .repo = repo});
+  }
+  h::SeriesFilter f;
+  f.phase = "proof";
+  const auto series = h::read_series(*db, f);
+  REQUIRE(series.size() == 1);
+  REQUIRE(series[0].points.size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    INFO(i);
+    CHECK(series[0].points[i].commit == shas[i]);
+    CHECK(series[0].points[i].commit_seq == static_cast<int64_t>(i + 1));
+  }
+}
+
 TEST_CASE("the median's CI holds the order statistics the binomial gives") {
   std::vector<double> v;
   for (int i = 1; i <= 20; ++i) v.push_back(i);

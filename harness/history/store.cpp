@@ -76,7 +76,12 @@ CREATE TABLE commit_failures (commit_sha TEXT NOT NULL, machine TEXT NOT NULL, s
 )";
 }
 
-const std::vector<std::string (*)(const std::string&)> kMigrations = {schema_v1, schema_v2, schema_v3};
+// Version 4: a commit's place in its history, `git rev-list --count SHA` (its ancestors and
+// itself): a child always counts more than its parents, so it orders commits that share a
+// committer date (a rebase, a scripted series) where dates cannot.
+std::string schema_v4(const std::string&) { return "ALTER TABLE runs ADD COLUMN commit_seq BIGINT;\n"; }
+
+const std::vector<std::string (*)(const std::string&)> kMigrations = {schema_v1, schema_v2, schema_v3, schema_v4};
 
 std::string now_utc() { return utc_stamp(); }
 
@@ -95,6 +100,36 @@ std::optional<std::string> commit_date(const std::string& repo, const std::strin
   while (!d.empty() && (d.back() == '\n' || d.back() == '\r')) d.pop_back();
   if (out.code != 0 || d.empty()) return std::nullopt;
   return d;
+}
+
+std::optional<int64_t> commit_seq(const std::string& repo, const std::string& sha) {
+  if (repo.empty() || sha.empty() || sha == "unknown") return std::nullopt;
+  auto out = run_capture(fmt::format("git -C {} rev-list --count {} -- 2>/dev/null", shell_quote(repo), shell_quote(sha)), true);
+  if (out.code != 0) return std::nullopt;
+  try {
+    return std::stoll(out.out);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Runs stored before their commit's place was known (an older store, or a checkout that did not
+// know the commit then) get it now, where `repo` knows them.
+void fill_commit_seq(Db& db, const std::string& repo) {
+  if (repo.empty()) return;
+  for (const auto& row : db.query("SELECT DISTINCT commit_sha FROM runs WHERE commit_seq IS NULL")) {
+    const std::string sha = row.text(0);
+    // Only what can be a commit's name: a test's "commit07" or a results file of a build
+    // without git would cost a git call at every ingest.
+    if (sha.size() != 40 || sha.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
+    const auto seq = commit_seq(repo, sha);
+    if (!seq) continue;
+    const auto date = commit_date(repo, row.text(0));
+    Transaction tx(db);
+    db.query("UPDATE runs SET commit_seq = ? WHERE commit_sha = ? AND commit_seq IS NULL", {*seq, row.text(0)});
+    if (date) db.query("UPDATE runs SET commit_date = ? WHERE commit_sha = ? AND commit_date IS NULL", {*date, row.text(0)});
+    tx.commit();
+  }
 }
 
 // Whether `path`'s first line is a cuzk.results header (other *.jsonl files, such as
@@ -194,15 +229,16 @@ IngestedFile ingest_file(Db& db, const std::string& path, const std::string& kin
   std::string sha = text_of(prov, "git_commit");
   if (sha.empty()) sha = "unknown";
   const auto date = commit_date(o.repo, sha);
+  const auto seq = commit_seq(o.repo, sha);
   const json& cl = h["command_line"];
   std::string command;
   if (cl.is_array())
     for (const auto& a : cl)
       if (a.is_string()) command += (command.empty() ? "" : " ") + shell_quote(a.get<std::string>());
   const int64_t run_id = db.insert_id(
-      "INSERT INTO runs (file_id, commit_sha, commit_date, branch, git_dirty, source_hash, preset, flags, machine, "
-      "suite, started_utc, command_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-      {file_id, sha, date ? Value(*date) : Value{}, o.branch.empty() ? Value{} : Value(o.branch),
+      "INSERT INTO runs (file_id, commit_sha, commit_date, commit_seq, branch, git_dirty, source_hash, preset, flags, "
+      "machine, suite, started_utc, command_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      {file_id, sha, date ? Value(*date) : Value{}, seq ? Value(*seq) : Value{}, o.branch.empty() ? Value{} : Value(o.branch),
        static_cast<int64_t>(dirty_of(prov) ? 1 : 0), text_of(prov, "source_hash"), text_of(prov, "preset"),
        text_of(prov, "flags_string"), fp, text_of(h, "suite"),
        h.contains("started_utc") ? Value(text_of(h, "started_utc")) : Value{}, command});
@@ -279,6 +315,7 @@ std::string machine_fingerprint(const std::string& machine_json_text) {
 
 std::vector<IngestedFile> ingest(Db& db, const std::vector<std::string>& paths, const IngestOptions& o) {
   migrate(db);
+  fill_commit_seq(db, o.repo);
   std::vector<IngestedFile> out;
   for (const auto& p : paths) {
     std::error_code ec;
@@ -329,11 +366,19 @@ std::pair<double, double> median_ci(std::vector<double> v, double level) {
   return {v[k - 1], v[n - k]};
 }
 
+bool commit_order(const CommitPoint& a, const CommitPoint& b) {
+  if (a.commit_seq && b.commit_seq && *a.commit_seq != *b.commit_seq) return *a.commit_seq < *b.commit_seq;
+  const std::string& ka = a.commit_date.empty() ? a.first_ingested : a.commit_date;
+  const std::string& kb = b.commit_date.empty() ? b.first_ingested : b.commit_date;
+  if (ka != kb) return ka < kb;
+  return a.first_run < b.first_run;
+}
+
 std::vector<Series> read_series(Db& db, const SeriesFilter& f) {
   migrate(db);
   std::string sql =
       "SELECT r.machine, mc.label, r.suite, s.case_name, s.parameters, s.backend, r.preset, m.phase, m.metric, "
-      "r.commit_sha, r.commit_date, f.ingested_utc, r.git_dirty, r.id, m.value, r.command_line "
+      "r.commit_sha, r.commit_date, f.ingested_utc, r.git_dirty, r.id, m.value, r.command_line, r.commit_seq "
       "FROM measurements m JOIN samples s ON s.id = m.sample_id JOIN runs r ON r.id = s.run_id "
       "JOIN files f ON f.id = r.file_id JOIN machines mc ON mc.fingerprint = r.machine WHERE m.metric = ?";
   std::vector<Value> params{f.metric};
@@ -368,10 +413,13 @@ std::vector<Series> read_series(Db& db, const SeriesFilter& f) {
       p.commit = row.text(9);
       p.dirty = row.integer(12) != 0;
       p.commit_date = row.text(10);
+      p.first_run = row.integer(13);
+      if (!row.is_null(16)) p.commit_seq = row.integer(16);
       p.first_ingested = row.text(11);
       p.command = row.text(15);
     }
     p.first_ingested = std::min(p.first_ingested, row.text(11));
+    p.first_run = std::min(p.first_run, row.integer(13));
     runs[key + "|" + commit].insert(row.integer(13));
     p.values.push_back(row.real(14));
   }
@@ -384,12 +432,10 @@ std::vector<Series> read_series(Db& db, const SeriesFilter& f) {
       std::tie(p.ci_low, p.ci_high) = median_ci(p.values);
       s.points.push_back(std::move(p));
     }
-    // Commit order: by commit date where known, then by when it was first ingested.
-    std::stable_sort(s.points.begin(), s.points.end(), [](const CommitPoint& a, const CommitPoint& b) {
-      const std::string& ka = a.commit_date.empty() ? a.first_ingested : a.commit_date;
-      const std::string& kb = b.commit_date.empty() ? b.first_ingested : b.commit_date;
-      return ka < kb;
-    });
+    // Commit order: by the commit's place in its history where both are known (a child after its
+    // parents, whatever their dates), else by commit date, else by when it was first ingested;
+    // then by the first run stored.
+    std::sort(s.points.begin(), s.points.end(), commit_order);
     if (!f.since.empty()) {
       auto it = std::find_if(s.points.begin(), s.points.end(),
                              [&](const CommitPoint& p) { return p.commit.rfind(f.since, 0) == 0; });

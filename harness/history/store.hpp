@@ -11,7 +11,7 @@
 namespace cuzk::history {
 
 // The schema version this build writes; migrate() brings an older store up to it.
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 // Creates the schema in an empty store, or applies the migrations an older one lacks, each in a
 // transaction of its own, up to `target` (tests build older stores with it). Throws DbError for
@@ -22,8 +22,11 @@ int schema_version(Db& db);
 
 struct IngestOptions {
   std::string branch;  // recorded with every run ("" -> NULL): the branch the commits were built from
-  std::string repo;    // a git checkout that knows the commits, for their dates ("" -> none looked up)
+  // A git checkout that knows the commits, for their dates and places in the history ("" -> none
+  // looked up); runs stored without them get them when this checkout knows their commit.
+  std::string repo;
 };
+
 
 // What ingesting one path did.
 struct IngestedFile {
@@ -55,12 +58,18 @@ struct SeriesFilter {
 // One point of a series: one commit (and build) on one machine.
 struct CommitPoint {
   std::string commit, commit_date, first_ingested;  // commit_date "" when not known
+  std::optional<int64_t> commit_seq;                 // `git rev-list --count`, where known
+  int64_t first_run = 0;                             // the first run's id: the order of ingestion
   bool dirty = false;
   size_t runs = 0, samples = 0;                      // results files and samples behind it
   double median = 0, ci_low = 0, ci_high = 0;         // 95% distribution-free CI of the median
   std::vector<double> values;                        // every sample's value
   std::string command;                               // the first run's command line, to reproduce it
 };
+
+// The order of a series' points: the commit's place in its history (`git rev-list --count`)
+// where both points have one, else the commit date, else the first ingestion; then the first run.
+bool commit_order(const CommitPoint& a, const CommitPoint& b);
 
 struct Series {
   std::string machine, machine_label, suite, case_name, parameters, backend, preset, phase, metric;
