@@ -32,31 +32,18 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
+#include "child_process.hpp"
 #include "harness/analysis/bisect.hpp"
 #include "test_util.hpp"
 
 using cuzk::bisect::Search;
 using cuzk::bisect::Verdict;
 using cuzk::test::TempDir;
+using cuzk::test::capture;
+using cuzk::test::source_dir;
 
 namespace {
 
-std::string source_dir() {
-  const char* s = std::getenv("CUZK_SOURCE_DIR");
-  return s && *s ? s : CUZK_SOURCE_DIR;
-}
-
-// stdout of a shell command, trailing newline removed; fails the test when it fails.
-std::string capture(const std::string& cmd) {
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f != nullptr);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, f)) out.append(buf, n);
-  REQUIRE(pclose(f) == 0);
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 

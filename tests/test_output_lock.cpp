@@ -13,20 +13,17 @@
 #include <thread>
 
 #include "catch.hpp"
+#include "child_process.hpp"
 #include "harness/measure/output_file.hpp"
 #include "harness/measure/output_lock.hpp"
 #include "harness/measure/results.hpp"
 #include "test_util.hpp"
 
 namespace t = cuzk::test;
-using Clock = std::chrono::steady_clock;
+using t::source_dir;
+using t::wait_for;
 
 namespace {
-
-std::string source_dir() {
-  const char* s = std::getenv("CUZK_SOURCE_DIR");
-  return s && *s ? s : CUZK_SOURCE_DIR;
-}
 
 // Every cuzk-bench started here is bounded: a command that would run on (as before the
 // outputs were claimed) fails its test instead of hanging it.
@@ -44,29 +41,7 @@ void check_refused(const t::RunResult& r, const std::string& needle) {
 
 // cuzk-bench with `args` in `dir` in the background, its output to files in `dir`.
 pid_t spawn_bench(const std::string& dir, const std::vector<std::string>& args) {
-  const std::string bench = t::bench();
-  const pid_t pid = fork();
-  if (pid != 0) return pid;
-  if (chdir(dir.c_str()) != 0) _exit(126);
-  const int out = open("first.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int err = open("first.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(out, 1);
-  dup2(err, 2);
-  std::vector<char*> argv{const_cast<char*>("cuzk-bench")};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  execv(bench.c_str(), argv.data());
-  _exit(127);
-}
-
-template <class F>
-bool wait_for(F ready, int seconds) {
-  const auto deadline = Clock::now() + std::chrono::seconds(seconds);
-  while (Clock::now() < deadline) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return ready();
+  return t::spawn_bench(dir, args, "first.out", "first.err");
 }
 
 // A child process that claims `dir` and waits to be killed; returns its pid once it holds it.

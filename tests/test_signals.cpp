@@ -21,11 +21,15 @@
 #include <thread>
 
 #include "catch.hpp"
+#include "child_process.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/results.hpp"
 #include "test_util.hpp"
 
 namespace t = cuzk::test;
+using t::capture;
+using t::source_dir;
+using t::wait_for;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
@@ -36,31 +40,7 @@ bool has(const std::string& s, const std::string& what) { return s.find(what) !=
 // cuzk-bench with `args` in `dir`, stdout to /dev/null and stderr to `err`, `env` added.
 pid_t spawn_bench(const t::TempDir& d, const std::vector<std::string>& args, const std::string& err,
                   const std::vector<std::string>& env = {}) {
-  const std::string bench = t::bench();
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  if (chdir(d.path().c_str()) != 0) _exit(126);
-  for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
-  int devnull = open("/dev/null", O_WRONLY);
-  int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(devnull, 1);
-  dup2(e, 2);
-  std::vector<char*> argv{const_cast<char*>("cuzk-bench")};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  execv(bench.c_str(), argv.data());
-  _exit(127);
-}
-
-// Bounded poll (a readiness condition on a file), never a guess: true once `ready()` holds.
-template <class F>
-bool wait_for(F ready, int seconds) {
-  const auto deadline = Clock::now() + std::chrono::seconds(seconds);
-  while (Clock::now() < deadline) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return ready();
+  return t::spawn_bench(d.path(), args, "/dev/null", err, env);
 }
 
 // Waits for `pid` at most `seconds`; its exit status (128 + signal), or -1 (then it is killed).
@@ -115,22 +95,6 @@ std::string hanging_wrapper(const t::TempDir& d, bool once) {
   return w;
 }
 
-std::string source_dir() {
-  const char* s = std::getenv("CUZK_SOURCE_DIR");
-  return s && *s ? s : CUZK_SOURCE_DIR;
-}
-
-// stdout of a shell command, trailing newline removed; fails the test when it fails.
-std::string capture(const std::string& cmd) {
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f != nullptr);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, f)) out.append(buf, n);
-  REQUIRE(pclose(f) == 0);
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
 
 // The pid a child wrote into `file` (0 until it has), once the file holds a whole line.
 pid_t pid_in(const std::string& file) {
