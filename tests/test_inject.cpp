@@ -79,14 +79,6 @@ std::map<std::string, std::vector<double>> phase_ms(const std::string& path) {
 double lo(const std::vector<double>& v) { return v.empty() ? 0 : *std::min_element(v.begin(), v.end()); }
 }  // namespace
 
-// The load average over the last minute per core (/proc/loadavg), NaN where unreadable.
-double load_per_core() {
-  std::ifstream f("/proc/loadavg");
-  double one = NAN;
-  if (!(f >> one)) return NAN;
-  return one / std::max(1u, std::thread::hardware_concurrency());
-}
-
 TEST_CASE("inject: lengthens exactly the named phase by about the percentage", "[inject]") {
   cuzk::test::TempDir d;
   const std::string common = "selfmeasure --reps 6 --warmup 1 --counters '' --no-spans --touch-mib 1 --out ";
@@ -125,7 +117,7 @@ TEST_CASE("inject: lengthens exactly the named phase by about the percentage", "
   CHECK(ratio > 1.35);
   // On an oversubscribed machine (more runnable work than cores over the last minute) the
   // upper bound is not judged: the test says what it met instead of failing on it.
-  const double load = load_per_core();
+  const double load = cuzk::test::load_per_core();
   if (ratio >= 1.9 && load > 1.0)
     WARN("ntt_h ratio of minima " << ratio << " after 3 measurements at a load of " << load
                                   << " per core: the upper bound 1.9 is not judged on an oversubscribed machine");

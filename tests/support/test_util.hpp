@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -83,6 +84,17 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 inline std::string tiny_porep_suite(const std::string& name, int reps) {
   return "name = \"" + name + "\"\n[defaults]\nreps = " + std::to_string(reps) +
          "\nwarmup = 0\n[[case]]\nname = \"tiny\"\nkind = \"porep\"\npartitions = 1\nchallenges = 1\ndepth = 4\n";
+}
+
+// The load average over the last minute per core (/proc/loadavg), NaN where unreadable. Above 1
+// the machine is oversubscribed: a test that judges timings says so instead of failing on it
+// (docs/testing.md, "Tests that judge statistics").
+inline double load_per_core() {
+  std::ifstream f("/proc/loadavg");
+  double one = NAN;
+  if (!(f >> one)) return NAN;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return one / static_cast<double>(cores > 0 ? cores : 1);
 }
 
 inline std::string bench() {
