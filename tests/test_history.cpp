@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "harness/history/changes.hpp"
 #include "harness/history/store.hpp"
 #include "harness/measure/results.hpp"
 #include "subprocess.hpp"
@@ -284,23 +285,24 @@ TEST_CASE("the median's CI holds the order statistics the binomial gives") {
   CHECK(std::isnan(h::median_ci({1, 2, 3}).first));
 }
 
-TEST_CASE("the same history read from SQLite and PostgreSQL gives identical series") {
+TEST_CASE("the same history read from SQLite and PostgreSQL gives identical series and change points") {
   PgServer pg;
   if (!pg.running()) {
     WARN("SKIPPED: PostgreSQL part of the history tests: " << pg.why_not());
     return;
   }
   TempDir d;
+  // 20 commits, proof and proof/synth 8% slower from the 10th on: a change point to compare.
   std::vector<std::string> files;
-  for (int i = 0; i < 3; ++i) {
-    files.push_back(d.file("c" + std::to_string(i) + ".jsonl"));
-    write_commit(files.back(), "commit" + std::to_string(i), 1.0 + 0.05 * i, 20 + i);
+  for (int i = 0; i < 20; ++i) {
+    files.push_back(d.file(fmt::format("c{:02}.jsonl", i)));
+    write_commit(files.back(), fmt::format("commit{:02}", i), i >= 10 ? 1.08 : 1.0, 20 + static_cast<uint64_t>(i));
   }
   auto lite = h::open_db(d.file("h.sqlite"));
   auto post = h::open_db(pg.url());
   for (auto* db : {lite.get(), post.get()}) {
     auto r = h::ingest(*db, files, {});
-    CHECK(r.size() == 3);
+    CHECK(r.size() == 20);
     CHECK_FALSE(h::ingest(*db, files, {})[0].added);
   }
   h::SeriesFilter f;
@@ -316,6 +318,24 @@ TEST_CASE("the same history read from SQLite and PostgreSQL gives identical seri
       CHECK(a[i].points[k].values == b[i].points[k].values);
     }
   }
+  // The same change points, ids, segments, ratios and statuses, recorded in each store.
+  const auto ca = h::analyse_history(*lite, f, h::ChangePointOptions{}, true);
+  const auto cb = h::analyse_history(*post, f, h::ChangePointOptions{}, true);
+  REQUIRE(ca.size() == cb.size());
+  size_t changes = 0;
+  for (size_t i = 0; i < ca.size(); ++i) {
+    REQUIRE(ca[i].changes.size() == cb[i].changes.size());
+    for (size_t k = 0; k < ca[i].changes.size(); ++k) {
+      const auto &x = ca[i].changes[k], &y = cb[i].changes[k];
+      CHECK(x.change.id == y.change.id);
+      CHECK(x.change.index == y.change.index);
+      CHECK(x.change.ratio == y.change.ratio);
+      CHECK(x.change.p_value == y.change.p_value);
+      CHECK(x.status == y.status);
+      ++changes;
+    }
+  }
+  CHECK(changes >= 2);  // proof and proof/synth at commit10
   // The CLI reaches the server too.
   auto r = cuzk::test::run_bench("history show --db '" + pg.url() + "' --phase proof --json", d.path());
   CHECK(r.code == 0);
