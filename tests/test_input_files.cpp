@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "refusal.hpp"
 #include "synth_results.hpp"
 #include "test_util.hpp"
 
@@ -23,6 +24,8 @@ using cuzk::test::run_bench;
 using cuzk::test::SynthSpec;
 using cuzk::test::TempDir;
 using nlohmann::json;
+
+using cuzk::test::check_refused;
 
 namespace {
 
@@ -42,13 +45,6 @@ cuzk::test::RunResult run_limited(const std::string& args, const std::string& di
 }
 
 // Exit 2 and one line "cuzk-bench: error: ..." holding every needle.
-void check_refused(const cuzk::test::RunResult& r, const std::vector<std::string>& needles) {
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  CHECK(r.code == 2);
-  CHECK(r.err.rfind("cuzk-bench: error: ", 0) == 0);
-  CHECK(cuzk::test::lines_of(r.err).size() == 1);
-  for (const auto& n : needles) CHECK(r.err.find(n) != std::string::npos);
-}
 
 // The gate fails closed with its own verdict (docs/gating.md): exit 2, the reason on a
 // "cuzk-bench: gate error:" line.

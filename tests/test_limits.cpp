@@ -21,6 +21,7 @@
 #include <system_error>
 
 #include "catch.hpp"
+#include "refusal.hpp"
 #include "prover/circuits/porep.hpp"
 #include "prover/circuits/porep_shape.hpp"
 #include "prover/util/process_limits.hpp"
@@ -31,6 +32,8 @@
 namespace t = cuzk::test;
 namespace lim = cuzk::limits;
 
+using cuzk::test::check_refused;
+
 namespace {
 
 // A hang fails the test instead of stalling it.
@@ -38,13 +41,6 @@ const std::string kBounded = "timeout 20";
 
 bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
-void check_refused(const t::RunResult& r, const std::string& needle) {
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  CHECK(r.code == 2);
-  CHECK(r.err.rfind("cuzk-bench: error: ", 0) == 0);
-  CHECK(t::lines_of(r.err).size() == 1);
-  CHECK(has(r.err, needle));
-}
 
 std::string self_exe() {
   char buf[4096];

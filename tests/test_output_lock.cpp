@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "catch.hpp"
+#include "refusal.hpp"
 #include "child_process.hpp"
 #include "harness/measure/output_file.hpp"
 #include "harness/measure/output_lock.hpp"
@@ -23,21 +24,15 @@ namespace t = cuzk::test;
 using t::source_dir;
 using t::wait_for;
 
+using cuzk::test::check_refused;
+
 namespace {
 
 // Every cuzk-bench started here is bounded: a command that would run on (as before the
 // outputs were claimed) fails its test instead of hanging it.
 const std::string kBounded = "timeout 30";
 
-bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
-void check_refused(const t::RunResult& r, const std::string& needle) {
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  CHECK(r.code == 2);
-  CHECK(r.err.rfind("cuzk-bench: error: ", 0) == 0);
-  CHECK(t::lines_of(r.err).size() == 1);
-  CHECK(has(r.err, needle));
-}
 
 // cuzk-bench with `args` in `dir` in the background, its output to files in `dir`.
 pid_t spawn_bench(const std::string& dir, const std::vector<std::string>& args) {
