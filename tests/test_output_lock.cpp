@@ -39,17 +39,20 @@ pid_t spawn_bench(const std::string& dir, const std::vector<std::string>& args) 
   return t::spawn_bench(dir, args, "first.out", "first.err");
 }
 
-// A child process that claims `dir` and waits to be killed; returns its pid once it holds it.
-pid_t hold_folder_in_child(const std::string& dir) {
+// A child process that runs `claim` (which takes a lock and keeps it in scope while it is
+// alive) and waits to be killed; returns its pid once the claim is held.
+template <class Claim>
+pid_t hold_in_child(Claim claim) {
   int p[2];
   REQUIRE(pipe(p) == 0);
   const pid_t pid = fork();
   if (pid == 0) {
     close(p[0]);
     try {
-      cuzk::FolderClaim claim(dir, "--out-dir", false);
-      (void)!write(p[1], "k", 1);
-      for (;;) pause();
+      claim([&] {
+        (void)!write(p[1], "k", 1);
+        for (;;) pause();
+      });
     } catch (...) {
       _exit(1);
     }
@@ -60,6 +63,14 @@ pid_t hold_folder_in_child(const std::string& dir) {
   close(p[0]);
   REQUIRE(held);
   return pid;
+}
+
+// A child process that claims `dir` and waits to be killed; returns its pid once it holds it.
+pid_t hold_folder_in_child(const std::string& dir) {
+  return hold_in_child([&](auto wait) {
+    cuzk::FolderClaim claim(dir, "--out-dir", false);
+    wait();
+  });
 }
 
 std::vector<std::string> entries_of(const std::string& dir) {
@@ -108,24 +119,11 @@ TEST_CASE("a folder claim: exclusive, names its holder, released with the folder
 TEST_CASE("a results file: a second writer is refused with the first's pid, the file left as it is") {
   t::TempDir d;
   const std::string path = d.file("r.jsonl");
-  int p[2];
-  REQUIRE(pipe(p) == 0);
-  const pid_t writer = fork();
-  if (writer == 0) {
-    close(p[0]);
-    try {
-      cuzk::ResultsWriter w(path);
-      w.write({{"schema", "cuzk.results"}, {"version", 1}, {"type", "header"}});
-      (void)!write(p[1], "k", 1);
-      for (;;) pause();
-    } catch (...) {
-      _exit(1);
-    }
-  }
-  close(p[1]);
-  char c = 0;
-  REQUIRE(read(p[0], &c, 1) == 1);
-  close(p[0]);
+  const pid_t writer = hold_in_child([&](auto wait) {
+    cuzk::ResultsWriter w(path);
+    w.write({{"schema", "cuzk.results"}, {"version", 1}, {"type", "header"}});
+    wait();
+  });
   const std::string before = t::slurp(path);
   const std::string expect = path + " is being written by another cuzk-bench (pid " + std::to_string(writer) + ")";
   CHECK_THROWS_WITH(cuzk::ResultsWriter(path, cuzk::ResultsWriter::Mode::kOverwrite), Catch::Matchers::Contains(expect));
