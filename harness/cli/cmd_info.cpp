@@ -18,19 +18,6 @@
 namespace cuzk::cli {
 namespace {
 
-nlohmann::json provenance_json() {
-  const Provenance& p = build_provenance();
-  nlohmann::json flags = nlohmann::json::object();
-  for (auto& [k, v] : provenance_flags(p)) flags[k] = v;
-  return {{"source_hash", p.source_hash},     {"source_files", p.source_files},
-          {"git_commit", p.git_commit},       {"git_dirty", p.git_dirty},
-          {"flags", flags},                   {"preset", p.preset},
-          {"build_type", p.build_type},       {"compiler", p.compiler},
-          {"compiler_version", p.compiler_version},
-          {"nvcc_version", p.nvcc_version},   {"cuda_archs", p.cuda_archs},
-          {"build_dir", p.build_dir},         {"source_dir", p.source_dir}};
-}
-
 int run_info(bool as_json, const std::vector<std::string>& counters) {
   nlohmann::json prov = provenance_json();
   nlohmann::json machine = machine_json();

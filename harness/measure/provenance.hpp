@@ -1,6 +1,7 @@
 // Build provenance embedded in every cuzk binary (see cmake/provenance_gen.cmake).
 #pragma once
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace cuzk {
@@ -25,5 +26,8 @@ const Provenance& build_provenance();
 
 // The variant flags as a map: {"CUZK_SMALLVEC": "ON", ...}.
 std::map<std::string, std::string> provenance_flags(const Provenance& p);
+
+// build_provenance() as the JSON object that `info --json` prints under "provenance".
+nlohmann::json provenance_json();
 
 }  // namespace cuzk
