@@ -1,14 +1,14 @@
 # Script mode (cmake -P). Two uses:
 #   -DSRC_DIR=... -DPRINT_HASH=1     print the source hash of a tree and exit
 #   -DSRC_DIR=... -DOUT=file.cpp ... write the provenance translation unit
-# The source hash covers every file that feeds the prover and the harness: prover/, cuda/,
-# harness/, cmake/ and the top-level CMakeLists.txt (documentation excluded). Variant
+# The source hash covers every file that feeds the prover, the harness and the daemon: prover/,
+# cuda/, harness/, daemon/, cmake/ and the top-level CMakeLists.txt (documentation excluded). Variant
 # flags are deliberately not in it: two presets of one tree share a source hash.
 if(NOT SRC_DIR)
   message(FATAL_ERROR "provenance_gen.cmake: SRC_DIR is required")
 endif()
 set(_files "")
-foreach(_d prover cuda harness cmake)
+foreach(_d prover cuda harness daemon cmake)
   if(EXISTS ${SRC_DIR}/${_d})
     file(GLOB_RECURSE _f LIST_DIRECTORIES false RELATIVE ${SRC_DIR} ${SRC_DIR}/${_d}/*)
     list(APPEND _files ${_f})

@@ -13,6 +13,7 @@ PKGS=(
   libsqlite3-dev libpq-dev  # the results history's stores (docs/history.md)
   postgresql  # a server the history's tests start in a temporary folder, on a unix socket
   chromium  # headless, renders the history dashboard in its test
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # cuzkd, the proving daemon
 )
 # node/npm are used only by interoperability tests (snarkjs, circom2, @noble/curves);
 # they are installed from Debian when the machine has no node of its own.

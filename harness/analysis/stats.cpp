@@ -2,6 +2,7 @@
 #include "harness/analysis/stats.hpp"
 
 #include "harness/analysis/math_policy.hpp"
+#include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
@@ -46,6 +47,30 @@ double mad(const std::vector<double>& v) {
 double iqr(const std::vector<double>& v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
   return quantile(v, 0.75) - quantile(v, 0.25);
+}
+
+QuantileCI quantile_ci(std::vector<double> v, double q, double level) {
+  QuantileCI ci;
+  const int64_t n = int64_t(v.size());
+  if (n == 0) return {std::nan(""), std::nan(""), true, true, 0};
+  std::sort(v.begin(), v.end());
+  const boost::math::binomial_distribution<double> B(double(n), q);
+  // P(x_(l) <= Q < x_(u)) = F(u - 1) - F(l - 1) for 1-based ranks l < u; rank 0 is -inf and
+  // rank n + 1 is +inf. Start at the ranks around n q and widen the side that adds more.
+  auto F = [&](int64_t k) { return k < 0 ? 0.0 : k >= n ? 1.0 : boost::math::cdf(B, double(k)); };
+  int64_t l = std::clamp<int64_t>(int64_t(std::floor(q * double(n))), 0, n);
+  int64_t u = l + 1;
+  while (F(u - 1) - F(l - 1) < level && (l > 0 || u < n + 1)) {
+    const double gain_lo = l > 0 ? F(l - 1) - F(l - 2) : -1;
+    const double gain_hi = u < n + 1 ? F(u) - F(u - 1) : -1;
+    if (gain_lo >= gain_hi) --l; else ++u;
+  }
+  ci.coverage = F(u - 1) - F(l - 1);
+  ci.lo_open = l == 0;
+  ci.hi_open = u == n + 1;
+  ci.lo = ci.lo_open ? -std::numeric_limits<double>::infinity() : v[size_t(l - 1)];
+  ci.hi = ci.hi_open ? std::numeric_limits<double>::infinity() : v[size_t(u - 1)];
+  return ci;
 }
 
 namespace {

@@ -21,6 +21,17 @@ double mad(const std::vector<double>& v);
 // Interquartile range: quantile(0.75) - quantile(0.25).
 double iqr(const std::vector<double>& v);
 
+// Distribution-free confidence interval of the q-quantile: the order statistics x_(l), x_(u)
+// whose ranks come from Binomial(n, q), widened until they cover at least `level` (Hahn and
+// Meeker, Statistical Intervals, 1991, section 5.2). With too few samples for that level an
+// end is infinite (a p99 of 20 latencies has no upper bound): `lo_open` / `hi_open` say so.
+struct QuantileCI {
+  double lo = 0, hi = 0;
+  bool lo_open = false, hi_open = false;
+  double coverage = 0;  // the interval's exact coverage
+};
+QuantileCI quantile_ci(std::vector<double> v, double q, double level = 0.95);
+
 // Result of the U test with the details the tests and docs talk about.
 struct MannWhitneyResult {
   double u_a = 0;          // U statistic of sample a: pairs (x in a, y in b) with x > y, ties 1/2

@@ -7,7 +7,7 @@
 namespace cuzk {
 
 struct Provenance {
-  const char* source_hash;     // SHA-256 over the manifest of prover/ cuda/ harness/ cmake/ sources
+  const char* source_hash;     // SHA-256 over the manifest of prover/ cuda/ harness/ daemon/ cmake/ sources
   int source_files;            // files covered by the hash
   const char* git_commit;      // HEAD at build time, or "unknown"
   const char* git_dirty;       // "true" / "false" / "unknown" (tracked files modified)

@@ -38,7 +38,7 @@ Job make_porep_job(std::string id, const circuits::PorepParams& circuit, uint32_
   auto parts = std::make_shared<std::vector<circuits::PorepCircuit>>();
   parts->reserve(partitions);
   for (uint32_t i = 0; i < partitions; ++i) parts->push_back(circuits::PorepCircuit::generate(circuit, circuit_seed + i));
-  return Job{std::move(id), circuit, std::move(parts), rs_seed, std::move(params_path)};
+  return Job{std::move(id), circuit, std::move(parts), rs_seed, std::move(params_path), nullptr};
 }
 
 uint64_t estimate_job_bytes(const circuits::PorepParams& circuit, uint32_t partitions) {
@@ -126,6 +126,7 @@ struct Engine::Impl {
   // Parameters (srs_load) and synthesis of one job; the exception when it failed.
   std::exception_ptr prepare(Pending& p) {
     try {
+      check_cancelled(p);
       instr::Phase proof("/proof");
       const auto shape = circuits::PorepCircuit::shape(p.job.circuit);
       p.rec.srs_begin = now_ns();
@@ -159,8 +160,24 @@ struct Engine::Impl {
     p.promise.set_exception(e);
   }
 
-  // One prove_batch call for jobs that share their parameters.
-  void prove(std::vector<PendingPtr>& batch) {
+  static void check_cancelled(const Pending& p) {
+    if (p.job.cancelled && p.job.cancelled->load())
+      throw JobCancelled(fmt::format("job {}: cancelled", p.job.id));
+  }
+
+  // One prove_batch call for jobs that share their parameters; jobs cancelled while they
+  // waited for the prover leave the batch first.
+  void prove(std::vector<PendingPtr>& all) {
+    std::vector<PendingPtr> batch;
+    for (auto& p : all) {
+      try {
+        check_cancelled(*p);
+        batch.push_back(std::move(p));
+      } catch (...) {
+        fail(*p, std::current_exception());
+      }
+    }
+    if (batch.empty()) return;
     std::vector<groth16::Witness> ws;
     std::vector<groth16::Randomness> rs;
     for (auto& p : batch)
@@ -331,6 +348,10 @@ bool Engine::is_ready() const {
   }
   return true;
 }
+
+std::vector<std::string> Engine::resident_params() const { return impl_->cache.paths(); }
+
+bool Engine::evict_params(const std::string& path) { return impl_->cache.evict(path); }
 
 void Engine::wait_ready() {
   std::vector<std::shared_future<void>> fs;

@@ -20,6 +20,7 @@
 // Every failure (bad parameters, over budget, backend error, shutdown) reaches the caller as
 // an exception through the job's future.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -55,6 +56,16 @@ struct Job {
   std::shared_ptr<const std::vector<circuits::PorepCircuit>> partitions;
   std::optional<uint64_t> rs_seed;  // partition i uses Randomness::from_seed(rs_seed + i); absent: secure
   std::string params_path;          // the parameters file; jobs with the same path batch together
+  // Set by the caller to withdraw the job: the engine checks it before synthesis and before
+  // proving (a prove_batch call already running is not interrupted) and fails the job with
+  // JobCancelled. Absent: the job cannot be cancelled.
+  std::shared_ptr<const std::atomic<bool>> cancelled;
+};
+
+// A job withdrawn through Job::cancelled before it was proved.
+class JobCancelled : public EngineError {
+ public:
+  using EngineError::EngineError;
 };
 
 // Generates the witnesses of a job (partition i from circuit_seed + i, as `cuzk-bench prove`
@@ -112,6 +123,9 @@ class Engine {
   bool is_ready() const;
   // Blocks until every preload has finished; rethrows the first preload error.
   void wait_ready();
+  // The parameter files resident (or loading), and dropping one (ParamsCache::evict).
+  std::vector<std::string> resident_params() const;
+  bool evict_params(const std::string& path);
 
   // Queues a job; the future carries its result, or the reason it failed.
   std::future<JobResult> submit(Job job);

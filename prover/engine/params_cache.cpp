@@ -43,4 +43,16 @@ bool ParamsCache::resident(const std::string& path) const {
   return it != entries_.end() && it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
+std::vector<std::string> ParamsCache::paths() const {
+  std::lock_guard lk(mu_);
+  std::vector<std::string> out;
+  for (const auto& [path, fut] : entries_) out.push_back(path);
+  return out;
+}
+
+bool ParamsCache::evict(const std::string& path) {
+  std::lock_guard lk(mu_);
+  return entries_.erase(path) > 0;
+}
+
 }  // namespace cuzk::engine

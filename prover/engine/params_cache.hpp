@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "prover/groth16/keys.hpp"
 
@@ -25,6 +26,11 @@ class ParamsCache {
   // groth16::ParamsError for a missing or malformed file.
   Key get(const std::string& path, bool* waited = nullptr);
   bool resident(const std::string& path) const;
+  // The paths loaded (or loading), sorted.
+  std::vector<std::string> paths() const;
+  // Drops the cache's reference to `path` (jobs that hold the key keep it until they end);
+  // false when it was not cached.
+  bool evict(const std::string& path);
 
  private:
   mutable std::mutex mu_;
