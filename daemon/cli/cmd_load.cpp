@@ -3,7 +3,11 @@
 //   cuzk-bench load (--socket PATH | --preset NAME [--daemon-arg=ARG ...])
 //                   [--mode open --rates R1,R2,... | --mode closed --clients N]
 //                   [--jobs N] [--warmup N] [--partitions N] [--priority P] [--seed S] [--out FILE]
+//   cuzk-bench load (--socket A,B | --preset A,B) --out-dir DIR [--rounds N] ...
 //
+// With two daemons (two variants' presets, or two sockets) the same schedule runs against each,
+// interleaved by round in ABBA order, into DIR/A.jsonl and DIR/B.jsonl (named for the presets),
+// and `compare`'s table of B against A follows.
 // Open loop: jobs arrive as a Poisson process at each offered rate (proofs per second), each
 // one a Prove call on its own thread, whatever the daemon's backlog: latency then includes the
 // queueing that offered load causes. Closed loop: N clients, each submitting its next job when
@@ -28,11 +32,13 @@
 #include <thread>
 
 #include "daemon/client/client.hpp"
+#include "harness/analysis/compare.hpp"
 #include "harness/analysis/stats.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/variant_builds.hpp"
 #include "harness/measure/clock.hpp"
 #include "harness/measure/interrupt.hpp"
+#include "harness/measure/output_file.hpp"
 #include "harness/measure/provenance.hpp"
 #include "harness/measure/session.hpp"
 
@@ -43,9 +49,9 @@ namespace fs = std::filesystem;
 namespace v1 = cuzk::daemon::v1;
 
 struct LoadOptions {
-  std::string socket, preset, mode = "open", rates = "1", priority = "NORMAL", out;
+  std::string socket, preset, mode = "open", rates = "1", priority = "NORMAL", out, out_dir;
   std::vector<std::string> daemon_args;
-  int64_t clients = 1, jobs = 20, warmup = 2, partitions = 1;
+  int64_t clients = 1, jobs = 20, warmup = 2, partitions = 1, rounds = 2;
   uint64_t seed = 1;
   double ready_timeout = 600;
   bool force = false;
@@ -209,67 +215,109 @@ nlohmann::json step_json(const StepReport& r) {
           {"saturated", r.saturated}};
 }
 
+// One daemon under load: started here (--preset) or already running (--socket), with its
+// results file and its steps' reports.
+struct Target {
+  std::string name;  // the preset, or the socket
+  std::unique_ptr<StartedDaemon> started;
+  std::string run_dir;
+  std::unique_ptr<v1::ProvingEngine::Stub> stub;
+  std::string variant;  // the daemon's build (GetStatus.preset)
+  std::unique_ptr<Session> session;
+  std::vector<StepReport> reports;
+};
+
+void connect_target(Target& t, const std::string& socket, const std::vector<std::string>& daemon_args, double ready_timeout) {
+  std::string target = socket;
+  if (socket.empty()) {
+    const PresetInfo p = read_preset(build_provenance().source_dir, t.name);
+    const std::string binary = p.binary_dir + "/daemon/cuzkd";
+    if (!fs::exists(binary))
+      throw Error(fmt::format("--preset {}: no {} (build it: cmake --build --preset {} --target cuzkd)", t.name, binary,
+                              t.name));
+    char tmpl[] = "/tmp/cuzk-load-XXXXXX";
+    if (!mkdtemp(tmpl)) throw Error("cannot create a folder for the daemon under /tmp", kExitFailure);
+    t.run_dir = tmpl;
+    target = t.run_dir + "/cuzkd.sock";
+    std::vector<std::string> args{"--state-dir", t.run_dir + "/state", "--socket", target, "--grace-s", "2"};
+    args.insert(args.end(), daemon_args.begin(), daemon_args.end());
+    t.started = std::make_unique<StartedDaemon>(binary, args, t.run_dir);
+    fmt::print(stderr, "load: started {} (log {}/cuzkd.log)\n", binary, t.run_dir);
+  }
+  auto ch = daemon::connect(target);
+  std::string last;
+  if (!daemon::wait_serving(ch, t.started ? ready_timeout : 10, last))
+    throw Error(fmt::format("the daemon at {} is not SERVING ({}){}", target, last,
+                            t.started ? fmt::format("; its log: {}/cuzkd.log", t.run_dir) : ""),
+                kExitFailure);
+  t.stub = v1::ProvingEngine::NewStub(ch);
+  grpc::ClientContext ctx;
+  v1::StatusReply st;
+  if (t.stub->GetStatus(&ctx, {}, &st).ok()) t.variant = st.preset().empty() ? "custom" : st.preset();
+}
+
 int run_load(const LoadOptions& o) {
-  if (o.socket.empty() == o.preset.empty()) throw Error("give one of --socket (a running daemon) and --preset (start one)");
+  auto split = [](const std::string& v) {
+    std::vector<std::string> out;
+    for (size_t pos = 0; !v.empty() && pos <= v.size();) {
+      const size_t comma = v.find(',', pos);
+      out.push_back(v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    return out;
+  };
+  const std::vector<std::string> presets = split(o.preset), sockets = split(o.socket);
+  if (sockets.empty() == presets.empty()) throw Error("give one of --socket (a running daemon) and --preset (start one)");
+  const auto& names = presets.empty() ? sockets : presets;
+  const char* flag = presets.empty() ? "--socket" : "--preset";
+  if (names.size() > 2 || (names.size() == 2 && (names[0].empty() || names[1].empty() || names[0] == names[1])))
+    throw Error(fmt::format("{} {}: one, or two different ones (A,B) to compare", flag, presets.empty() ? o.socket : o.preset));
+  const bool ab = names.size() == 2;
+  if (ab && o.out_dir.empty()) throw Error(fmt::format("{} A,B writes one results file per side: give --out-dir", flag));
+  if (!ab && !o.out_dir.empty()) throw Error("--out-dir is for two daemons (A,B); one daemon's results go to --out");
   if (o.mode != "open" && o.mode != "closed") throw Error(fmt::format("--mode {}: expected open or closed", o.mode));
   const uint32_t jobs = checked_u32("--jobs", o.jobs, 1);
   const uint32_t warmup = checked_u32("--warmup", o.warmup, 0);
   if (warmup >= jobs) throw Error(fmt::format("--warmup {} leaves no measured job of --jobs {}", warmup, jobs));
   const uint32_t partitions = checked_u32("--partitions", o.partitions, 1);
   const uint32_t clients = checked_u32("--clients", o.clients, 1);
+  const uint32_t rounds = ab ? checked_u32("--rounds", o.rounds, 1) : 1;
   v1::Priority priority;
   if (!v1::Priority_Parse(o.priority, &priority) || priority == v1::PRIORITY_UNSPECIFIED)
     throw Error(fmt::format("--priority {}: expected LOW, NORMAL, HIGH or CRITICAL", o.priority));
   const std::vector<double> rates = o.mode == "open" ? parse_rates(o.rates) : std::vector<double>{0};
+  if (ab) ensure_output_dir(o.out_dir, "--out-dir");
 
   interrupt::install();
-  std::unique_ptr<StartedDaemon> started;
-  std::string target = o.socket, run_dir;
-  if (!o.preset.empty()) {
-    const PresetInfo p = read_preset(build_provenance().source_dir, o.preset);
-    const std::string binary = p.binary_dir + "/daemon/cuzkd";
-    if (!fs::exists(binary))
-      throw Error(fmt::format("--preset {}: no {} (build it: cmake --build --preset {} --target cuzkd)", o.preset, binary,
-                              o.preset));
-    char tmpl[] = "/tmp/cuzk-load-XXXXXX";
-    if (!mkdtemp(tmpl)) throw Error("cannot create a folder for the daemon under /tmp", kExitFailure);
-    run_dir = tmpl;
-    target = run_dir + "/cuzkd.sock";
-    std::vector<std::string> args{"--state-dir", run_dir + "/state", "--socket", target, "--grace-s", "2"};
-    args.insert(args.end(), o.daemon_args.begin(), o.daemon_args.end());
-    started = std::make_unique<StartedDaemon>(binary, args, run_dir);
-    fmt::print(stderr, "load: started {} (log {}/cuzkd.log)\n", binary, run_dir);
-  }
-  auto ch = daemon::connect(target);
-  std::string last;
-  if (!daemon::wait_serving(ch, started ? o.ready_timeout : 10, last))
-    throw Error(fmt::format("the daemon at {} is not SERVING ({}){}", target, last,
-                            started ? fmt::format("; its log: {}/cuzkd.log", run_dir) : ""),
-                kExitFailure);
-  auto stub = v1::ProvingEngine::NewStub(ch);
-
-  SessionOptions so;
-  so.suite = "load";
-  so.out = o.out;
-  so.overwrite = o.force;
-  so.default_counters = {};
-  so.spans = false;
-  std::unique_ptr<Session> session;
-  try {
-    session = std::make_unique<Session>(so);
-  } catch (const std::exception& e) {
-    throw Error(e.what());
+  std::vector<Target> targets(ab ? 2 : 1);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    targets[i].name = names[i];
+    connect_target(targets[i], presets.empty() ? sockets[i] : "", o.daemon_args, o.ready_timeout);
+    SessionOptions so;
+    so.suite = "load";
+    // Files named for the presets, or A and B for two sockets.
+    so.out = !ab ? o.out : fmt::format("{}/{}.jsonl", o.out_dir, presets.empty() ? (i == 0 ? "A" : "B") : names[i]);
+    so.overwrite = o.force;
+    so.default_counters = {};
+    so.spans = false;
+    try {
+      targets[i].session = std::make_unique<Session>(so);
+    } catch (const std::exception& e) {
+      throw Error(e.what());
+    }
   }
 
-  std::vector<StepReport> reports;
   std::mutex ctx_mu;
   std::vector<grpc::ClientContext*> live;  // cancelled on SIGINT/SIGTERM
-  const uint64_t base = o.seed * 1000003;
-  for (size_t step = 0; step < rates.size() && !interrupt::requested(); ++step) {
+  // One step of the schedule against one daemon; the same seed gives both sides of an A/B the
+  // same arrival times and inputs.
+  auto run_step = [&](Target& tg, uint32_t round, size_t step) {
     const double rate = rates[step];
-    const std::string label = o.mode == "open" ? fmt::format("open-{}", rate) : fmt::format("closed-{}", clients);
+    const uint64_t seed = o.seed + 1000 * uint64_t(round) + step;
+    const uint64_t base = seed * 1000003;
     std::vector<JobOutcome> out(jobs);
-    std::mt19937_64 rng(o.seed + step);
+    std::mt19937_64 rng(seed);
     std::exponential_distribution<double> gap(o.mode == "open" ? rate : 1.0);
     double t = 0;
     for (auto& j : out) {
@@ -278,7 +326,7 @@ int run_load(const LoadOptions& o) {
     }
     auto one = [&](uint32_t k) {
       v1::SubmitRequest req;
-      req.set_request_id(fmt::format("load-{}-{}-{}", getpid(), step, k));
+      req.set_request_id(fmt::format("load-{}-{}-{}-{}", getpid(), round, step, k));
       req.set_kind("porep");
       req.set_priority(priority);
       req.set_input_json(nlohmann::json{{"partitions", partitions}, {"circuit_seed", base + uint64_t(k) * partitions},
@@ -290,7 +338,7 @@ int run_load(const LoadOptions& o) {
       }
       v1::AwaitReply rep;
       const uint64_t t0 = now_ns();
-      const grpc::Status s = stub->Prove(&ctx, req, &rep);
+      const grpc::Status s = tg.stub->Prove(&ctx, req, &rep);
       out[k].done_ns = now_ns();
       out[k].latency_ns = out[k].done_ns - t0;
       {
@@ -301,13 +349,14 @@ int run_load(const LoadOptions& o) {
       out[k].ok = s.ok() && rep.job().state() == v1::DONE;
       out[k].error = !s.ok() ? daemon::describe(s) : out[k].ok ? "" : v1::JobState_Name(rep.job().state()) + ": " + rep.job().reason();
     };
-    fmt::print(stderr, "load: step {} of {}: {} job(s), {}\n", step + 1, rates.size(), jobs,
+    fmt::print(stderr, "load: {}{}step {} of {}: {} job(s), {}\n", ab ? tg.name + ", " : "",
+               ab ? fmt::format("round {} of {}, ", round + 1, rounds) : "", step + 1, rates.size(), jobs,
                o.mode == "open" ? fmt::format("Poisson arrivals at {} proofs/s", rate) : fmt::format("{} client(s)", clients));
     const uint64_t start = now_ns();
     std::vector<std::thread> threads;
     std::atomic<uint32_t> next{0};
     std::atomic<bool> stop_watch{false};
-    // Ctrl-C: the calls in flight are cancelled, the daemon (if started here) gets the signal.
+    // Ctrl-C: the calls in flight are cancelled, the daemons started here get the signal.
     std::thread watch([&] {
       while (!stop_watch) {
         if (interrupt::requested()) {
@@ -335,69 +384,97 @@ int run_load(const LoadOptions& o) {
     stop_watch = true;
     watch.join();
     const double seconds = double(now_ns() - start) / 1e9;
-    if (interrupt::requested()) break;
+    if (interrupt::requested()) return;
+    const std::string label = o.mode == "open" ? fmt::format("open-{}", rate) : fmt::format("closed-{}", clients);
     for (uint32_t k = 0; k < jobs; ++k) {
       if (!out[k].ok) {
-        fmt::print(stderr, "load: job {} of step {} failed: {}\n", k, label, out[k].error);
+        fmt::print(stderr, "load: {}: job {} of step {} failed: {}\n", tg.name, k, label, out[k].error);
         continue;
       }
-      Sample s;
-      s.phases["request"].wall_ns = out[k].latency_ns;
-      s.phases["request"].count = 1;
+      Sample smp;
+      smp.phases["request"].wall_ns = out[k].latency_ns;
+      smp.phases["request"].count = 1;
       for (const auto& p : out[k].job.phases()) {
-        s.phases[p.path()].wall_ns = p.wall_ns();
-        s.phases[p.path()].count = 1;
+        smp.phases[p.path()].wall_ns = p.wall_ns();
+        smp.phases[p.path()].count = 1;
       }
-      s.wall_ns = out[k].latency_ns;
-      session->record({.suite = "load",
-                       .case_name = label,
-                       .parameters = {{"mode", o.mode}, {"offered_per_s", rate}, {"clients", o.mode == "open" ? 0u : clients},
-                                      {"partitions", partitions}, {"jobs", jobs}},
-                       .repetition = int(k),
-                       .warm = k < warmup},
-                      s,
-                      {{"load", {{"job_id", out[k].job.job_id()}, {"arrival_s", out[k].arrival_s},
-                                 {"batch_size", out[k].job.batch_size()}}}});
+      smp.wall_ns = out[k].latency_ns;
+      tg.session->record({.suite = "load",
+                          .case_name = label,
+                          .parameters = {{"mode", o.mode}, {"offered_per_s", rate},
+                                         {"clients", o.mode == "open" ? 0u : clients}, {"partitions", partitions},
+                                         {"jobs", jobs}},
+                          .variant = tg.variant,
+                          .repetition = int(round * jobs + k),
+                          .warm = k < warmup},
+                         smp,
+                         {{"load", {{"job_id", out[k].job.job_id()}, {"round", round}, {"arrival_s", out[k].arrival_s},
+                                    {"batch_size", out[k].job.batch_size()}}}});
     }
-    reports.push_back(summarize(label, rate, o.mode == "open" ? 0 : clients, out, warmup, seconds));
-  }
+    tg.reports.push_back(summarize(label, rate, o.mode == "open" ? 0 : clients, out, warmup, seconds));
+  };
+
+  // Interleaved: round r runs every step on A then B, the next round on B then A, so that a
+  // drift of the machine falls on both sides alike.
+  for (uint32_t r = 0; r < rounds && !interrupt::requested(); ++r)
+    for (size_t i = 0; i < targets.size() && !interrupt::requested(); ++i) {
+      Target& tg = targets[(r % 2 == 0) ? i : targets.size() - 1 - i];
+      for (size_t step = 0; step < rates.size() && !interrupt::requested(); ++step) run_step(tg, r, step);
+    }
   if (int sig = interrupt::signal_received()) {
-    session->finish_interrupted(sig, "discarded");
-    if (started) started->stop(5);
+    for (auto& tg : targets) {
+      tg.session->finish_interrupted(sig, "discarded");
+      if (tg.started) tg.started->stop(5);
+    }
     throw Error(fmt::format("interrupted by {}: the step in flight was discarded; results: {}", interrupt::signal_name(sig),
-                            session->path()),
+                            targets[0].session->path()),
                 interrupt::exit_code(sig));
   }
 
-  fmt::print("{:<14} {:>9} {:>9} {:>6} {:>6} {:>10} {:>22} {:>10} {:>22} {:>9} {:>10}\n", "step", "offered/s", "done/s",
-             "jobs", "failed", "p50 s", "p50 95% CI", "p99 s", "p99 95% CI", "max s", "queue p50");
-  nlohmann::json steps = nlohmann::json::array();
   uint32_t failed = 0;
-  std::string sustained, saturated;
-  for (const auto& r : reports) {
-    failed += r.failed;
-    fmt::print("{:<14} {:>9} {:>9.3f} {:>6} {:>6} {:>10.3f} {:>22} {:>10.3f} {:>22} {:>9.3f} {:>10.3f}{}\n", r.label,
-               r.offered > 0 ? fmt::format("{:.3g}", r.offered) : "-", r.throughput, r.measured, r.failed,
-               r.p50_s, ci_text(r.p50), r.p99_s, ci_text(r.p99),
-               r.max_s, r.queue_p50_s, r.saturated ? "  SATURATED" : "");
-    nlohmann::json j = step_json(r);
-    steps.push_back(j);
-    if (r.offered > 0) {
-      if (!r.saturated) sustained = fmt::format("{:.3g}", r.offered);
-      else if (saturated.empty()) saturated = fmt::format("{:.3g}", r.offered);
+  for (auto& tg : targets) {
+    if (ab) fmt::print("== {} (the daemon of build {})\n", tg.name, tg.variant);
+    fmt::print("{:<14} {:>9} {:>9} {:>6} {:>6} {:>10} {:>22} {:>10} {:>22} {:>9} {:>10}\n", "step", "offered/s",
+               "done/s", "jobs", "failed", "p50 s", "p50 95% CI", "p99 s", "p99 95% CI", "max s", "queue p50");
+    nlohmann::json steps = nlohmann::json::array();
+    std::string sustained, saturated;
+    for (const auto& r : tg.reports) {
+      failed += r.failed;
+      fmt::print("{:<14} {:>9} {:>9.3f} {:>6} {:>6} {:>10.3f} {:>22} {:>10.3f} {:>22} {:>9.3f} {:>10.3f}{}\n", r.label,
+                 r.offered > 0 ? fmt::format("{:.3g}", r.offered) : "-", r.throughput, r.measured, r.failed, r.p50_s,
+                 ci_text(r.p50), r.p99_s, ci_text(r.p99), r.max_s, r.queue_p50_s, r.saturated ? "  SATURATED" : "");
+      steps.push_back(step_json(r));
+      if (r.offered > 0) {
+        if (!r.saturated) sustained = fmt::format("{:.3g}", r.offered);
+        else if (saturated.empty()) saturated = fmt::format("{:.3g}", r.offered);
+      }
     }
+    if (o.mode == "open" && rates.size() > 1)
+      fmt::print("saturation: {}\n",
+                 saturated.empty()   ? fmt::format("not reached (every offered rate up to {} was served)", sustained)
+                 : sustained.empty() ? fmt::format("already at the lowest rate, {} proofs/s", saturated)
+                                     : fmt::format("between {} (served) and {} proofs/s (throughput below 90% of offered)",
+                                                   sustained, saturated));
+    tg.session->finish({{"load", {{"mode", o.mode}, {"rounds", rounds}, {"steps", steps}}}});
+    fmt::print("results: {}\n", tg.session->path());
   }
-  if (o.mode == "open" && rates.size() > 1)
-    fmt::print("saturation: {}\n", saturated.empty() ? fmt::format("not reached (every offered rate up to {} was served)", sustained)
-                                   : sustained.empty() ? fmt::format("already at the lowest rate, {} proofs/s", saturated)
-                                                       : fmt::format("between {} (served) and {} proofs/s (throughput below 90% of offered)",
-                                                                     sustained, saturated));
-  session->finish({{"load", {{"mode", o.mode}, {"steps", steps}}}});
-  fmt::print("results: {}\n", session->path());
-  if (started) {
-    const int st = started->stop(30);
-    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
-      fmt::print(stderr, "load: the daemon did not drain cleanly (status {}); its log: {}/cuzkd.log\n", st, run_dir);
+  for (auto& tg : targets)
+    if (tg.started) {
+      const int st = tg.started->stop(30);
+      if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        fmt::print(stderr, "load: the daemon of {} did not drain cleanly (status {}); its log: {}/cuzkd.log\n", tg.name, st,
+                   tg.run_dir);
+    }
+  if (ab) {
+    // The per-job records of both sides, phase by phase, as `compare` reads them.
+    CompareOptions co;
+    co.allow_machine_mismatch = false;
+    try {
+      const Comparison c = compare_files(targets[0].session->path(), targets[1].session->path(), co);
+      fmt::print("\n== {} against {}: per-job phases (compare)\n{}", targets[1].name, targets[0].name, format_table(c, {}));
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "load: cannot compare the two sides: {}\n", e.what());
+    }
   }
   if (failed > 0) fmt::print("{} JOB(S) FAILED (see stderr)\n", failed);
   return failed > 0 ? kExitFailure : kExitOk;
@@ -406,8 +483,13 @@ int run_load(const LoadOptions& o) {
 Registrar reg_load("load", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("load", "load-test cuzkd: open loop (Poisson arrivals, a rate sweep) or closed loop (N clients)");
   auto o = std::make_shared<LoadOptions>();
-  sub->add_option("--socket", o->socket, "a running daemon's unix socket (or HOST:PORT)");
-  sub->add_option("--preset", o->preset, "start this preset's cuzkd (build/<preset>/daemon/cuzkd) and drain it at the end");
+  sub->add_option("--socket", o->socket, "a running daemon's unix socket (or HOST:PORT); A,B: two, compared");
+  sub->add_option("--preset", o->preset,
+                  "start this preset's cuzkd (build/<preset>/daemon/cuzkd) and drain it at the end; A,B: both, "
+                  "the same schedule on each, interleaved, then compared");
+  sub->add_option("--rounds", o->rounds, "--preset A,B: rounds of the whole schedule per side (ABBA order)")
+      ->capture_default_str();
+  sub->add_option("--out-dir", o->out_dir, "--preset A,B: the folder of A.jsonl and B.jsonl");
   sub->add_option("--daemon-arg", o->daemon_args, "an argument for the daemon --preset starts (repeatable)")->allow_extra_args(false);
   sub->add_option("--mode", o->mode, "open (arrivals at --rates) or closed (--clients)")->capture_default_str();
   sub->add_option("--rates", o->rates, "open loop: offered rates in proofs per second, comma-separated (a sweep)")

@@ -529,3 +529,32 @@ TEST_CASE("load: a low rate against a daemon accounts for every job, with plausi
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--rates") != std::string::npos);
 }
+
+TEST_CASE("load: two daemons under one interleaved schedule, each side's records, and compare's table", "[daemon][load]") {
+  t::TempDir d;
+  REQUIRE(t::share_params_cache(d));
+  Daemon a(d, {}, "a");
+  Daemon b(d, {}, "b");
+  const auto r = t::run_bench("load --socket '" + a.socket() + "," + b.socket() +
+                                  "' --rates 2 --jobs 3 --warmup 1 --rounds 2 --out-dir ab",
+                              d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  // Rounds in ABBA order: A first, then B, B, A.
+  std::vector<std::string> sides;
+  for (const auto& line : t::lines_of(r.err))
+    if (line.find("round") != std::string::npos) sides.push_back(line.find(a.socket()) != std::string::npos ? "A" : "B");
+  CHECK(sides == std::vector<std::string>{"A", "B", "B", "A"});
+  for (const char* f : {"ab/A.jsonl", "ab/B.jsonl"}) {
+    size_t samples = 0;
+    for (const auto& line : t::lines_of(t::slurp(d.file(f))))
+      if (nlohmann::json::parse(line)["type"] == "sample") ++samples;
+    CHECK(samples == 6);  // 3 jobs a round, 2 rounds
+  }
+  CHECK(r.out.find("against") != std::string::npos);
+  CHECK(r.out.find("request") != std::string::npos);
+  // Two sides need a folder for their two files.
+  const auto bad = t::run_bench("load --socket '" + a.socket() + "," + b.socket() + "' --rates 2", d.path());
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--out-dir") != std::string::npos);
+}
