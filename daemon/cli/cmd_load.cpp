@@ -215,6 +215,32 @@ nlohmann::json step_json(const StepReport& r) {
           {"saturated", r.saturated}};
 }
 
+// The sweep's saturation point: the lowest offered rate that saturated, and the highest rate
+// below it that was served. A served rate above a saturated one (a short step's Poisson
+// spread) is named, not hidden.
+std::string saturation_text(const std::vector<StepReport>& steps) {
+  const StepReport* first_sat = nullptr;
+  for (const auto& r : steps)
+    if (r.offered > 0 && r.saturated && (!first_sat || r.offered < first_sat->offered)) first_sat = &r;
+  const StepReport* served = nullptr;
+  std::string above;
+  for (const auto& r : steps) {
+    if (r.offered <= 0 || r.saturated) continue;
+    if (!first_sat || r.offered < first_sat->offered) {
+      if (!served || r.offered > served->offered) served = &r;
+    } else {
+      above += (above.empty() ? "" : ", ") + fmt::format("{:.3g}", r.offered);
+    }
+  }
+  if (!first_sat) return "not reached: every offered rate was served";
+  std::string text = served ? fmt::format("between {:.3g} (served) and {:.3g} proofs/s (throughput below 90% of offered)",
+                                          served->offered, first_sat->offered)
+                            : fmt::format("at or below the lowest rate, {:.3g} proofs/s", first_sat->offered);
+  if (!above.empty())
+    text += fmt::format("; but {} proofs/s, above it, was served: the steps are too short to place it (more --jobs)", above);
+  return text;
+}
+
 // One daemon under load: started here (--preset) or already running (--socket), with its
 // results file and its steps' reports.
 struct Target {
@@ -437,24 +463,14 @@ int run_load(const LoadOptions& o) {
     fmt::print("{:<14} {:>9} {:>9} {:>6} {:>6} {:>10} {:>22} {:>10} {:>22} {:>9} {:>10}\n", "step", "offered/s",
                "done/s", "jobs", "failed", "p50 s", "p50 95% CI", "p99 s", "p99 95% CI", "max s", "queue p50");
     nlohmann::json steps = nlohmann::json::array();
-    std::string sustained, saturated;
     for (const auto& r : tg.reports) {
       failed += r.failed;
       fmt::print("{:<14} {:>9} {:>9.3f} {:>6} {:>6} {:>10.3f} {:>22} {:>10.3f} {:>22} {:>9.3f} {:>10.3f}{}\n", r.label,
                  r.offered > 0 ? fmt::format("{:.3g}", r.offered) : "-", r.throughput, r.measured, r.failed, r.p50_s,
                  ci_text(r.p50), r.p99_s, ci_text(r.p99), r.max_s, r.queue_p50_s, r.saturated ? "  SATURATED" : "");
       steps.push_back(step_json(r));
-      if (r.offered > 0) {
-        if (!r.saturated) sustained = fmt::format("{:.3g}", r.offered);
-        else if (saturated.empty()) saturated = fmt::format("{:.3g}", r.offered);
-      }
     }
-    if (o.mode == "open" && rates.size() > 1)
-      fmt::print("saturation: {}\n",
-                 saturated.empty()   ? fmt::format("not reached (every offered rate up to {} was served)", sustained)
-                 : sustained.empty() ? fmt::format("already at the lowest rate, {} proofs/s", saturated)
-                                     : fmt::format("between {} (served) and {} proofs/s (throughput below 90% of offered)",
-                                                   sustained, saturated));
+    if (o.mode == "open" && rates.size() > 1) fmt::print("saturation: {}\n", saturation_text(tg.reports));
     tg.session->finish({{"load", {{"mode", o.mode}, {"rounds", rounds}, {"steps", steps}}}});
     fmt::print("results: {}\n", tg.session->path());
   }
