@@ -1,6 +1,7 @@
-// The daemon's journal of jobs (docs/daemon.md#journal): one SQLite table, written with
-// synchronous=FULL so that a job is on disk before its submitter hears it was accepted, and
-// read back at start so that a restart (or a crash) loses no accepted job.
+// The daemon's journal of jobs (docs/daemon.md#journal): one SQLite table (through the results
+// history's SQL layer, harness/history/db.hpp), written with synchronous=FULL so that a job is
+// on disk before its submitter hears it was accepted, and read back at start so that a restart
+// (or a crash) loses no accepted job.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -9,7 +10,9 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
+namespace cuzk::history {
+class Db;
+}
 
 namespace cuzk::daemon {
 
@@ -50,8 +53,7 @@ class Journal {
   const std::string& path() const { return path_; }
 
  private:
-  void exec(const std::string& sql) const;
-  sqlite3* db_ = nullptr;
+  std::unique_ptr<history::Db> db_;
   std::string path_;
 };
 
