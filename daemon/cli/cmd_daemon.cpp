@@ -100,7 +100,9 @@ int run_daemon_client(const DaemonClientOptions& o) {
     } else {
       fmt::print("cuzkd ({} preset, {} backend, gpu {}){}\n", r.preset().empty() ? "custom" : r.preset(), r.backend(),
                  r.gpu(), r.draining() ? ": DRAINING" : "");
-      fmt::print("  queued: {} (limit {})\n", q.dump(), r.pending_limit());
+      std::string queued;  // highest priority first, as the daemon lists them
+      for (const auto& d : r.queued()) queued += fmt::format("{}{} {}", queued.empty() ? "" : ", ", v1::Priority_Name(d.priority()), d.jobs());
+      fmt::print("  queued: {} (limit {})\n", queued, r.pending_limit());
       fmt::print("  running: {}\n", j["running"].dump());
       fmt::print("  completed {}, failed {}\n", r.completed(), r.failed());
       for (const auto& p : r.resident_params()) fmt::print("  resident: {}\n", p);
