@@ -268,15 +268,25 @@ void JobManager::dispatch_loop() {
         journal_.update(j->j);
       }
     }
-    // Witness generation is input preparation (as in `cuzk-bench prove`): outside the lock.
+    // Witness generation is input preparation (as in `cuzk-bench prove`): outside the lock. A
+    // job whose witnesses cannot be made (out of memory) fails alone; the batch goes on.
+    std::vector<JobPtr> ok;
     for (auto& j : b->jobs) {
       const uint64_t t0 = now_ns();
-      engine::Job ej = engine::make_porep_job(j->j.id, cfg_.circuit, j->input.partitions, j->input.circuit_seed,
-                                              j->input.rs_seed, cfg_.params);
-      ej.cancelled = j->cancel;
+      try {
+        engine::Job ej = engine::make_porep_job(j->j.id, cfg_.circuit, j->input.partitions, j->input.circuit_seed,
+                                                j->input.rs_seed, cfg_.params);
+        ej.cancelled = j->cancel;
+        b->engine_jobs.push_back(std::move(ej));
+        ok.push_back(j);
+      } catch (const std::exception& e) {
+        std::lock_guard lk(mu_);
+        end_job(j, State::failed, fmt::format("cannot generate the job's witnesses: {}", e.what()));
+      }
       j->witness_ns = now_ns() - t0;
-      b->engine_jobs.push_back(std::move(ej));
     }
+    b->jobs = std::move(ok);
+    if (b->jobs.empty()) continue;
     b->futures = engine_->submit_all(b->engine_jobs);
     {
       std::lock_guard lk(mu_);
