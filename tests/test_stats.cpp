@@ -264,3 +264,31 @@ print(json.dumps(res))
   CHECK(exact_seen >= 4);
   CHECK(normal_seen >= 3);
 }
+
+// Ranks and coverages from scipy.stats.binom (the interval's definition: P(l <= K <= u - 1)
+// for K ~ Binomial(n, q), 1-based order statistics).
+TEST_CASE("quantile_ci: order-statistic intervals of a quantile") {
+  std::vector<double> v20, v100;
+  for (int i = 1; i <= 20; ++i) v20.push_back(i * 10.0);  // x_(k) = 10 k
+  for (int i = 1; i <= 100; ++i) v100.push_back(double(101 - i));  // unsorted on purpose: x_(k) = k
+  const auto med = cuzk::quantile_ci(v20, 0.5);
+  CHECK(med.lo == 60.0);
+  CHECK(med.hi == 150.0);
+  CHECK(med.coverage == Approx(0.9586105346679688));
+  CHECK_FALSE(med.lo_open);
+  const auto p99 = cuzk::quantile_ci(v20, 0.99);  // 20 samples cannot bound a p99 above
+  CHECK(p99.hi_open);
+  CHECK(std::isinf(p99.hi));
+  CHECK(p99.lo == 190.0);
+  const auto p90 = cuzk::quantile_ci(v100, 0.9);
+  CHECK(p90.lo == 84.0);
+  CHECK(p90.hi == 96.0);
+  CHECK(p90.coverage == Approx(0.955690107191223));
+  for (size_t n : {1u, 2u, 7u, 33u, 150u})
+    for (double q : {0.1, 0.5, 0.9, 0.99}) {
+      std::vector<double> v(n);
+      for (size_t i = 0; i < n; ++i) v[i] = double(i);
+      CHECK(cuzk::quantile_ci(v, q).coverage >= 0.95);
+    }
+  CHECK(std::isnan(cuzk::quantile_ci({}, 0.5).lo));
+}
