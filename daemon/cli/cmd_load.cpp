@@ -54,7 +54,7 @@ struct LoadOptions {
   int64_t clients = 1, jobs = 20, warmup = 2, partitions = 1, rounds = 2;
   uint64_t seed = 1;
   double ready_timeout = 600;
-  bool force = false;
+  bool force = false, build = false;
 };
 
 // One job's outcome as the client saw it.
@@ -253,10 +253,13 @@ struct Target {
   std::vector<StepReport> reports;
 };
 
-void connect_target(Target& t, const std::string& socket, const std::vector<std::string>& daemon_args, double ready_timeout) {
+void connect_target(Target& t, const std::string& socket, const std::vector<std::string>& daemon_args, double ready_timeout,
+                    bool build) {
   std::string target = socket;
   if (socket.empty()) {
-    const PresetInfo p = read_preset(build_provenance().source_dir, t.name);
+    const std::string source_dir = build_provenance().source_dir;
+    const PresetInfo p = read_preset(source_dir, t.name);
+    if (build) stop_on_signal("load", [&] { build_variant(source_dir, p, "", {}, "cuzkd"); });
     const std::string binary = p.binary_dir + "/daemon/cuzkd";
     if (!fs::exists(binary))
       throw Error(fmt::format("--preset {}: no {} (build it: cmake --build --preset {} --target cuzkd)", t.name, binary,
@@ -280,6 +283,11 @@ void connect_target(Target& t, const std::string& socket, const std::vector<std:
   grpc::ClientContext ctx;
   v1::StatusReply st;
   if (t.stub->GetStatus(&ctx, {}, &st).ok()) t.variant = st.preset().empty() ? "custom" : st.preset();
+  // A daemon started for a preset must be that preset's build (a stale or hand-configured
+  // build folder would measure something else).
+  if (t.started && t.variant != t.name)
+    throw Error(fmt::format("--preset {}: its cuzkd reports the build '{}' (reconfigure it: cmake --preset {}, or --build)",
+                            t.name, t.variant, t.name));
 }
 
 int run_load(const LoadOptions& o) {
@@ -302,6 +310,7 @@ int run_load(const LoadOptions& o) {
   const bool ab = names.size() == 2;
   if (ab && o.out_dir.empty()) throw Error(fmt::format("{} A,B writes one results file per side: give --out-dir", flag));
   if (!ab && !o.out_dir.empty()) throw Error("--out-dir is for two daemons (A,B); one daemon's results go to --out");
+  if (o.build && presets.empty()) throw Error("--build builds the daemons of --preset; with --socket they are running already");
   if (o.mode != "open" && o.mode != "closed") throw Error(fmt::format("--mode {}: expected open or closed", o.mode));
   const uint32_t jobs = checked_u32("--jobs", o.jobs, 1);
   const uint32_t warmup = checked_u32("--warmup", o.warmup, 0);
@@ -319,7 +328,7 @@ int run_load(const LoadOptions& o) {
   std::vector<Target> targets(ab ? 2 : 1);
   for (size_t i = 0; i < targets.size(); ++i) {
     targets[i].name = names[i];
-    connect_target(targets[i], presets.empty() ? sockets[i] : "", o.daemon_args, o.ready_timeout);
+    connect_target(targets[i], presets.empty() ? sockets[i] : "", o.daemon_args, o.ready_timeout, o.build);
     SessionOptions so;
     so.suite = "load";
     // Files named for the presets, or A and B for two sockets.
@@ -503,6 +512,7 @@ Registrar reg_load("load", [](CLI::App& app) -> Runner {
   sub->add_option("--preset", o->preset,
                   "start this preset's cuzkd (build/<preset>/daemon/cuzkd) and drain it at the end; A,B: both, "
                   "the same schedule on each, interleaved, then compared");
+  sub->add_flag("--build", o->build, "--preset: configure and build each preset's cuzkd first");
   sub->add_option("--rounds", o->rounds, "--preset A,B: rounds of the whole schedule per side (ABBA order)")
       ->capture_default_str();
   sub->add_option("--out-dir", o->out_dir, "--preset A,B: the folder of A.jsonl and B.jsonl");

@@ -99,7 +99,7 @@ void add_cmake_arg_option(CLI::App* sub, std::vector<std::string>& args) {
 }
 
 std::string build_variant(const std::string& source_dir, const PresetInfo& p, const std::string& base_preset,
-                          const std::vector<std::string>& cmake_args) {
+                          const std::vector<std::string>& cmake_args, const std::string& target) {
   // A generated variant is configured from its base preset with its own folder and overrides;
   // a preset of the file is configured as itself.
   std::string cfg = "cd " + shell_quote(source_dir) + " && cmake --preset " +
@@ -115,7 +115,7 @@ std::string build_variant(const std::string& source_dir, const PresetInfo& p, co
   const ChildResult c = run_child(cfg);
   if (c.interrupted) throw interrupt::Interrupted(c.interrupted);
   if (c.code != 0) throw Error(fmt::format("configuring {} failed (exit {}): {}", p.name, c.code, cfg), kExitFailure);
-  std::string bld = "cmake --build " + shell_quote(p.binary_dir) + " --target cuzk-bench >&2";
+  std::string bld = "cmake --build " + shell_quote(p.binary_dir) + " --target " + shell_quote(target) + " >&2";
   const ChildResult b = run_child(bld);
   if (b.interrupted) throw interrupt::Interrupted(b.interrupted);
   if (b.code != 0) throw Error(fmt::format("building {} failed (exit {})", p.name, b.code), kExitFailure);

@@ -33,11 +33,11 @@ std::vector<std::string> preset_names(const std::string& source_dir);
 void check_cmake_args(const std::vector<std::string>& args, const std::vector<const PresetInfo*>& presets);
 
 // Configures (`cmake --preset <base>` with -B <binary_dir> and -D overrides, then `cmake_args`)
-// and builds the cuzk-bench target; throws Error (exit 1) naming the variant when either step
+// and builds `target` (cuzk-bench unless named); throws Error (exit 1) naming the variant when either step
 // fails, interrupt::Interrupted when SIGINT/SIGTERM stopped it (install() first: docs/reliability.md).
 // Output goes to stderr. Returns the binary's path.
 std::string build_variant(const std::string& source_dir, const PresetInfo& p, const std::string& base_preset = "",
-                          const std::vector<std::string>& cmake_args = {});
+                          const std::vector<std::string>& cmake_args = {}, const std::string& target = "cuzk-bench");
 // Runs `steps` (builds and provenance checks, before anything is measured or written). When
 // SIGINT/SIGTERM arrives meanwhile, throws Error with exit 128 + signal naming `what`: a step
 // whose child the signal stopped fails, and the signal, not the step, is the reason.
