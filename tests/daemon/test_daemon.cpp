@@ -557,4 +557,11 @@ TEST_CASE("load: two daemons under one interleaved schedule, each side's records
   const auto bad = t::run_bench("load --socket '" + a.socket() + "," + b.socket() + "' --rates 2", d.path());
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--out-dir") != std::string::npos);
+  const auto build = t::run_bench("load --socket '" + a.socket() + "' --build", d.path());
+  CHECK(build.code == 2);
+  CHECK(build.err.find("--build") != std::string::npos);
+  const auto same = t::run_bench("load --preset baseline,baseline --out-dir x", d.path());
+  CHECK(same.code == 2);
+  CHECK(same.err.find("two different") != std::string::npos);
+  CHECK_FALSE(t::exists(d.file("x")));
 }
