@@ -244,7 +244,7 @@ TEST_CASE("daemon: a CRITICAL job overtakes queued NORMAL ones, not the ones in 
   const auto order = completion_order(dm);
   REQUIRE(order.size() == 7);
   const auto pos = std::find(order.begin(), order.end(), crit.job_id()) - order.begin();
-  // At most two batches were in the engine when it arrived (--max-inflight 2 by default).
+  // At most two batches were in the engine when it arrived (DaemonConfig::max_inflight).
   INFO("completion order position " << pos);
   CHECK(pos <= 2);
   CHECK(pos < 6);
