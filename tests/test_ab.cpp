@@ -26,7 +26,7 @@ TEST_CASE("ab refuses a binary whose sources changed after it was built") {
   const std::string tree = d.file("tree");
   // A copy of the sources the hash covers, then one source file modified.
   const std::string src = source_dir();
-  std::string cp = "mkdir -p '" + tree + "' && cd '" + src + "' && cp -r CMakeLists.txt CMakePresets.json prover harness cmake suites '" +
+  std::string cp = "mkdir -p '" + tree + "' && cd '" + src + "' && cp -r CMakeLists.txt CMakePresets.json prover harness daemon cmake suites '" +
                    tree + "/' && (test ! -d cuda || cp -r cuda '" + tree + "/')";
   REQUIRE(std::system(cp.c_str()) == 0);
   {

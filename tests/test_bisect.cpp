@@ -60,7 +60,7 @@ const History& history() {
     x.repo = x.dir.file("repo");
     const std::string src = source_dir();
     REQUIRE(std::system(("mkdir -p '" + x.repo + "' && cd '" + src +
-                         "' && cp -r CMakeLists.txt CMakePresets.json prover harness cmake suites '" + x.repo +
+                         "' && cp -r CMakeLists.txt CMakePresets.json prover harness daemon cmake suites '" + x.repo +
                          "/' && (test ! -d cuda || cp -r cuda '" + x.repo + "/')")
                             .c_str()) == 0);
     // The wrappers run a copy of this build's cuzk-bench, so a rebuild of the build tree while the

@@ -66,7 +66,7 @@ std::string bin() { return cuzk::test::bench(); }
 std::string committed_copy(const TempDir& d) {
   const std::string tree = d.file("tree");
   const std::string cmd = "mkdir -p '" + tree + "' && cd '" + source_dir() +
-                          "' && cp -r CMakeLists.txt CMakePresets.json prover harness cmake suites '" + tree +
+                          "' && cp -r CMakeLists.txt CMakePresets.json prover harness daemon cmake suites '" + tree +
                           "/' && (test ! -d cuda || cp -r cuda '" + tree + "/') && cd '" + tree +
                           "' && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm copy";
   REQUIRE(std::system(cmd.c_str()) == 0);

@@ -49,7 +49,7 @@ TEST_CASE("changing a source file and rebuilding changes the source hash; docs d
   // A copy of the tree configured and built for just the provenance library: the real
   // build-time path (cmake -P at every build, copy_if_different), not a re-implementation.
   fs::path copy = fresh_dir("tree");
-  for (const char* d : {"prover", "harness", "cmake", "cuda", "tests", "suites"}) {
+  for (const char* d : {"prover", "harness", "daemon", "cmake", "cuda", "tests", "suites"}) {
     if (fs::exists(fs::path(src_dir()) / d))
       fs::copy(fs::path(src_dir()) / d, copy / d, fs::copy_options::recursive);
   }

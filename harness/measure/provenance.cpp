@@ -22,7 +22,8 @@ nlohmann::json provenance_json() {
   for (auto& [k, v] : provenance_flags(p)) flags[k] = v;
   return {{"source_hash", p.source_hash},     {"source_files", p.source_files},
           {"git_commit", p.git_commit},       {"git_dirty", p.git_dirty},
-          {"flags", flags},                   {"preset", p.preset},
+          {"flags", flags},                   {"flags_string", p.flags},
+          {"preset", p.preset},
           {"build_type", p.build_type},       {"compiler", p.compiler},
           {"compiler_version", p.compiler_version},
           {"nvcc_version", p.nvcc_version},   {"cuda_archs", p.cuda_archs},

@@ -27,7 +27,7 @@ const Provenance& build_provenance();
 // The variant flags as a map: {"CUZK_SMALLVEC": "ON", ...}.
 std::map<std::string, std::string> provenance_flags(const Provenance& p);
 
-// build_provenance() as the JSON object that `info --json` prints under "provenance".
+// Every field of build_provenance() as JSON: `info --json` prints it, every results header holds it.
 nlohmann::json provenance_json();
 
 }  // namespace cuzk

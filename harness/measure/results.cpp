@@ -35,17 +35,6 @@ namespace {
 json line_base(const char* type) { return {{"schema", kResultsSchema}, {"version", kResultsVersion}, {"type", type}}; }
 }  // namespace
 
-json provenance_to_json() {
-  const Provenance& p = build_provenance();
-  json flags = json::object();
-  for (auto& [k, v] : provenance_flags(p)) flags[k] = v;
-  return {{"source_hash", p.source_hash}, {"source_files", p.source_files}, {"git_commit", p.git_commit},
-          {"git_dirty", p.git_dirty},     {"flags", flags},                  {"flags_string", p.flags},
-          {"preset", p.preset},           {"build_type", p.build_type},      {"compiler", p.compiler},
-          {"compiler_version", p.compiler_version}, {"nvcc_version", p.nvcc_version},
-          {"cuda_archs", p.cuda_archs},   {"build_dir", p.build_dir},        {"source_dir", p.source_dir}};
-}
-
 std::string variant_name() {
   const Provenance& p = build_provenance();
   return p.preset && *p.preset ? std::string(p.preset) : std::string("custom");
@@ -60,7 +49,7 @@ json make_gpu_counters_line(const json& body) {
 json make_header(const HeaderInfo& info) {
   json h = line_base("header");
   h["tool"] = {{"name", kToolName}, {"version", kToolVersion}};
-  h["provenance"] = provenance_to_json();
+  h["provenance"] = provenance_json();
   h["machine"] = machine_json();
   json requested = json::array(), available = json::array(), unavailable = json::object(), sources = json::object();
   for (const auto& c : info.counters) {

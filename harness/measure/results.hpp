@@ -45,7 +45,6 @@ struct HeaderInfo {
   std::vector<CounterStatus> counters;  // requested events with availability
   nlohmann::json extra = nlohmann::json::object();  // more header fields (e.g. {"stable": {...}})
 };
-nlohmann::json provenance_to_json();    // every field of build_provenance()
 std::string variant_name();             // the preset, or "custom" when configured by hand
 // Also reads the GPU's clock state and the CPU governor (env_header_fields()); only reads.
 // Adds "injected" when an injection is active (no key otherwise).
