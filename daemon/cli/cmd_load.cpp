@@ -249,6 +249,7 @@ struct Target {
   std::string run_dir;
   std::unique_ptr<v1::ProvingEngine::Stub> stub;
   std::string variant;  // the daemon's build (GetStatus.preset)
+  nlohmann::json provenance;  // the daemon's build provenance: what the results measure
   std::unique_ptr<Session> session;
   std::vector<StepReport> reports;
 };
@@ -282,7 +283,10 @@ void connect_target(Target& t, const std::string& socket, const std::vector<std:
   t.stub = v1::ProvingEngine::NewStub(ch);
   grpc::ClientContext ctx;
   v1::StatusReply st;
-  if (t.stub->GetStatus(&ctx, {}, &st).ok()) t.variant = st.preset().empty() ? "custom" : st.preset();
+  if (t.stub->GetStatus(&ctx, {}, &st).ok()) {
+    t.variant = st.preset().empty() ? "custom" : st.preset();
+    t.provenance = nlohmann::json::parse(st.provenance_json(), nullptr, false);
+  }
   // A daemon started for a preset must be that preset's build (a stale or hand-configured
   // build folder would measure something else).
   if (t.started && t.variant != t.name)
@@ -336,6 +340,8 @@ int run_load(const LoadOptions& o) {
     so.overwrite = o.force;
     so.default_counters = {};
     so.spans = false;
+    // The file's "provenance" is this client's; what it measures is the daemon's build.
+    if (targets[i].provenance.is_object()) so.header_extra = {{"measured_provenance", targets[i].provenance}};
     try {
       targets[i].session = std::make_unique<Session>(so);
     } catch (const std::exception& e) {

@@ -1,5 +1,7 @@
 #include "daemon/server/service.hpp"
 
+#include "harness/measure/provenance.hpp"
+
 namespace cuzk::daemon {
 namespace {
 
@@ -117,6 +119,7 @@ grpc::Status ProvingService::GetStatus(grpc::ServerContext*, const v1::StatusReq
     rep->set_completed(s.completed);
     rep->set_failed(s.failed);
     rep->set_preset(preset_);
+    rep->set_provenance_json(provenance_json().dump());
   });
 }
 

@@ -162,7 +162,10 @@ SideData load_cuzk(const std::string& path, const ResultsFile& rf, const Compare
   SideData s;
   s.path = path;
   s.format = "cuzk";
-  s.provenance = rf.header.value.value("provenance", json::object());
+  // A file whose writer is not the process it measured (a load run: the client writes, the
+  // daemon is measured) names the measured build in "measured_provenance" (docs/results-format.md).
+  const json measured = rf.header.value.value("measured_provenance", json());
+  s.provenance = measured.is_object() ? measured : rf.header.value.value("provenance", json::object());
   s.machine = rf.header.value.value("machine", json::object());
   s.identity = machine_identity(s.machine);
   s.injected = rf.header.value.value("injected", json());  // parse_results checked its shape
