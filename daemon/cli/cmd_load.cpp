@@ -492,9 +492,13 @@ int run_load(const LoadOptions& o) {
   for (auto& tg : targets)
     if (tg.started) {
       const int st = tg.started->stop(30);
-      if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+      if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
         fmt::print(stderr, "load: the daemon of {} did not drain cleanly (status {}); its log: {}/cuzkd.log\n", tg.name, st,
                    tg.run_dir);
+      } else {
+        std::error_code ec;  // its journal and proofs served this run only; the results file has the records
+        fs::remove_all(tg.run_dir, ec);
+      }
     }
   if (ab) {
     // The per-job records of both sides, phase by phase, as `compare` reads them.
