@@ -528,9 +528,9 @@ Registrar reg_load("load", [](CLI::App& app) -> Runner {
   sub->add_option("--out-dir", o->out_dir, "--preset A,B: the folder of A.jsonl and B.jsonl");
   sub->add_option("--daemon-arg", o->daemon_args, "an argument for the daemon --preset starts (repeatable)")->allow_extra_args(false);
   sub->add_option("--mode", o->mode, "open (arrivals at --rates) or closed (--clients)")->capture_default_str();
-  sub->add_option("--rates", o->rates, "open loop: offered rates in proofs per second, comma-separated (a sweep)")
-      ->capture_default_str();
-  sub->add_option("--clients", o->clients, "closed loop: concurrent clients")->capture_default_str();
+  auto* rates = sub->add_option("--rates", o->rates, "open loop: offered rates in proofs per second, comma-separated (a sweep)")
+                    ->capture_default_str();
+  auto* clients = sub->add_option("--clients", o->clients, "closed loop: concurrent clients")->capture_default_str();
   sub->add_option("--jobs", o->jobs, "jobs per step")->capture_default_str();
   sub->add_option("--warmup", o->warmup, "first jobs of each step recorded as warm-up")->capture_default_str();
   sub->add_option("--partitions", o->partitions, "partitions per job")->capture_default_str();
@@ -539,7 +539,12 @@ Registrar reg_load("load", [](CLI::App& app) -> Runner {
   sub->add_option("--ready-timeout", o->ready_timeout, "--preset: seconds to wait for SERVING")->capture_default_str();
   sub->add_option("--out", o->out, "results file (default results/local/load-<UTC time>-<pid>.jsonl)");
   sub->add_flag("--force", o->force, "overwrite --out if it exists");
-  return [=] { return run_load(*o); };
+  return [=] {
+    // An option of the other loop would be ignored without a word: refused instead.
+    if (o->mode == "closed" && rates->count() > 0) throw Error("--rates is for --mode open; a closed loop takes --clients");
+    if (o->mode == "open" && clients->count() > 0) throw Error("--clients is for --mode closed; an open loop takes --rates");
+    return run_load(*o);
+  };
 });
 
 }  // namespace

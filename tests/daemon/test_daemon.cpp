@@ -528,6 +528,9 @@ TEST_CASE("load: a low rate against a daemon accounts for every job, with plausi
   const auto bad = t::run_bench("load --socket '" + dm.socket() + "' --rates 1,x", d.path());
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--rates") != std::string::npos);
+  const auto mixed = t::run_bench("load --socket '" + dm.socket() + "' --mode closed --rates 2", d.path());
+  CHECK(mixed.code == 2);
+  CHECK(mixed.err.find("--mode open") != std::string::npos);
 }
 
 TEST_CASE("load: two daemons under one interleaved schedule, each side's records, and compare's table", "[daemon][load]") {
