@@ -568,3 +568,24 @@ TEST_CASE("load: two daemons under one interleaved schedule, each side's records
   CHECK(same.err.find("two different") != std::string::npos);
   CHECK_FALSE(t::exists(d.file("x")));
 }
+
+TEST_CASE("load stopped by SIGINT: exit 130, the calls in flight cancelled, the results file closed", "[daemon][load]") {
+  t::TempDir d;
+  REQUIRE(t::share_params_cache(d));
+  Daemon dm(d);
+  const pid_t pid = t::spawn_bench(d.path(), {"load", "--socket", dm.socket(), "--rates", "1", "--jobs", "30", "--out", "int.jsonl"},
+                                   d.file("load.out"), d.file("load.err"));
+  REQUIRE(wait_for([&] { return t::slurp(d.file("load.err")).find("step 1 of 1") != std::string::npos; }, 60));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a call or two in flight
+  kill(pid, SIGINT);
+  int st = 0;
+  REQUIRE(wait_for([&] { return waitpid(pid, &st, WNOHANG) == pid; }, 20));
+  CHECK(WIFEXITED(st));
+  CHECK(WEXITSTATUS(st) == 130);
+  const auto lines = t::lines_of(t::slurp(d.file("int.jsonl")));
+  REQUIRE_FALSE(lines.empty());
+  const auto last = nlohmann::json::parse(lines.back());
+  CHECK(last["type"] == "summary");
+  CHECK(last["interrupted"]["signal"] == "SIGINT");
+  CHECK(serving(dm));  // the daemon is not the client's to stop
+}
