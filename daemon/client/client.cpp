@@ -12,6 +12,10 @@ std::shared_ptr<grpc::Channel> connect(const std::string& target) {
   if (t.rfind("unix:", 0) != 0 && (t.find('/') != std::string::npos || t.find(':') == std::string::npos)) t = "unix:" + t;
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
+  // Subchannels of this channel only: gRPC shares them across channels by default, so a channel
+  // made after a daemon restarted on the same socket could get the dead one's connection and fail
+  // its first call with UNAVAILABLE ("Broken pipe").
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   return grpc::CreateCustomChannel(t, grpc::InsecureChannelCredentials(), args);
 }
 

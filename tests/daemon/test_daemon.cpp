@@ -106,6 +106,7 @@ grpc::Status submit(v1::ProvingEngine::Stub& s, const v1::SubmitRequest& r, v1::
 
 v1::JobStatus await(v1::ProvingEngine::Stub& s, const std::string& id, double timeout = 0) {
   grpc::ClientContext ctx;
+  ctx.set_wait_for_ready(true);  // a connection still being made is waited for, not a failure
   v1::AwaitRequest req;
   req.set_job_id(id);
   req.set_timeout_seconds(timeout);
