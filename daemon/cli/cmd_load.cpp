@@ -17,7 +17,6 @@
 // distribution-free 95% CIs, queueing time, and whether the step saturated the daemon
 // (throughput below 90% of the offered rate). With --preset it starts that variant's cuzkd on a
 // private socket, waits for its health service to say SERVING, and drains it at the end.
-#include <fcntl.h>
 #include <fmt/core.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -39,6 +38,7 @@
 #include "harness/measure/clock.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/output_file.hpp"
+#include "harness/measure/process.hpp"
 #include "harness/measure/provenance.hpp"
 #include "harness/measure/session.hpp"
 
@@ -79,24 +79,9 @@ struct StepReport {
 };
 
 std::vector<double> parse_rates(const std::string& s) {
-  std::vector<double> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    const size_t comma = s.find(',', pos);
-    const std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    double r = 0;
-    size_t used = 0;
-    try {
-      r = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || item.empty() || !(r > 0) || !std::isfinite(r))
-      throw Error(fmt::format("--rates {}: '{}' is not a positive number of proofs per second", s, item));
-    out.push_back(r);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
+  std::vector<double> out = parse_number_list("--rates", s, "0.5,1,2,4");
+  for (double r : out)
+    if (!(r > 0)) throw Error(fmt::format("--rates {}: {} is not a positive number of proofs per second", s, r));
   return out;
 }
 
@@ -105,21 +90,10 @@ std::vector<double> parse_rates(const std::string& s) {
 class StartedDaemon {
  public:
   StartedDaemon(const std::string& binary, const std::vector<std::string>& args, const std::string& dir) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      setpgid(0, 0);
-      const int fd = open((dir + "/cuzkd.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(fd, 1);
-      dup2(fd, 2);
-      std::vector<char*> argv{const_cast<char*>(binary.c_str())};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(binary.c_str(), argv.data());
-      _exit(127);
-    }
+    std::vector<std::string> argv{binary};
+    argv.insert(argv.end(), args.begin(), args.end());
+    pid_ = start_child(argv, dir + "/cuzkd.log");
     if (pid_ < 0) throw Error(fmt::format("cannot start {}: fork failed", binary), kExitFailure);
-    setpgid(pid_, pid_);
-    interrupt::add_child_group(pid_);
   }
   bool alive() { return pid_ > 0 && waitpid(pid_, &status_, WNOHANG) == 0; }
   // SIGTERM, then up to `seconds` for the drain, then SIGKILL. The exit status.

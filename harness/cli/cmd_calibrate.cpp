@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,28 +23,6 @@
 
 namespace cuzk::cli {
 namespace {
-
-std::vector<double> parse_list(const std::string& s) {
-  std::vector<double> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    while (!item.empty() && (item.back() == '%' || item.back() == ' ')) item.pop_back();
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (item.empty() || used != item.size() || !std::isfinite(v))
-      throw Error(fmt::format("--slowdowns: \"{}\" is not a number (expected e.g. 1,2,3,5,10)", item));
-    out.push_back(v);
-  }
-  if (out.empty()) throw Error("--slowdowns: empty list");
-  return out;
-}
 
 double parse_pct(const std::string& s, const char* flag) {
   std::string t = s;
@@ -121,7 +98,7 @@ Registrar reg_calibrate("calibrate", [](CLI::App& app) -> Runner {
       }
     }
     if (!phases->empty()) opt.phases = *phases;
-    opt.slowdowns = parse_list(*slowdowns);
+    opt.slowdowns = parse_number_list("--slowdowns", *slowdowns, "1,2,3,5,10");
     opt.target_effect = parse_pct(*target, "--target-effect");
     opt.power = *power / 100;
     if (!threshold->empty()) opt.compare.noise_threshold = parse_pct(*threshold, "--noise-threshold") / 100;

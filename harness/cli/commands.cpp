@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <sstream>
 
 #include "prover/groth16/backend.hpp"
 #include "prover/util/process_limits.hpp"
@@ -41,6 +43,28 @@ uint32_t checked_u32(const char* flag, int64_t v, int64_t lo) {
   if (v < lo || v > int64_t(UINT32_MAX))
     throw Error(std::string(flag) + " " + std::to_string(v) + " is out of range (at least " + std::to_string(lo) + ")");
   return uint32_t(v);
+}
+
+std::vector<double> parse_number_list(const std::string& flag, const std::string& text, const std::string& example) {
+  std::vector<double> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    while (!item.empty() && (item.back() == '%' || item.back() == ' ')) item.pop_back();
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || !std::isfinite(v))
+      throw Error(fmt::format("{}: \"{}\" is not a number (expected e.g. {})", flag, item, example));
+    out.push_back(v);
+  }
+  if (out.empty()) throw Error(flag + ": empty list");
+  return out;
 }
 
 std::string resolve_backend(const std::string& name, bool allow_cpu_fallback) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace cuzk::cli {
 
@@ -42,6 +43,11 @@ void register_all(CLI::App& app);
 // A count flag as uint32: throws Error("<flag> <v> is out of range (at least <lo>)") outside
 // [lo, 2^32).
 uint32_t checked_u32(const char* flag, int64_t v, int64_t lo = 0);
+
+// The numbers of a comma-separated flag value ("1,2,5"); spaces around an item and a trailing '%'
+// are dropped. Throws Error("<flag>: \"<item>\" is not a number (expected e.g. <example>)"), or
+// "<flag>: empty list".
+std::vector<double> parse_number_list(const std::string& flag, const std::string& text, const std::string& example);
 
 // Checks that --backend NAME can run here before any work starts, and returns the backend to
 // use: NAME itself, or "cpu" when NAME cannot run (no GPU, no driver, not built) and the user

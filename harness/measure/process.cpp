@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 
 #include "harness/measure/interrupt.hpp"
 
@@ -52,49 +53,79 @@ std::string ChildResult::failure() const {
   return fmt::format("exit {}", code);
 }
 
-ChildResult run_child(const std::string& cmd, const ChildOptions& o) {
-  ChildResult r;
-  int pipefd[2] = {-1, -1};
-  if (o.capture && ::pipe2(pipefd, O_CLOEXEC) != 0) return r;
+namespace {
+
+// Forks a child the way every child of the harness starts: SIGINT/SIGTERM blocked across the fork
+// (the parent's handler must not run in the child before its exec: it would forward the signal
+// and wake the watchdog from there), then in the child its own process group (once
+// interrupt::install ran), the CPU set, the default handlers, and `in_child`, which execs (a
+// return is exit 127). In the parent the group is registered for signal forwarding when
+// `stoppable`. The pid, or -1 when fork failed.
+pid_t fork_child(bool own_group, bool stoppable, const std::vector<int>& cpu_list, const std::function<void()>& in_child) {
   std::fflush(nullptr);  // no buffered output is written twice (by the child too)
   // The CPU set is built here: between fork and exec only async-signal-safe calls may run.
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
-  for (int c : o.cpus)
+  for (int c : cpu_list)
     if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &cpus);
-  const bool own_group = interrupt::installed();
-  const bool stoppable = !o.cleanup;  // gets the signal this process got, and a bound after it
-  // Blocked across fork: the parent's handler must not run in the child before its exec (it
-  // would forward the signal and wake the watchdog from there); the child gets it after exec.
   sigset_t stop_sigs, old_mask;
   sigemptyset(&stop_sigs);
   sigaddset(&stop_sigs, SIGINT);
   sigaddset(&stop_sigs, SIGTERM);
   ::pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
   const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-    if (o.capture) ::close(pipefd[0]), ::close(pipefd[1]);
-    return r;
-  }
   if (pid == 0) {
     if (own_group) ::setpgid(0, 0);
-    if (!o.cpus.empty() && ::sched_setaffinity(0, sizeof cpus, &cpus) != 0) ::_exit(127);
+    if (!cpu_list.empty() && ::sched_setaffinity(0, sizeof cpus, &cpus) != 0) ::_exit(127);
     // The parent's handlers do not survive exec, but restore the defaults before unblocking.
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    if (o.capture) ::dup2(pipefd[1], 1);
-    if (o.quiet)
-      if (int n = ::open("/dev/null", O_WRONLY); n >= 0) ::dup2(n, 2);
-    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    in_child();
     ::_exit(127);
   }
-  if (own_group) {
+  if (pid > 0 && own_group) {
     ::setpgid(pid, pid);  // also here: no race with a signal sent before the child ran setpgid
     if (stoppable) interrupt::add_child_group(pid);
   }
   ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  return pid;
+}
+
+}  // namespace
+
+pid_t start_child(const std::vector<std::string>& argv, const std::string& log_path) {
+  if (argv.empty()) return -1;
+  std::vector<char*> args;  // built before the fork, like everything the child uses
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  return fork_child(interrupt::installed(), true, {}, [&] {
+    if (!log_path.empty()) {
+      const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0) ::_exit(126);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    ::execv(args[0], args.data());
+  });
+}
+
+ChildResult run_child(const std::string& cmd, const ChildOptions& o) {
+  ChildResult r;
+  int pipefd[2] = {-1, -1};
+  if (o.capture && ::pipe2(pipefd, O_CLOEXEC) != 0) return r;
+  const bool own_group = interrupt::installed();
+  const bool stoppable = !o.cleanup;  // gets the signal this process got, and a bound after it
+  const pid_t pid = fork_child(own_group, stoppable, o.cpus, [&] {
+    if (o.capture) ::dup2(pipefd[1], 1);
+    if (o.quiet)
+      if (int n = ::open("/dev/null", O_WRONLY); n >= 0) ::dup2(n, 2);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+  });
+  if (pid < 0) {
+    if (o.capture) ::close(pipefd[0]), ::close(pipefd[1]);
+    return r;
+  }
   if (o.capture) ::close(pipefd[1]);
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();

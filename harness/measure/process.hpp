@@ -1,6 +1,8 @@
 // Small process and time helpers shared by the subcommands that drive other processes
 // (ab, calibrate, report) and by the machine probe.
 #pragma once
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +50,13 @@ struct ChildResult {
 // process's own bound, leaving it the time to record the interruption.
 constexpr int kChildGraceSeconds = 5;
 ChildResult run_child(const std::string& cmd, const ChildOptions& o = {});
+
+// A long-running child (a daemon a command drives) started as run_child starts its children
+// (signals blocked across the fork, its own process group registered for forwarding once
+// interrupt::install ran), without a shell and without waiting: `argv[0]` is the binary's path,
+// stdout and stderr go to `log_path` (truncated) when given. The pid, or -1 when fork failed;
+// the caller waits for it and calls interrupt::remove_child_group(pid) once it is reaped.
+pid_t start_child(const std::vector<std::string>& argv, const std::string& log_path);
 
 // The running executable's path (/proc/self/exe); nullopt where it cannot be read. Commands that
 // run other cuzk-bench processes default to this very binary, never one found on a PATH.
