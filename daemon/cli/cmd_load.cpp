@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -117,6 +118,15 @@ class StartedDaemon {
   pid_t pid_ = -1;
   int status_ = 0;
 };
+
+// The last non-empty line of a (small) log file, or a note that there is none.
+std::string last_line_of(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last.empty() ? "(its log is empty)" : last;
+}
 
 StepReport summarize(const std::string& label, double offered, uint32_t clients, const std::vector<JobOutcome>& jobs,
                      size_t warmup, double seconds) {
@@ -250,10 +260,18 @@ void connect_target(Target& t, const std::string& socket, const std::vector<std:
   }
   auto ch = daemon::connect(target);
   std::string last;
-  if (!daemon::wait_serving(ch, t.started ? ready_timeout : 10, last))
+  // A daemon started here that exits (a bad --daemon-arg, a backend it cannot use) will never
+  // serve: stop waiting at once and say why, from its log.
+  if (!daemon::wait_serving(ch, t.started ? ready_timeout : 10, last, [&] { return !t.started || t.started->alive(); })) {
+    const std::string log = t.run_dir + "/cuzkd.log";
+    if (t.started && !t.started->alive())
+      throw Error(fmt::format("the daemon {} started exited before it was SERVING: {} (its log: {})", t.name,
+                              last_line_of(log), log),
+                  kExitFailure);
     throw Error(fmt::format("the daemon at {} is not SERVING ({}){}", target, last,
-                            t.started ? fmt::format("; its log: {}/cuzkd.log", t.run_dir) : ""),
+                            t.started ? fmt::format("; its log: {}", log) : ""),
                 kExitFailure);
+  }
   t.stub = v1::ProvingEngine::NewStub(ch);
   grpc::ClientContext ctx;
   v1::StatusReply st;

@@ -19,7 +19,8 @@ std::shared_ptr<grpc::Channel> connect(const std::string& target) {
   return grpc::CreateCustomChannel(t, grpc::InsecureChannelCredentials(), args);
 }
 
-bool wait_serving(const std::shared_ptr<grpc::Channel>& ch, double timeout_s, std::string& last) {
+bool wait_serving(const std::shared_ptr<grpc::Channel>& ch, double timeout_s, std::string& last,
+                  const std::function<bool()>& keep_waiting) {
   auto stub = grpc::health::v1::Health::NewStub(ch);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   last = "no answer";
@@ -31,7 +32,7 @@ bool wait_serving(const std::shared_ptr<grpc::Channel>& ch, double timeout_s, st
     const grpc::Status s = stub->Check(&ctx, req, &rep);
     if (s.ok() && rep.status() == grpc::health::v1::HealthCheckResponse::SERVING) return true;
     last = s.ok() ? grpc::health::v1::HealthCheckResponse::ServingStatus_Name(rep.status()) : describe(s);
-    if (std::chrono::steady_clock::now() >= deadline) return false;
+    if (std::chrono::steady_clock::now() >= deadline || (keep_waiting && !keep_waiting())) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <grpcpp/grpcpp.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -14,9 +15,12 @@ namespace cuzk::daemon {
 // `target`: a unix socket path (with or without "unix:"), or HOST:PORT for TCP.
 std::shared_ptr<grpc::Channel> connect(const std::string& target);
 
-// Polls grpc.health.v1.Health/Check until SERVING, at most timeout_s. False at the timeout;
-// `last` then says what was seen (unreachable, NOT_SERVING).
-bool wait_serving(const std::shared_ptr<grpc::Channel>& ch, double timeout_s, std::string& last);
+// Polls grpc.health.v1.Health/Check until SERVING, at most timeout_s, and only while
+// `keep_waiting` (when given) says the daemon can still answer (a daemon this process started
+// and that has exited never will). False then or at the timeout; `last` says what was seen
+// (unreachable, NOT_SERVING).
+bool wait_serving(const std::shared_ptr<grpc::Channel>& ch, double timeout_s, std::string& last,
+                  const std::function<bool()>& keep_waiting = {});
 
 // "RESOURCE_EXHAUSTED", "NOT_FOUND", ...
 const char* status_name(grpc::StatusCode c);

@@ -197,6 +197,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cuzk::cli::register_builtin_backends();
   CLI::App app{"cuzkd: the cuzk proving daemon (gRPC job API; docs/daemon.md)"};
   Options o;
   app.add_option("--state-dir", o.state_dir, "folder of the journal, proofs and results (created)");

@@ -14,6 +14,9 @@
 #include "prover/groth16/backend.hpp"
 #include "prover/util/process_limits.hpp"
 #include "prover/util/thread_pool.hpp"
+#if CUZK_HAVE_CUDA
+#include "cuda/stage/cuda_backend.hpp"
+#endif
 
 namespace cuzk::cli {
 namespace {
@@ -65,6 +68,12 @@ std::vector<double> parse_number_list(const std::string& flag, const std::string
   }
   if (out.empty()) throw Error(flag + ": empty list");
   return out;
+}
+
+void register_builtin_backends() {
+#if CUZK_HAVE_CUDA
+  cuzk::cuda::register_backend();  // --backend cuda (it probes the GPU when chosen)
+#endif
 }
 
 std::string resolve_backend(const std::string& name, bool allow_cpu_fallback) {

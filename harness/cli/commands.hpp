@@ -54,6 +54,10 @@ std::vector<double> parse_number_list(const std::string& flag, const std::string
 // passed --allow-cpu-fallback (a warning says so on stderr). Otherwise throws Error: an unknown
 // name is bad input (exit 2), an unavailable backend a failure (exit 1) with the reason.
 std::string resolve_backend(const std::string& name, bool allow_cpu_fallback);
+// Registers the backends this build has beyond the CPU's (cuda where nvcc was found). Every
+// binary that takes --backend calls it once at start: a static library's self-registering
+// objects would be dropped by the linker.
+void register_builtin_backends();
 // Runs the selected subcommand; one whose work runs on the prover's thread pool first passes
 // check_thread_limits().
 int run_selected(CLI::App& app);

@@ -13,9 +13,6 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/measure/output_file.hpp"
-#if CUZK_HAVE_CUDA
-#include "cuda/stage/cuda_backend.hpp"
-#endif
 
 namespace {
 
@@ -54,9 +51,7 @@ int run_main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "cuzk-bench 0.1.0");
   cuzk::cli::register_all(app);
-#if CUZK_HAVE_CUDA
-  cuzk::cuda::register_backend();  // makes --backend cuda available (it probes the GPU when chosen)
-#endif
+  cuzk::cli::register_builtin_backends();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

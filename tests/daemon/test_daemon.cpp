@@ -490,6 +490,40 @@ TEST_CASE("daemon: bad flags, a socket in use and a file in the socket's place a
   CHECK(serving(dm));
 }
 
+TEST_CASE("daemon: --backend cuda is built in wherever the build has CUDA", "[daemon]") {
+  t::TempDir d;
+  const std::string cmd = "cd '" + d.path() + "' && '" + daemon_binary() +
+                          "' --state-dir s --challenges 1 --depth 3 --backend cuda >out 2>err";
+  const int st = std::system(cmd.c_str());
+  const std::string err = t::slurp(d.file("err"));
+  INFO(err);
+  // Without a GPU it stops with the reason; in a CUDA build that reason is never a missing backend.
+#if CUZK_HAVE_CUDA
+  CHECK(err.find("not built into this binary") == std::string::npos);
+#else
+  CHECK(err.find("not built into this binary") != std::string::npos);
+#endif
+  if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) CHECK(!err.empty());
+}
+
+TEST_CASE("load: a daemon it started that exits is reported at once, not waited for", "[daemon][load]") {
+  // --preset NAME starts build/NAME/daemon/cuzkd: NAME is this build's folder under build/.
+  const std::filesystem::path bin(daemon_binary());
+  const std::string build = bin.parent_path().parent_path().filename().string();
+  if (bin.parent_path().parent_path().parent_path().filename() != "build") {
+    WARN("the daemon under test is not in <source>/build/NAME: --preset cannot name it; skipped");
+    return;
+  }
+  t::TempDir d;
+  const auto r = t::run_bench("load --preset " + build + " --daemon-arg=--backend=nope --jobs 1 --warmup 0 "
+                              "--ready-timeout 3000 --out load.jsonl",
+                              d.path());
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("exited before it was SERVING") != std::string::npos);
+  CHECK(r.err.find("nope") != std::string::npos);  // the daemon's own reason, from its log
+}
+
 TEST_CASE("load: a low rate against a daemon accounts for every job, with plausible percentiles", "[daemon][load]") {
   t::TempDir d;
   REQUIRE(t::share_params_cache(d));
