@@ -292,3 +292,42 @@ TEST_CASE("quantile_ci: order-statistic intervals of a quantile") {
     }
   CHECK(std::isnan(cuzk::quantile_ci({}, 0.5).lo));
 }
+
+TEST_CASE("fisher_exact_p: a table computed by hand, and one from scipy") {
+  // [[3, 1], [1, 3]]: margins 4 and 4 of 8; P(first cell = k) = C(4,k) C(4,4-k) / C(8,4) =
+  // 1, 16, 36, 16, 1 over 70. The observed k = 3 (16/70) and every table no more likely: 34/70.
+  CHECK(cuzk::fisher_exact_p(3, 1, 1, 3) == Approx(34.0 / 70.0).epsilon(1e-12));
+  // scipy.stats.fisher_exact([[1, 9], [11, 3]]).pvalue
+  CHECK(cuzk::fisher_exact_p(1, 9, 11, 3) == Approx(0.0027594561852200836).epsilon(1e-9));
+  // The tables as likely as the observed one count: a symmetric table's p is 1.
+  CHECK(cuzk::fisher_exact_p(2, 2, 2, 2) == Approx(1.0));
+  CHECK(cuzk::fisher_exact_p(0, 0, 0, 0) == 1.0);
+}
+
+TEST_CASE("mood_quantile_test: separated samples at the median, counts above the pooled quantile") {
+  std::vector<double> a, b;
+  for (int i = 1; i <= 10; ++i) a.push_back(i);
+  for (int i = 11; i <= 20; ++i) b.push_back(i);
+  const cuzk::MoodResult m = cuzk::mood_quantile_test(a, b, 0.5);
+  CHECK(m.pooled == Approx(10.5));
+  CHECK(m.above_a == 0);
+  CHECK(m.above_b == 10);
+  // [[0, 10], [10, 0]]: the two extreme tables, each 1 / C(20, 10).
+  CHECK(m.p_value == Approx(2.0 / 184756.0).epsilon(1e-9));
+  CHECK(cuzk::mood_quantile_test(a, a, 0.9).p_value == Approx(1.0));
+  CHECK(cuzk::mood_quantile_test(a, {}, 0.9).p_value == 1.0);
+}
+
+TEST_CASE("t tests: paired and Welch against scipy") {
+  // scipy.stats.ttest_1samp([0.1, 0.2, 0.15, 0.3], 0)
+  const cuzk::TTest p = cuzk::paired_t_test({0.1, 0.2, 0.15, 0.3});
+  CHECK(p.estimate == Approx(0.1875));
+  CHECK(p.p_value == Approx(0.02187539878275781).epsilon(1e-6));
+  // scipy.stats.ttest_ind([1, 2, 3, 4], [2, 4, 6, 8, 10], equal_var=False)
+  const cuzk::TTest w = cuzk::welch_t_test({1, 2, 3, 4}, {2, 4, 6, 8, 10});
+  CHECK(w.estimate == Approx(-3.5));
+  CHECK(w.p_value == Approx(0.06913359319239236).epsilon(1e-6));
+  CHECK(w.df == Approx(5.520787746170677).epsilon(1e-6));
+  CHECK(std::isnan(cuzk::paired_t_test({0.1}).low));
+  CHECK(cuzk::paired_t_test({0.1}).p_value == 1.0);
+}

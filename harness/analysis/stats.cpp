@@ -4,6 +4,7 @@
 #include "harness/analysis/math_policy.hpp"
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/fisher_f.hpp>
+#include <boost/math/distributions/hypergeometric.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
@@ -506,6 +507,88 @@ Spearman spearman(const std::vector<double>& x, const std::vector<double>& y) {
   const double df = double(s.n) - 2;
   s.p = std::fabs(s.rho) >= 1 ? 0 : t_two_sided(s.rho * std::sqrt(df / ((1 + s.rho) * (1 - s.rho))), df);
   return s;
+}
+
+double fisher_exact_p(size_t a, size_t b, size_t c, size_t d) {
+  const size_t n = a + b + c + d, row = a + b, col = a + c;
+  if (n == 0 || row == 0 || row == n || col == 0 || col == n) return 1;
+  // The first cell given the margins: `row` draws from n items of which `col` are marked.
+  const boost::math::hypergeometric_distribution<double> h(static_cast<unsigned>(col), static_cast<unsigned>(row),
+                                                          static_cast<unsigned>(n));
+  const double observed = boost::math::pdf(h, static_cast<unsigned>(a));
+  const size_t lo = row + col > n ? row + col - n : 0, hi = std::min(row, col);
+  double p = 0;
+  for (size_t k = lo; k <= hi; ++k) {
+    const double pk = boost::math::pdf(h, static_cast<unsigned>(k));
+    if (pk <= observed * (1 + 1e-7)) p += pk;
+  }
+  return std::min(1.0, p);
+}
+
+MoodResult mood_quantile_test(const std::vector<double>& a, const std::vector<double>& b, double q) {
+  MoodResult m;
+  m.n_a = a.size();
+  m.n_b = b.size();
+  if (a.empty() || b.empty()) {
+    m.pooled = std::numeric_limits<double>::quiet_NaN();
+    return m;
+  }
+  std::vector<double> all(a);
+  all.insert(all.end(), b.begin(), b.end());
+  m.pooled = quantile(std::move(all), q);
+  for (double x : a) m.above_a += x > m.pooled;
+  for (double x : b) m.above_b += x > m.pooled;
+  m.p_value = fisher_exact_p(m.above_a, m.n_a - m.above_a, m.above_b, m.n_b - m.above_b);
+  return m;
+}
+
+namespace {
+
+// The test of an estimate with standard error se and df degrees of freedom.
+TTest t_test(double estimate, double se, double df, double level) {
+  TTest t;
+  t.estimate = estimate;
+  t.df = df;
+  if (se > 0) {
+    const double half = student_t_quantile((1 + level) / 2, df) * se;
+    t.low = estimate - half;
+    t.high = estimate + half;
+    t.p_value = t_two_sided(estimate / se, df);
+  } else {  // every value the same: the estimate is exact
+    t.low = t.high = estimate;
+    t.p_value = estimate == 0 ? 1 : 0;
+  }
+  return t;
+}
+
+double sample_variance(const std::vector<double>& v, double m) {
+  double ss = 0;
+  for (double x : v) ss += (x - m) * (x - m);
+  return ss / static_cast<double>(v.size() - 1);
+}
+
+TTest untestable(double estimate) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return {estimate, nan, nan, 1, 0};
+}
+
+}  // namespace
+
+TTest paired_t_test(const std::vector<double>& d, double level) {
+  if (d.size() < 2) return untestable(d.empty() ? std::numeric_limits<double>::quiet_NaN() : d[0]);
+  const double m = mean(d), n = static_cast<double>(d.size());
+  return t_test(m, std::sqrt(sample_variance(d, m) / n), n - 1, level);
+}
+
+TTest welch_t_test(const std::vector<double>& x, const std::vector<double>& y, double level) {
+  if (x.size() < 2 || y.size() < 2)
+    return untestable(x.empty() || y.empty() ? std::numeric_limits<double>::quiet_NaN() : mean(x) - mean(y));
+  const double mx = mean(x), my = mean(y), nx = static_cast<double>(x.size()), ny = static_cast<double>(y.size());
+  const double vx = sample_variance(x, mx) / nx, vy = sample_variance(y, my) / ny;
+  const double se2 = vx + vy;
+  // Welch-Satterthwaite; with both variances 0 the df does not matter (se = 0).
+  const double df = se2 > 0 ? se2 * se2 / (vx * vx / (nx - 1) + vy * vy / (ny - 1)) : nx + ny - 2;
+  return t_test(mx - my, std::sqrt(se2), df, level);
 }
 
 }  // namespace cuzk

@@ -109,6 +109,35 @@ DiffCI bootstrap_mean_ci(const std::vector<double>& d, int resamples = 2000, uin
 // (d_i + d_j) / 2, i <= j. Empty d -> NaN.
 double hodges_lehmann(const std::vector<double>& d);
 
+// ---- quantiles and rates of load runs (load_rows.hpp) ----
+
+// Two-sided Fisher exact test of the 2x2 table [[a, b], [c, d]]: with the margins fixed, the
+// first cell is hypergeometric; p sums the probabilities of every table no more likely than the
+// observed one (as scipy.stats.fisher_exact, with a relative tolerance of 1e-7 so that tables
+// as likely as the observed one in exact arithmetic count despite rounding). An empty table: 1.
+double fisher_exact_p(size_t a, size_t b, size_t c, size_t d);
+
+// Mood's two-sample test of equal q-quantiles (Mood, Introduction to the Theory of Statistics,
+// 1950; the "median test" at q = 0.5): pool both samples, take the pooled q-quantile m (type 7,
+// as `quantile`), count each side's values above m, and test the 2x2 table of counts above and
+// not above with Fisher's exact test. Distribution-free; either side empty: p = 1.
+struct MoodResult {
+  double pooled = 0;            // m
+  size_t above_a = 0, above_b = 0, n_a = 0, n_b = 0;
+  double p_value = 1;           // two-sided
+};
+MoodResult mood_quantile_test(const std::vector<double>& a, const std::vector<double>& b, double q);
+
+// A t test of a difference of means with its CI at `level`: paired (the mean of d against 0,
+// df = n - 1) or Welch's (mean(x) - mean(y), Welch-Satterthwaite df). Fewer than 2 values on a
+// side: p = 1 and the interval NaN. A zero standard error: p = 0 unless the estimate is 0 (then
+// 1), and the interval is the estimate.
+struct TTest {
+  double estimate = 0, low = 0, high = 0, p_value = 1, df = 0;
+};
+TTest paired_t_test(const std::vector<double>& d, double level = 0.95);
+TTest welch_t_test(const std::vector<double>& x, const std::vector<double>& y, double level = 0.95);
+
 // ---- between and within processes (the noise diagnosis, noise.hpp) ----
 
 // Every statistic below carries `why`: "" when it was computed, else the reason it could not be.
