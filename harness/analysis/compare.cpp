@@ -97,12 +97,7 @@ void fill_stats(PhaseComparison& r, const std::vector<double>& a, const std::vec
     r.warnings.push_back("no samples on one side");
     return;
   }
-  r.median_a = median(a);
-  r.median_b = median(b);
-  r.mad_a = mad(a);
-  r.mad_b = mad(b);
-  r.iqr_a = iqr(a);
-  r.iqr_b = iqr(b);
+  describe_sides(r, a, b);
   r.ratio = r.median_a != 0 ? r.median_b / r.median_a : (r.median_b == 0 ? 1.0 : INFINITY);
   auto ci = bootstrap_ratio_ci(a, b, o.bootstrap_resamples, o.bootstrap_seed, o.ci_level);
   r.ci_low = ci.low;
@@ -227,12 +222,7 @@ void fill_paired(PhaseComparison& r, const PairedValues& p, const CompareOptions
     r.warnings.push_back("no round in which both sides ran the phase");
     return;
   }
-  r.median_a = median(p.a);
-  r.median_b = median(p.b);
-  r.mad_a = mad(p.a);
-  r.mad_b = mad(p.b);
-  r.iqr_a = iqr(p.a);
-  r.iqr_b = iqr(p.b);
+  describe_sides(r, p.a, p.b);
   const std::vector<double> diff = paired_d(p, false);
   r.delta = mean(diff);
   std::tie(r.delta_low, r.delta_high) = paired_interval(diff, o.ci_level, o);
@@ -447,6 +437,15 @@ CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& s
   return d;
 }
 
+void describe_sides(PhaseComparison& r, const std::vector<double>& a, const std::vector<double>& b) {
+  r.median_a = median(a);
+  r.median_b = median(b);
+  r.mad_a = mad(a);
+  r.mad_b = mad(b);
+  r.iqr_a = iqr(a);
+  r.iqr_b = iqr(b);
+}
+
 std::map<int64_t, double> round_medians(const std::vector<double>& v, const std::vector<int64_t>& round) {
   std::map<int64_t, std::vector<double>> by;
   for (size_t i = 0; i < v.size() && i < round.size(); ++i) by[round[i]].push_back(v[i]);
@@ -506,7 +505,7 @@ bool PhaseComparison::change_stands() const {
 
 const PhaseComparison* primary_row(const Comparison& c, const std::string& phase) {
   for (const auto& r : c.rows)
-    if (r.phase == phase && r.primary) return &r;
+    if (r.phase == phase && r.primary && r.kind == "phase") return &r;
   return nullptr;
 }
 
@@ -673,6 +672,9 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
     }
     family_intervals(c.rows, first_row, ca, cb, design, o);
     for (auto& acc : account_case(ca, cb, design, o)) c.accounting.push_back(std::move(acc));
+    // After the family: the Bonferroni widening is over the case's phases, which these are not.
+    if (o.load_rows && ca.suite == "load")
+      for (auto& r : load_rows(a, b, k, o, c.warnings)) c.rows.push_back(std::move(r));
   }
   for (const auto& k : keys)
     if (a.cases.count(k) && b.cases.count(k)) {

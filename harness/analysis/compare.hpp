@@ -72,6 +72,15 @@ struct CompareOptions {
   bool include_warmup = false;
   double ci_level = 0.95;
   AnalysisChoices analysis;
+  // Load runs (suite "load"; load_rows.hpp): each case also gets a row per tail phase and
+  // quantile, and one of throughput, after its phase rows.
+  bool load_rows = true;
+  std::vector<double> tail_quantiles = {0.9, 0.99};
+  std::vector<std::string> tail_phases = {"request"};
+  // Threshold of a tail row, by phase and metric ("p99"); else threshold_for(phase).
+  std::map<std::string, std::map<std::string, double>> tail_thresholds;
+  // Threshold of the throughput rows (a growth of the time between completions); else noise_threshold.
+  std::optional<double> throughput_threshold;
   // Threshold for one phase: phase_thresholds[phase] if present, else noise_threshold.
   double threshold_for(const std::string& phase) const {
     auto it = phase_thresholds.find(phase);
@@ -102,9 +111,14 @@ bool counter_is_notable(const CounterDelta& d, double phase_a_ns, double phase_b
 struct PhaseComparison {
   std::string suite, case_name, params;  // params: canonical JSON dump of the sample's parameters object
   std::string phase;                     // slash path, e.g. "proof/synth" (Google Benchmark: benchmark name)
-  std::string metric;                    // "wall_ns" or "gpu_ns"
+  std::string metric;                    // "wall_ns" or "gpu_ns"; a load row's "p99" or "throughput"
   bool primary = true;                   // the row that carries the phase's verdict (gate, calibrate)
-  std::string unit = "samples";          // "samples", "processes" (per-process medians) or "rounds" (paired)
+  // "phase": a phase's row (its median; the rows above); "tail" or "throughput": a row of a load
+  // case (load_rows.hpp) beside the phase rows. A reader that wants one row per phase takes the
+  // primary "phase" rows.
+  std::string kind = "phase";
+  // "samples", "processes" (per-process medians) or "rounds" (paired); load rows: "jobs" or "rounds"
+  std::string unit = "samples";
   std::string design = "samples";        // the case's design: "samples", "blocks" or "paired" (docs/compare.md)
   // Observations per side, counted in `unit`: samples, processes, or the rounds both sides have
   // (JSON: n_a, n_b).
@@ -201,7 +215,8 @@ struct Comparison {
   std::vector<CaseSummary> summaries;    // one per case in both files
 };
 
-// The row that carries a phase's verdict, or nullptr when the phase is not in the comparison.
+// The row that carries a phase's verdict (its primary "phase" row), or nullptr when the phase is
+// not in the comparison.
 const PhaseComparison* primary_row(const Comparison& c, const std::string& phase);
 
 class CompareError : public std::runtime_error {

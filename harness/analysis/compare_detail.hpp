@@ -54,6 +54,18 @@ struct CaseData {
   std::vector<SampleRecord> records;          // cuzk files only (Google Benchmark has no phase tree)
 };
 
+// The completions of one load case (suite "load"): every job's load.round and load.done_s,
+// warm-ups and samples left out as disturbed included (a completion is a completion), for the
+// throughput rows (load_rows.cpp).
+struct LoadCompletion {
+  int64_t round = 0;
+  double done_s = 0;  // seconds from the step's start to the reply
+};
+struct LoadCase {
+  std::vector<LoadCompletion> done;
+  size_t samples = 0, without_done = 0;  // its samples, and those without load.done_s
+};
+
 struct SideData {
   std::string path, format;
   nlohmann::json provenance = nlohmann::json::object(), machine = nlohmann::json::object();
@@ -62,6 +74,7 @@ struct SideData {
   // file was written without $CUZK_INJECT_SLOWDOWN, and always for Google Benchmark JSON.
   nlohmann::json injected;
   std::map<std::string, CaseData> cases;  // key: suite \x1f case \x1f params
+  std::map<std::string, LoadCase> load;   // suite "load" cases, by the same key
   size_t warmups_skipped = 0;
   EnvSummary env;
 };
@@ -80,6 +93,9 @@ std::string signed_ns(double ns);
 bool is_time_metric(const std::string& metric);
 std::string value_text(const std::string& metric, double v);
 std::string signed_value_text(const std::string& metric, double v);
+
+// Each side's median, MAD and IQR of its observations into the row.
+void describe_sides(PhaseComparison& r, const std::vector<double>& a, const std::vector<double>& b);
 
 // The observations of one side: the values, or each process's median of them (block design).
 std::vector<double> observations(const std::vector<double>& v, const std::vector<std::string>& process, bool blocks);
@@ -102,6 +118,10 @@ std::map<int64_t, double> round_medians(const std::vector<double>& v, const std:
 // compare_accounting.cpp: the accounting of every parent phase of one case (both sides loaded).
 std::vector<Accounting> account_case(const CaseData& a, const CaseData& b, const CaseDesign& design,
                                      const CompareOptions& o);
+// load_rows.cpp: the tail and throughput rows of one load case both sides have (key: key_of);
+// a case whose throughput cannot be measured adds the reason to `warnings`.
+std::vector<PhaseComparison> load_rows(const SideData& a, const SideData& b, const std::string& key,
+                                       const CompareOptions& o, std::vector<std::string>& warnings);
 // compare_summary.cpp: the summary paragraph of one case from its rows and accounting.
 CaseSummary summarize_case(const Comparison& c, const std::string& suite, const std::string& case_name,
                            const std::string& params, const CompareOptions& o);

@@ -96,6 +96,8 @@ std::string counters_text(const PhaseComparison& r, const std::map<std::string, 
 
 // "10/10", or "10x5/10x5" (processes x repetitions each) when processes are the units.
 std::string n_cell(const PhaseComparison& r) {
+  if (r.unit == "rounds" && r.observations_a != r.observations_b)  // an unpaired throughput row
+    return fmt::format("{}/{} rounds", r.observations_a, r.observations_b);
   if (r.unit == "rounds") return fmt::format("{} rounds", r.observations_a);
   if (r.unit != "processes") return fmt::format("{}/{}", r.observations_a, r.observations_b);
   auto side = [](size_t n, size_t samples) {
@@ -106,8 +108,14 @@ std::string n_cell(const PhaseComparison& r) {
 
 // The notes under the tables: how to read the metric, unit and p columns of these rows.
 std::vector<std::string> legend(const Comparison& c, const FormatOptions& f) {
-  bool secondary = false, processes = false, only = false, rounds = false, counted = false;
+  bool secondary = false, processes = false, only = false, rounds = false, counted = false, tails = false,
+       throughput = false;
   for (const auto& r : c.rows) {
+    if (r.kind != "phase") {  // their own notes below; their units are not the phases' designs
+      tails = tails || r.kind == "tail";
+      throughput = throughput || r.kind == "throughput";
+      continue;
+    }
     secondary = secondary || r.metric == "gpu_ns";  // the GPU-or-wall note: only where GPU time was compared
     processes = processes || r.unit == "processes";
     rounds = rounds || r.unit == "rounds";
@@ -133,6 +141,15 @@ std::vector<std::string> legend(const Comparison& c, const FormatOptions& f) {
   if (only)
     out.push_back("only in A/B: a phase one build does not have costs 0 there; its row shows the other side's median "
                   "and the 95% bootstrap CI of that cost");
+  if (tails)
+    out.push_back("p90, p99 (load runs): each side's quantile over its measured jobs; p: Mood's quantile test (Fisher's "
+                  "exact test of the jobs above the pooled quantile); CI: each side's distribution-free 97.5% CI of its "
+                  "quantile, combined (jointly at least 95%; 0 or inf: too few jobs for that end)");
+  if (throughput)
+    out.push_back("throughput (load runs): completions per second in each round, medians over rounds; its B/A, change % "
+                  "and verdict are those of the time between completions (A's throughput over B's), so above 1 is "
+                  "slower, as in every row; CI: t over rounds (paired by round where both sides ran the same rounds, "
+                  "else Welch)");
   if (!rounds || processes || std::any_of(c.rows.begin(), c.rows.end(), [](const PhaseComparison& r) { return r.unit == "samples"; }))
     out.push_back(std::string(f.wide ? "p: two-sided Mann-Whitney U (* = normal approximation); " : "") +
                   "change: median B - median A; CI: 95% bootstrap of the ratio of medians" +
@@ -419,7 +436,7 @@ nlohmann::json to_json(const Comparison& c) {
                           {"ratio", d.ratio ? json(*d.ratio) : json(nullptr)},
                           {"note", d.note}});
     rows.push_back({{"suite", r.suite}, {"case", r.case_name}, {"parameters", r.params},
-                    {"phase", r.phase}, {"metric", r.metric}, {"primary", r.primary}, {"unit", r.unit},
+                    {"phase", r.phase}, {"metric", r.metric}, {"kind", r.kind}, {"primary", r.primary}, {"unit", r.unit},
                     {"design", r.design}, {"ci_method", r.ci_method}, {"log_ratios", r.log_ratios},
                     {"hodges_lehmann", num(r.hodges_lehmann)}, {"ci_t_low", num(r.t_low)}, {"ci_t_high", num(r.t_high)},
                     {"ci_boot_low", num(r.boot_low)}, {"ci_boot_high", num(r.boot_high)},

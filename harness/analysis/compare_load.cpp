@@ -6,6 +6,8 @@
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/gbench.hpp"
+#include "harness/analysis/load_rows.hpp"
+#include "harness/analysis/output/format.hpp"
 #include "harness/measure/machine.hpp"
 #include "harness/measure/results.hpp"
 #include "prover/interop/input_file.hpp"
@@ -118,6 +120,29 @@ json gbench_field(const std::string& path, const json& obj, const char* key, jso
   }
 }
 
+// A load sample's completion (docs/results-format.md, "Load samples") into `lc`: its
+// load.round and load.done_s, checked here because the results reader leaves the load object
+// to its readers. A sample without load.done_s (written before load recorded it) is counted.
+void note_completion(LoadCase& lc, const json& v, const std::string& path, size_t line) {
+  ++lc.samples;
+  const json* load = v.contains("load") ? &v["load"] : nullptr;
+  if (load && !load->is_object())
+    throw CompareError(fmt::format("{}:{}: field 'load' must be an object, not {}", path, line, load->type_name()));
+  if (!load || !load->contains("done_s")) {
+    ++lc.without_done;
+    return;
+  }
+  const json& done = (*load)["done_s"];
+  if (!done.is_number() || !std::isfinite(done.get<double>()) || done.get<double>() < 0)
+    throw CompareError(fmt::format("{}:{}: load: field 'done_s' must be a number of seconds >= 0, not {}", path, line,
+                                   done.dump()));
+  const json round = load->value("round", json());
+  if (!round.is_number_integer() || round.get<int64_t>() < 0)
+    throw CompareError(fmt::format("{}:{}: load: field 'round' must be an integer >= 0 beside done_s, not {}", path,
+                                   line, round.dump()));
+  lc.done.push_back({round.get<int64_t>(), done.get<double>()});
+}
+
 SideData load_gbench(const std::string& path, const json& doc) {
   SideData s;
   s.path = path;
@@ -171,6 +196,8 @@ SideData load_cuzk(const std::string& path, const ResultsFile& rf, const Compare
   s.injected = rf.header.value.value("injected", json());  // parse_results checked its shape
   for (const auto& line : rf.samples) {
     const json& v = line.value;
+    if (v.value("suite", "") == "load")
+      note_completion(s.load[key_of("load", v.value("case", ""), case_params(v))], v, path, line.line);
     if (v.value("warmup", false) && !o.include_warmup) {
       ++s.warmups_skipped;
       continue;
@@ -288,13 +315,17 @@ std::string signed_ns(double ns) {
   return fmt::format("{}{:.0f} ns", sign, a);
 }
 
-bool is_time_metric(const std::string& metric) { return metric == "wall_ns" || metric == "gpu_ns"; }
+bool is_time_metric(const std::string& metric) {
+  return metric == "wall_ns" || metric == "gpu_ns" || metric_quantile(metric).has_value();
+}
 
 std::string value_text(const std::string& metric, double v) {
+  if (metric == kThroughputMetric) return output::sig3(v) + "/s";
   return is_time_metric(metric) ? fmt_ns(v) : fmt::format("{:.0f}", v);
 }
 
 std::string signed_value_text(const std::string& metric, double v) {
+  if (metric == kThroughputMetric) return (v >= 0 ? "+" : "") + output::sig3(v) + "/s";
   return is_time_metric(metric) ? signed_ns(v) : fmt::format("{:+.0f}", v);
 }
 

@@ -36,7 +36,7 @@ std::string change_text(const PhaseComparison& r) {
 const PhaseComparison* end_to_end(const std::vector<const PhaseComparison*>& rows) {
   const PhaseComparison* best = nullptr;
   for (const auto* r : rows) {
-    if (!r->primary || r->phase.find('/') != std::string::npos || r->only_in.has_value()) continue;
+    if (!r->primary || r->kind != "phase" || r->phase.find('/') != std::string::npos || r->only_in.has_value()) continue;
     if (r->phase == "proof") return r;
     if (!best || r->median_a > best->median_a) best = r;
   }
@@ -44,6 +44,22 @@ const PhaseComparison* end_to_end(const std::vector<const PhaseComparison*>& row
 }
 
 double robust_cv(double mad, double med) { return med > 0 ? 1.4826 * mad / med : 0; }
+
+// " Under load: request p99 4.210 s -> 6.030 s (+43.2%): slower; throughput 0.512/s -> 0.431/s
+// (time between completions +18.8%): slower." The load rows (load_rows.hpp) in a sentence of
+// their own, since they are not phases.
+std::string load_sentence(const std::vector<const PhaseComparison*>& rows) {
+  std::string s;
+  for (const auto* r : rows) {
+    if (r->kind == "phase") continue;
+    const std::string change = std::isfinite(r->ratio) ? output::change_pct(r->ratio) : "n/a";
+    s += fmt::format("{}{} {} -> {} ({}{}): {}", s.empty() ? "" : "; ",
+                     r->kind == "throughput" ? std::string(r->metric) : r->phase + " " + r->metric,
+                     value_text(r->metric, r->median_a), value_text(r->metric, r->median_b),
+                     r->kind == "throughput" ? "time between completions " : "", change, r->verdict);
+  }
+  return s.empty() ? s : " Under load: " + s + ".";
+}
 
 }  // namespace
 
@@ -66,7 +82,7 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
   std::vector<const PhaseComparison*> changes, maybe;
   size_t others = 0, family = 0;
   for (const auto* r : rows) {
-    if (!r->primary || r == e2e) continue;
+    if (!r->primary || r->kind != "phase" || r == e2e) continue;
     family = r->family;
     if (!is_change(*r)) ++others;
     else (r->change_stands() ? changes : maybe).push_back(r);
@@ -137,7 +153,7 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
       }
     }
   }
-  s.text = text;
+  s.text = text + load_sentence(rows);
   return s;
 }
 

@@ -8,7 +8,10 @@
 #include <set>
 #include <toml++/toml.h>
 
+#include "harness/analysis/load_rows.hpp"
+#include "harness/analysis/output/format.hpp"
 #include "harness/analysis/output/printers.hpp"
+#include "harness/measure/clock.hpp"
 #include "prover/interop/input_file.hpp"
 #include "prover/interop/input_limits.hpp"
 
@@ -35,6 +38,67 @@ std::vector<std::string> read_strings(const toml::node* n, const std::string& wh
     out.push_back(*s);
   }
   return out;
+}
+
+// An integer >= least. The type first: toml++'s value<int64_t>() on a float casts it before its
+// range check (undefined behavior for 2.2e59, found by fuzz_gate), and would take 5.0 for 5.
+size_t read_count(const toml::node& v, const std::string& what, int64_t least, const std::string& name) {
+  if (!v.is_integer())
+    throw GateError(fmt::format("{}: {} must be an integer >= {}, not a {}", name, what, least,
+                                v.is_floating_point() ? "float" : "non-number"));
+  const int64_t n = v.as_integer()->get();
+  if (n < least) throw GateError(fmt::format("{}: {} must be an integer >= {}", name, what, least));
+  return static_cast<size_t>(n);
+}
+
+// [tails."phase"]: quantile keys ("p99") = max growth of that quantile.
+void read_tails(const toml::table& tails, GateThresholds& g, const std::string& name) {
+  const std::string example = "[tails.\"request\"] p99 = 0.25";
+  if (tails.empty())
+    throw GateError(fmt::format("{}: [tails] is empty: it holds one table per phase, {}", name, example));
+  for (auto& [phase, v] : tails) {
+    const std::string p(phase.str());
+    const toml::table* one = v.as_table();
+    if (!one)
+      throw GateError(fmt::format("{}: [tails] holds one table per phase, {}; '{}' is not a table", name, example, p));
+    if (p.empty()) throw GateError(name + ": [tails] names an empty phase");
+    if (one->empty())
+      throw GateError(fmt::format("{}: [tails.\"{}\"] is empty: give a quantile's max growth, p99 = 0.25", name, p));
+    for (auto& [key, lim] : *one) {
+      const std::string k(key.str());
+      const std::optional<double> q = metric_quantile(k);
+      if (!q)
+        throw GateError(fmt::format("{}: unknown key '{}' in [tails.\"{}\"] (known: a quantile, \"p\" and a percent "
+                                    "strictly between 0 and 100: p50, p90, p99, p99.9)",
+                                    name, k, p));
+      const std::string metric = quantile_metric(*q);
+      if (g.tails[p].count(metric))
+        throw GateError(fmt::format("{}: [tails.\"{}\"] names the {} twice ('{}'): say it once", name, p, metric, k));
+      g.tails[p][metric] = read_fraction(lim, fmt::format("[tails.\"{}\"] {}", p, k), name);
+    }
+  }
+}
+
+// [throughput]: max_drop (required) and min_rounds.
+ThroughputLimit read_throughput(const toml::table& tp, const std::string& name) {
+  ThroughputLimit l;
+  for (auto& [k, v] : tp) {
+    const std::string key(k.str());
+    if (key == "max_drop") {
+      const std::optional<double> d = v.value<double>();
+      if (!d || !std::isfinite(*d) || *d < 0 || *d >= 1)
+        throw GateError(fmt::format("{}: [throughput] max_drop must be a fraction in [0, 1) (0.10: a step's throughput "
+                                    "may fall 10%)",
+                                    name));
+      l.max_drop = *d;
+    } else if (key == "min_rounds") {
+      l.min_rounds = read_count(v, "[throughput] min_rounds", 2, name);
+    } else {
+      throw GateError(fmt::format("{}: unknown key '{}' in [throughput] (known: max_drop, min_rounds)", name, key));
+    }
+  }
+  if (!tp.contains("max_drop")) throw GateError(name + ": [throughput] needs max_drop");
+  return l;
 }
 
 std::string case_key(const PhaseComparison& r) { return r.suite + "/" + r.case_name; }
@@ -73,8 +137,8 @@ std::string new_phase_regression(const Comparison& c, const PhaseComparison& r, 
   if (auto slash = r.phase.rfind('/'); slash != std::string::npos) {
     const std::string parent = r.phase.substr(0, slash);
     for (const auto& p : c.rows)
-      if (p.primary && p.phase == parent && p.suite == r.suite && p.case_name == r.case_name && p.params == r.params &&
-          p.median_b > 0) {
+      if (p.primary && p.kind == "phase" && p.phase == parent && p.suite == r.suite && p.case_name == r.case_name &&
+          p.params == r.params && p.median_b > 0) {
         const double share = cost / p.median_b;
         parent_text = fmt::format(" = {:.1f}% of {}", 100 * share, parent);
         if (l.max_share && share > *l.max_share) over = fmt::format("max_share {:g}%", 100 * *l.max_share);
@@ -98,12 +162,13 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
     throw GateError(fmt::format("{}: invalid TOML: {}", name, e.description()));
   }
   GateThresholds g;
-  static const std::set<std::string> top = {"default", "phases", "required", "ignore", "policy", "new_phases", "counters"};
+  static const std::set<std::string> top = {"default",    "phases",   "required", "ignore",    "policy",
+                                            "new_phases", "counters", "tails",    "throughput"};
   for (auto& [k, v] : t)
     if (!top.count(std::string(k.str())))
-      throw GateError(fmt::format(
-          "{}: unknown table or key '{}' (known: default, phases, required, ignore, policy, new_phases, counters)", name,
-          std::string(k.str())));
+      throw GateError(fmt::format("{}: unknown table or key '{}' (known: default, phases, required, ignore, policy, "
+                                  "new_phases, counters, tails, throughput)",
+                                  name, std::string(k.str())));
   auto read_policy = [&](const toml::node& v, const std::string& where) {
     auto p = v.value<std::string>();
     if (!p || (*p != "fail" && *p != "warn" && *p != "ignore"))
@@ -120,14 +185,7 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
       g.alpha = read_fraction(v, "[default] alpha", name);
       if (g.alpha <= 0 || g.alpha >= 1) throw GateError(name + ": [default] alpha must be in (0, 1)");
     } else if (key == "min_samples") {
-      // The type first: toml++'s value<int64_t>() on a float casts it before its range check
-      // (undefined behavior for 2.2e59, found by fuzz_gate), and would take 5.0 for 5.
-      if (!v.is_integer())
-        throw GateError(fmt::format("{}: [default] min_samples must be an integer >= 2, not a {}", name,
-                                    v.is_floating_point() ? "float" : "non-number"));
-      const int64_t n = v.as_integer()->get();
-      if (n < 2) throw GateError(name + ": [default] min_samples must be an integer >= 2");
-      g.min_samples = static_cast<size_t>(n);
+      g.min_samples = read_count(v, "[default] min_samples", 2, name);
     } else if (key == "multiple") {
       auto m = v.value<std::string>();
       if (!m || (*m != "hierarchy" && *m != "holm" && *m != "none"))
@@ -212,6 +270,12 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
   } else if (t.contains("counters")) {
     throw GateError(name + ": [counters] must hold one table per phase: [counters.\"proof/synth\"] \"os::minflt\" = 2.0");
   }
+  if (auto* tl = t["tails"].as_table())
+    read_tails(*tl, g, name);
+  else if (t.contains("tails"))
+    throw GateError(name + ": [tails] must hold one table per phase: [tails.\"request\"] p99 = 0.25");
+  if (auto* tp = t["throughput"].as_table()) g.throughput = read_throughput(*tp, name);
+  else if (t.contains("throughput")) throw GateError(name + ": [throughput] must be a table (max_drop, min_rounds)");
   return g;
 }
 
@@ -323,10 +387,14 @@ std::vector<bool> adjust(const std::vector<const PhaseComparison*>& rows, std::v
   std::vector<int> parent(m, -1);
   if (t.multiple == "hierarchy") {
     // A row's parent is its nearest ancestor path that is itself gated in the same case, so an
-    // ignored phase passes its children up to its own parent.
+    // ignored phase passes its children up to its own parent. A load case's tail and throughput
+    // rows are roots: a tail can grow under an unchanged median, so it must not wait for its
+    // phase's row to change.
     std::map<std::string, size_t> by_key;
-    for (size_t i = 0; i < m; ++i) by_key[case_key(*rows[i]) + '\x1f' + rows[i]->params + '\x1f' + rows[i]->phase] = i;
+    for (size_t i = 0; i < m; ++i)
+      if (rows[i]->kind == "phase") by_key[case_key(*rows[i]) + '\x1f' + rows[i]->params + '\x1f' + rows[i]->phase] = i;
     for (size_t i = 0; i < m; ++i) {
+      if (rows[i]->kind != "phase") continue;
       std::string path = rows[i]->phase;
       for (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/')) {
         path.resize(slash);
@@ -387,6 +455,64 @@ std::string ratio_text(const PhaseComparison& r, const std::string& method) {
   return fmt::format("B/A {:.3f}, 95% CI [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high);
 }
 
+// The regression line of a load case's tail or throughput row: which quantile or the throughput,
+// both sides' values, the change and its CI, the test, the limit passed.
+std::string load_regression_text(const PhaseComparison& r, const GatedPhase& p, const GateThresholds& t) {
+  const std::string test =
+      fmt::format("p = {:.3g}, adjusted p = {:.3g} ({})", r.p_value, p.adjusted_p, family_text(p, t.multiple));
+  const std::string ci = fmt::format("95% CI [{:.2f}, {:.2f}]", r.ci_low, r.ci_high);
+  if (r.kind == "throughput")
+    return fmt::format("{} throughput: {} -> {} proofs/s ({:+.1f}%; time between completions B/A {:.3f}, {}), {}, "
+                       "exceeds max drop {:g}%",
+                       case_key(r), output::sig3(r.median_a), output::sig3(r.median_b),
+                       r.median_a > 0 ? 100 * (r.median_b / r.median_a - 1) : 0.0,
+                       r.ratio, ci, test, t.throughput ? 100 * t.throughput->max_drop : 0.0);
+  return fmt::format("{} {} {}: {} -> {} ({:+.1f}%, B/A {}), {}, exceeds max growth {:g}%", case_key(r), r.phase,
+                     r.metric, fmt_ns(r.median_a), fmt_ns(r.median_b), 100 * (r.ratio - 1), ci, test, 100 * r.threshold);
+}
+
+// The load cases (suite "load") against [tails] and [throughput]: a tail phase they name must be
+// in every load case of both files, and a gated throughput needs its row in each.
+void check_load_cases(const Comparison& c, const GateThresholds& t, GateResult& g) {
+  if (t.tails.empty() && !t.throughput) return;
+  std::vector<const PhaseComparison*> cases;  // the first row of each load case
+  for (const auto& r : c.rows)
+    if (r.suite == "load" && std::none_of(cases.begin(), cases.end(), [&](const PhaseComparison* x) {
+          return x->case_name == r.case_name && x->params == r.params;
+        }))
+      cases.push_back(&r);
+  if (cases.empty()) {
+    const char* tables = t.tails.empty() ? "[throughput]" : t.throughput ? "[tails] and [throughput]" : "[tails]";
+    g.errors.push_back(fmt::format("the thresholds have {}, but the files have no load case in common (suite \"load\", "
+                                   "written by cuzk-bench load)",
+                                   tables));
+    return;
+  }
+  for (const auto* k : cases) {
+    auto in_case = [&](const PhaseComparison& r) {
+      return r.suite == k->suite && r.case_name == k->case_name && r.params == k->params;
+    };
+    for (const auto& [phase, quantiles] : t.tails) {
+      bool in_a = false, in_b = false;
+      for (const auto& r : c.rows)
+        if (in_case(r) && r.kind == "phase" && r.phase == phase) {
+          in_a = in_a || r.only_in != Side::kB;
+          in_b = in_b || r.only_in != Side::kA;
+        }
+      for (const auto& [present, side] : {std::pair{in_a, "baseline"}, std::pair{in_b, "candidate"}})
+        if (!present)
+          g.errors.push_back(fmt::format("phase {} (named in [tails]) is missing in load case {} of the {}", phase,
+                                         case_key(*k), side));
+    }
+    if (t.throughput && std::none_of(c.rows.begin(), c.rows.end(),
+                                     [&](const PhaseComparison& r) { return in_case(r) && r.kind == "throughput"; }))
+      g.errors.push_back(fmt::format("{}: [throughput] cannot be gated: the files have no throughput row for it (their "
+                                     "samples lack load.done_s, the completion times; record them again with "
+                                     "cuzk-bench load)",
+                                     case_key(*k)));
+  }
+}
+
 void set_result(GateResult& g) {
   if (!g.errors.empty()) {
     g.exit_code = 2;
@@ -414,6 +540,17 @@ CompareOptions gate_compare_options(const GateThresholds& t, const GateOptions& 
   co.allow_machine_mismatch = o.allow_machine_mismatch;
   co.allow_injected = o.allow_injected;  // refused by compare_files: a gate error (exit 2)
   co.analysis = o.analysis;
+  co.load_rows = true;
+  co.tail_thresholds = t.tails;
+  for (const auto& [phase, quantiles] : t.tails) {
+    if (std::find(co.tail_phases.begin(), co.tail_phases.end(), phase) == co.tail_phases.end())
+      co.tail_phases.push_back(phase);
+    for (const auto& [metric, max] : quantiles)
+      if (std::none_of(co.tail_quantiles.begin(), co.tail_quantiles.end(),
+                       [&m = metric](double q) { return quantile_metric(q) == m; }))
+        co.tail_quantiles.push_back(*metric_quantile(metric));
+  }
+  if (t.throughput) co.throughput_threshold = t.throughput->threshold();
   return co;
 }
 
@@ -452,6 +589,7 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
     for (const auto& r : c.rows) found = found || case_key(r) == rc;
     if (!found) g.errors.push_back("required case " + rc + " is not in both files");
   }
+  check_load_cases(c, t, g);
   auto alarm = [&](const PhaseComparison& r, std::string kind, std::string text) {
     GateAlarm a;
     a.kind = std::move(kind);
@@ -493,6 +631,20 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
     }
     if (ignored.count(r.phase)) continue;
     if (!r.primary) continue;  // shown for reference; the phase's verdict is its primary row's
+    // A tail row of a quantile [tails] does not name is compare's own: shown, not gated.
+    if (r.kind == "tail" && !(t.tails.count(r.phase) && t.tails.at(r.phase).count(r.metric))) continue;
+    if (r.kind == "throughput") {
+      if (!t.throughput) continue;
+      // Its unit is rounds, not samples: min_rounds, not min_samples.
+      if (r.observations_a < t.throughput->min_rounds || r.observations_b < t.throughput->min_rounds) {
+        g.errors.push_back(fmt::format("{}: throughput needs at least {} rounds per side ({} baseline, {} candidate; "
+                                       "[throughput] min_rounds): record more with load --rounds",
+                                       where, t.throughput->min_rounds, r.observations_a, r.observations_b));
+        continue;
+      }
+      gated.push_back(&r);
+      continue;
+    }
     if (r.observations_a == 0 || r.observations_b == 0) {
       g.errors.push_back("phase " + where + " has no samples on one side");
       continue;
@@ -502,7 +654,7 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
                                      where, r.observations_a, r.observations_b, t.min_samples));
       continue;
     }
-    if (auto lim = t.counter_limits.find(r.phase); lim != t.counter_limits.end()) {
+    if (auto lim = t.counter_limits.find(r.phase); r.kind == "phase" && lim != t.counter_limits.end()) {
       for (const auto& [name, max] : lim->second) {
         std::string why;
         const std::optional<double> ratio = counter_ratio(r, name, why);
@@ -532,6 +684,7 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
     p.params = r.params;
     p.phase = r.phase;
     p.metric = r.metric;
+    p.kind = r.kind;
     p.p_value = r.p_value;
   }
   const std::vector<bool> reachable = adjust(gated, g.gated, t);
@@ -551,8 +704,8 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
       for (const auto& p : g.gated) {
         // A family of children is opened when its parent's adjusted p is below alpha.
         for (const auto& q : g.gated)
-          if (q.phase == p.family && q.suite == p.suite && q.case_name == p.case_name && q.params == p.params &&
-              q.adjusted_p < t.alpha)
+          if (q.kind == "phase" && q.phase == p.family && q.suite == p.suite && q.case_name == p.case_name &&
+              q.params == p.params && q.adjusted_p < t.alpha)
             opened_keys.insert(p.suite + p.case_name + p.params + p.family);
       }
     for (const auto& [k, n] : seen) child_families += k != "roots";
@@ -573,6 +726,10 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
         "hierarchy over {} gated phases ({}) in {} families (largest {}) at alpha {:g}: the root phases first, then "
         "the children of a phase that changed; {} of {} families of children opened",
         g.gated.size(), in_cases, families, largest, t.alpha, opened, child_families);
+  const auto load = std::count_if(g.gated.begin(), g.gated.end(), [](const GatedPhase& p) { return p.kind != "phase"; });
+  if (load > 0)
+    g.family_summary += fmt::format("; {} of them tail or throughput rows of load cases{}", load,
+                                    t.multiple == "hierarchy" ? " (roots)" : "");
 
   // A phase that cannot fail is not gated, whatever the thresholds say: say so, loudly. Not an
   // error: a gate of counters alone ([counters], with times left wide) is a sound gate.
@@ -608,10 +765,13 @@ GateResult gate_comparison(const Comparison& c, const GateThresholds& t, const G
                     : compare_verdict(p.adjusted_p, r.ratio, r.ci_low, r.ci_high, t.alpha, r.threshold);
     const std::string where = where_of(r);
     if (p.verdict == "slower") {
-      GateAlarm* a = alarm(r, "phase",
-                           fmt::format("{}: {:+.1f}% ({}), p = {:.3g}, adjusted p = {:.3g} ({}) exceeds max slowdown {:.1f}%",
-                                       where, (r.ratio - 1) * 100, ratio_text(r, t.multiple), r.p_value, p.adjusted_p,
-                                       family_text(p, t.multiple), r.threshold * 100));
+      const std::string text =
+          r.kind != "phase"
+              ? load_regression_text(r, p, t)
+              : fmt::format("{}: {:+.1f}% ({}), p = {:.3g}, adjusted p = {:.3g} ({}) exceeds max slowdown {:.1f}%", where,
+                            (r.ratio - 1) * 100, ratio_text(r, t.multiple), r.p_value, p.adjusted_p,
+                            family_text(p, t.multiple), r.threshold * 100);
+      GateAlarm* a = alarm(r, "phase", text);
       a->p_value = r.p_value;
       a->adjusted_p = p.adjusted_p;
     } else if (p.verdict == "too noisy") {
@@ -652,7 +812,16 @@ void confirm_alarms(GateResult& g, const Comparison& fresh, const GateThresholds
                                      where_of(a), fresh.path_a, fresh.path_b));
       continue;
     }
-    if (!wanted_missing && (r->observations_a < t.min_samples || r->observations_b < t.min_samples)) {
+    if (r->kind == "throughput") {
+      const size_t least = t.throughput ? t.throughput->min_rounds : 2;
+      if (r->observations_a < least || r->observations_b < least) {
+        g.errors.push_back(fmt::format("cannot confirm the alarm on {}: too few rounds in the confirmation files ({} "
+                                       "baseline, {} candidate; [throughput] min_rounds = {}): record more with load "
+                                       "--rounds",
+                                       where_of(a), r->observations_a, r->observations_b, least));
+        continue;
+      }
+    } else if (!wanted_missing && (r->observations_a < t.min_samples || r->observations_b < t.min_samples)) {
       g.errors.push_back(fmt::format("cannot confirm the alarm on {}: too few samples in the confirmation files ({} "
                                      "baseline, {} candidate; min_samples = {})",
                                      where_of(a), r->observations_a, r->observations_b, t.min_samples));
@@ -790,12 +959,16 @@ nlohmann::json to_json(const GateResult& g) {
     j["thresholds"]["new_phase_overrides"] = overrides;
     j["thresholds"]["counters"] = g.thresholds->counter_limits;
     j["thresholds"]["multiple"] = g.thresholds->multiple;
+    j["thresholds"]["tails"] = g.thresholds->tails;
+    const auto& tp = g.thresholds->throughput;
+    j["thresholds"]["throughput"] =
+        tp ? json{{"max_drop", tp->max_drop}, {"min_rounds", tp->min_rounds}} : json(nullptr);
   }
   json gated = json::array();
   for (const auto& p : g.gated)
     gated.push_back({{"suite", p.suite}, {"case", p.case_name}, {"params", p.params}, {"phase", p.phase},
-                     {"metric", p.metric}, {"p_value", p.p_value}, {"adjusted_p", p.adjusted_p}, {"family", p.family},
-                     {"family_size", p.family_size}, {"verdict", p.verdict}});
+                     {"metric", p.metric}, {"kind", p.kind}, {"p_value", p.p_value}, {"adjusted_p", p.adjusted_p},
+                     {"family", p.family}, {"family_size", p.family_size}, {"verdict", p.verdict}});
   j["multiple_testing"] = {{"method", g.multiple}, {"summary", g.family_summary}, {"phases", g.gated.size()},
                            {"gated", gated}};
   auto num = [](double x) { return std::isnan(x) ? json(nullptr) : json(x); };

@@ -34,6 +34,14 @@ struct NewPhaseLimit {
   bool any() const { return max_ms || max_share; }
 };
 
+// [throughput]: how far a load case's throughput may fall (docs/gating.md, "Load runs").
+struct ThroughputLimit {
+  double max_drop = 0;     // fraction of the baseline's throughput, in [0, 1)
+  size_t min_rounds = 3;   // fewer rounds per side is an error (load --rounds)
+  // The row's threshold: the growth of the time between completions that a drop of max_drop is.
+  double threshold() const { return 1 / (1 - max_drop) - 1; }
+};
+
 struct GateThresholds {
   double max_slowdown = 0.05;                  // [default] max_slowdown
   double alpha = 0.05;                         // [default] alpha
@@ -59,6 +67,10 @@ struct GateThresholds {
   std::map<std::string, NewPhaseLimit> new_phase_overrides;  // [new_phases."path"]: one phase
   // [counters."phase"] "counter" = max ratio B/A of the counter's medians (2.0: must not double)
   std::map<std::string, std::map<std::string, double>> counter_limits;
+  // [tails."phase"] "p99" = max growth of the phase's 99th percentile in load cases (the key as
+  // quantile_metric writes it: "p99", "p99.9"). Other quantiles' rows are shown, not gated.
+  std::map<std::string, std::map<std::string, double>> tails;
+  std::optional<ThroughputLimit> throughput;  // [throughput]; without it throughput is not gated
 };
 
 // The policy of a phase: "fail", "warn" or "ignore" (see GateThresholds::policies).
@@ -84,6 +96,7 @@ struct GateOptions {
 // its place in the multiple-testing procedure.
 struct GatedPhase {
   std::string suite, case_name, params, phase, metric;
+  std::string kind = "phase";  // the row's kind: "phase", or a load case's "tail" or "throughput"
   double p_value = 1;       // the row's own test
   double adjusted_p = 1;    // after GateThresholds::multiple; compared with alpha
   std::string family;       // "all" (holm), "roots" or the parent's path (hierarchy), "self" (none)
@@ -94,7 +107,7 @@ struct GatedPhase {
 // One reason the gate fails: a slower phase, a new phase above its limit or a counter above its
 // ratio. Kept structured so that a re-measurement can look for the same row.
 struct GateAlarm {
-  std::string kind;         // "phase", "new_phase" or "counter"
+  std::string kind;         // "phase" (a phase's, tail or throughput row: metric says which), "new_phase" or "counter"
   std::string suite, case_name, params, phase, metric, counter;
   double p_value = NAN, adjusted_p = NAN;  // "phase" alarms only
   std::string text;         // the regression line
@@ -128,7 +141,8 @@ struct GateResult {
 std::vector<double> holm_adjusted(const std::vector<double>& p);
 
 // The comparison options a gate uses: alpha, thresholds and min_samples from the thresholds file,
-// the rest from the options. Build the Comparison given to gate_comparison with these.
+// the quantiles and phases of [tails] beside compare's own (so that their rows exist), the rest
+// from the options. Build the Comparison given to gate_comparison with these.
 CompareOptions gate_compare_options(const GateThresholds& t, const GateOptions& o);
 
 // The gate's decision on a comparison already made (files are not read; confirm_baseline and

@@ -44,7 +44,8 @@ const CaseData* find_case(const SideData& s, const std::string& key) {
 
 const PhaseComparison* case_row(const Comparison& c, const CaseAttribution& k, const std::string& phase) {
   for (const auto& r : c.rows)
-    if (r.primary && r.phase == phase && r.suite == k.suite && r.case_name == k.case_name && r.params == k.params)
+    if (r.primary && r.kind == "phase" && r.phase == phase && r.suite == k.suite && r.case_name == k.case_name &&
+        r.params == k.params)
       return &r;
   return nullptr;
 }
@@ -230,7 +231,7 @@ Attribution attribute(const Input& in) {
     std::vector<std::string> order;  // phases in the order compare lists them
     for (auto& [v, c] : cmps)
       for (auto& r : c.rows)
-        if (r.primary && r.suite == k.suite && r.case_name == k.case_name && r.params == k.params &&
+        if (r.primary && r.kind == "phase" && r.suite == k.suite && r.case_name == k.case_name && r.params == k.params &&
             std::find(order.begin(), order.end(), r.phase) == order.end())
           order.push_back(r.phase);
     for (const auto& phase : order) {

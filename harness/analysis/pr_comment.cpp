@@ -22,9 +22,12 @@ const GatedPhase* gated_of(const GateResult& g, const PhaseComparison& r) {
   return nullptr;
 }
 
+// The metric too: a load case's tail and throughput rows share their phase with its median row.
 bool alarmed(const std::vector<GateAlarm>& alarms, const PhaseComparison& r) {
   for (const auto& a : alarms)
-    if (a.suite == r.suite && a.case_name == r.case_name && a.params == r.params && a.phase == r.phase) return true;
+    if (a.suite == r.suite && a.case_name == r.case_name && a.params == r.params && a.phase == r.phase &&
+        a.metric == r.metric)
+      return true;
   return false;
 }
 
@@ -58,7 +61,15 @@ std::string p_text(const GateResult& g, const PhaseComparison& r) {
   return output::pval(r.p_value);
 }
 
-std::string time_text(double ns) { return compare_detail::value_text("wall_ns", ns); }
+// A row's median in its unit: a time, except a load case's throughput (jobs per second).
+std::string value_text(const PhaseComparison& r, double v) {
+  return compare_detail::value_text(r.kind == "phase" ? "wall_ns" : r.metric, v);
+}
+
+// "`proof`", or "`request` p99" for a load case's tail row.
+std::string phase_cell(const PhaseComparison& r) {
+  return "`" + r.phase + "`" + (r.kind == "phase" ? "" : " " + r.metric);
+}
 
 }  // namespace
 
@@ -67,7 +78,7 @@ std::vector<ChangedPhase> changed_phases(const GateResult& g) {
   std::set<std::string> seen;
   if (!g.comparison) return out;
   for (const auto& r : g.comparison->rows) {
-    if (!r.primary) continue;
+    if (!r.primary || r.kind != "phase") continue;  // the history keeps phases' times, not tails or throughput
     if (!is_change(verdict_of(g, r)) && !alarmed(g.alarms, r) && !alarmed(g.warn_alarms, r)) continue;
     if (seen.insert(r.suite + '\x1f' + r.case_name + '\x1f' + r.phase + '\x1f' + r.metric).second)
       out.push_back({r.suite, r.case_name, r.phase, r.metric});
@@ -104,7 +115,8 @@ std::string format_pr_comment(const GateResult& g, const PrCommentInput& in) {
       const bool fails = alarmed(g.alarms, r), warns = alarmed(g.warn_alarms, r);
       if (!is_change(v) && !fails && !warns) continue;
       const std::string policy = g.thresholds ? policy_of(*g.thresholds, r.phase) : "fail";
-      t.add_row({r.suite + "/" + r.case_name, "`" + r.phase + "`", policy, time_text(r.median_a), time_text(r.median_b),
+      t.add_row({r.suite + "/" + r.case_name, phase_cell(r), policy, value_text(r, r.median_a),
+                 value_text(r, r.median_b),
                  output::change_pct(r.ratio), ci_text(r), p_text(g, r),
                  fails ? "**" + v + ": fails the gate**" : warns ? v + ": warns" : v});
     }

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/report_matrix.hpp"
 #include "harness/analysis/report_page.hpp"
 #include "harness/measure/process.hpp"
@@ -94,10 +95,15 @@ std::string html_cases(const Comparison& c) {
                                                                         : nullptr;
       std::string cn;
       for (const auto& cd : row.counters) cn += (cn.empty() ? "" : ", ") + cd.name + " " + cd.note;
+      // A load case's throughput row is in jobs per second, not milliseconds (load_rows.hpp).
+      const bool rate = row.kind == "throughput";
+      auto value = [&](double v) { return rate ? compare_detail::value_text(row.metric, v) : fmt_ms(v); };
       h += "<tr>" + td(row.primary ? row.phase : row.phase + " (secondary)") + td(row.metric) +
            td(std::to_string(row.observations_a), "num") + td(std::to_string(row.observations_b), "num") +
-           td(row.only_in == Side::kB ? "-" : fmt_ms(row.median_a), "num") +
-           td(row.only_in == Side::kA ? "-" : fmt_ms(row.median_b), "num") + td(fmt::format("{:+.3f}", row.delta / 1e6), "num") +
+           td(row.only_in == Side::kB ? "-" : value(row.median_a), "num") +
+           td(row.only_in == Side::kA ? "-" : value(row.median_b), "num") +
+           td(rate ? compare_detail::signed_value_text(row.metric, row.delta) : fmt::format("{:+.3f}", row.delta / 1e6),
+              "num") +
            td(only ? "-" : fmt::format("{:.4f}", row.ratio), "num") +
            td(only ? fmt::format("cost [{:.3f}, {:.3f}] ms", std::fabs(row.delta_low) / 1e6, std::fabs(row.delta_high) / 1e6)
                    : fmt::format("[{:.4f}, {:.4f}]", row.ci_low, row.ci_high),

@@ -321,7 +321,7 @@ Measurement Bisector::measure(const Revision& r, const std::string& bin, const s
     if (!row) {
       std::string have;
       for (auto& x : cmp.rows)
-        if (x.primary) (have += have.empty() ? "" : ", ") += x.phase;
+        if (x.primary && x.kind == "phase") (have += have.empty() ? "" : ", ") += x.phase;
       throw Error(fmt::format("phase {} is not in the results of case {} (its phases: {})", o_.phase, o_.case_name, have));
     }
     Measurement m{target, row->ratio, row->ci_low, row->ci_high, bisect::classify(row->ci_low, row->ci_high, t_),
