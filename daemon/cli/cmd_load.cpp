@@ -442,7 +442,7 @@ int run_load(const LoadOptions& o) {
                           .warm = k < warmup},
                          smp,
                          {{"load", {{"job_id", out[k].job.job_id()}, {"round", round}, {"arrival_s", out[k].arrival_s},
-                                    {"batch_size", out[k].job.batch_size()}}}});
+                                    {"done_s", double(out[k].done_ns - start) / 1e9}, {"batch_size", out[k].job.batch_size()}}}});
     }
     tg.reports.push_back(summarize(label, rate, o.mode == "open" ? 0 : clients, out, warmup, seconds));
   };

@@ -543,6 +543,10 @@ TEST_CASE("load: a low rate against a daemon accounts for every job, with plausi
       const double proof = j["phases"]["proof"]["wall_ns"].get<double>();
       CHECK(req >= proof);  // the client's latency includes the daemon's time
       latency.push_back(req);
+      // The reply came after the job was sent at its arrival, and after its latency.
+      const double done = j["load"]["done_s"].get<double>();
+      CHECK(done >= j["load"]["arrival_s"].get<double>());
+      CHECK(done >= req / 1e9);
     }
     if (j["type"] == "summary") summary = j;
   }
@@ -591,6 +595,11 @@ TEST_CASE("load: two daemons under one interleaved schedule, each side's records
   }
   CHECK(r.out.find("against") != std::string::npos);
   CHECK(r.out.find("request") != std::string::npos);
+  // The completion times give compare a throughput row of the 2 rounds, paired.
+  bool throughput_row = false;
+  for (const auto& line : t::lines_of(r.out))
+    throughput_row = throughput_row || (line.find(" throughput ") != std::string::npos && line.find("2 rounds") != std::string::npos);
+  CHECK(throughput_row);
   // Two sides need a folder for their two files.
   const auto bad = t::run_bench("load --socket '" + a.socket() + "," + b.socket() + "' --rates 2", d.path());
   CHECK(bad.code == 2);
