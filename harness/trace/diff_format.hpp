@@ -1,0 +1,27 @@
+// trace-diff's result in the output model (analysis/output/table.hpp): a summary of the kernels
+// and copies that explain each changed phase, the phase table, and per phase its items and the
+// k-th launches that differ. The three printers render these.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/analysis/output/table.hpp"
+#include "harness/trace/diff.hpp"
+
+namespace cuzk::trace {
+
+// Contributors listed per changed phase in the summary.
+constexpr size_t kSummaryItems = 5;
+
+output::Summary diff_summary(const Diff& d);
+output::Table phase_table(const Diff& d);
+output::Table item_table(const PhaseDiff& p);
+// The k-th launches whose duration changed or that only one side has.
+output::Table launch_table(const PhaseDiff& p, double threshold);
+
+std::string format_text(const Diff& d);
+std::string format_markdown(const Diff& d);
+nlohmann::json to_json(const Diff& d);
+
+}  // namespace cuzk::trace
