@@ -69,7 +69,8 @@ struct JobOutcome {
 };
 
 struct StepReport {
-  std::string label;
+  std::string label;  // the case, and " rN" for round N of an A/B
+  uint32_t round = 0;
   double offered = 0;  // proofs/s (open loop), 0 for closed
   uint32_t clients = 0, measured = 0, failed = 0;
   double throughput = 0, seconds = 0;
@@ -188,6 +189,7 @@ nlohmann::json step_json(const StepReport& r) {
                           {"ci95_hi_s", c.hi_open ? nlohmann::json() : nlohmann::json(c.hi)}};
   };
   return {{"step", r.label},
+          {"round", r.round},
           {"offered_per_s", r.offered},
           {"clients", r.clients},
           {"measured", r.measured},
@@ -441,10 +443,14 @@ int run_load(const LoadOptions& o) {
                           .repetition = int(round * jobs + k),
                           .warm = k < warmup},
                          smp,
-                         {{"load", {{"job_id", out[k].job.job_id()}, {"round", round}, {"arrival_s", out[k].arrival_s},
+                         // round_id: both sides of round r ran one schedule, so compare can pair them.
+                         {{"round_id", round},
+                          {"load", {{"job_id", out[k].job.job_id()}, {"round", round}, {"arrival_s", out[k].arrival_s},
                                     {"done_s", double(out[k].done_ns - start) / 1e9}, {"batch_size", out[k].job.batch_size()}}}});
     }
-    tg.reports.push_back(summarize(label, rate, o.mode == "open" ? 0 : clients, out, warmup, seconds));
+    tg.reports.push_back(summarize(ab ? fmt::format("{} r{}", label, round + 1) : label, rate, o.mode == "open" ? 0 : clients,
+                                   out, warmup, seconds));
+    tg.reports.back().round = round;
   };
 
   // Interleaved: round r runs every step on A then B, the next round on B then A, so that a

@@ -1,5 +1,9 @@
 // `cuzk-bench ab --a PRESET --b PRESET --suite NAME [--rounds N] [--warmup N] [--out-dir DIR]
 //                 [--no-build] [--bin-a PATH --bin-b PATH] [--source-dir DIR] [--quick] [--case NAME] [--backend cpu|cuda]`
+// `cuzk-bench ab --a PRESET --b PRESET --load [--rounds N] [--warmup JOBS] [--out-dir DIR] [--no-build] LOAD-OPTIONS`
+//
+// With --load the A/B is of the two presets' daemons under one load schedule: this binary's
+// `load --preset A,B` (daemon/cli/cmd_load.cpp, docs/daemon.md) with the A/B's rounds and folder.
 //
 // Builds two variants (each in build/<preset>, target cuzk-bench), refuses any binary whose
 // embedded provenance does not match the request (preset, flags) or the current sources
@@ -11,10 +15,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
@@ -62,7 +69,47 @@ struct AbOptions {
   std::string on_failure = "stop";
   std::string counters;    // --counters: passed to each run (e.g. sim: runs under callgrind)
   bool cache_sim = false;  // --cache-sim: passed to each run
+  bool load = false;       // --load: the presets' daemons under load instead of a suite
 };
+
+// ab's options that mean the same under --load; any other one given with it is refused.
+const std::set<std::string> kLoadOptions = {"--a", "--b", "--rounds", "--warmup", "--out-dir", "--no-build", "--load"};
+
+// `ab --load`: runs this binary's `load --preset A,B` (which builds, interleaves, records and
+// compares) with the A/B's rounds, warm-up and folder, and load's own options after them.
+int run_ab_load(const AbOptions& o, const CLI::App& ab, const CLI::App& app, const std::vector<std::string>& load_args) {
+  try {
+    (void)app.get_subcommand("load");
+  } catch (const CLI::OptionNotFound&) {
+    throw Error("ab --load needs the daemon and its load generator, which this cuzk-bench was built without "
+                "(gRPC, protobuf and SQLite: scripts/setup.sh, then reconfigure)");
+  }
+  for (const CLI::Option* opt : ab.get_options())
+    if (opt->count() > 0 && !kLoadOptions.count(opt->get_name()) && opt->get_name() != "--help")
+      throw Error(fmt::format("ab --load: {} is for a suite's A/B and has no meaning under load (the load options "
+                              "are load's: cuzk-bench load --help)",
+                              opt->get_name()));
+  if (o.a.empty() || o.b.empty()) throw Error("ab --load: give the two presets with --a and --b");
+  const std::string dir =
+      o.out_dir.empty() ? fmt::format("results/local/{}-{}-vs-{}-load", utc_stamp(), o.a, o.b) : o.out_dir;
+  std::vector<std::string> argv{"/proc/self/exe", "load", "--preset", o.a + "," + o.b, "--rounds",
+                                std::to_string(o.rounds), "--out-dir", dir};
+  if (!o.no_build) argv.push_back("--build");
+  if (ab.get_option("--warmup")->count() > 0) {
+    argv.push_back("--warmup");
+    argv.push_back(std::to_string(o.warmup_rounds));
+  }
+  argv.insert(argv.end(), load_args.begin(), load_args.end());
+  std::string line = "cuzk-bench";
+  for (size_t i = 1; i < argv.size(); ++i) line += " " + argv[i];
+  fmt::print(stderr, "ab --load: {}\n", line);
+  std::fflush(nullptr);
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  execv(cargv[0], cargv.data());
+  throw Error(fmt::format("ab --load: cannot run {}: {}", argv[0], std::strerror(errno)), kExitFailure);
+}
 
 
 int run_ab(const AbOptions& o) {
@@ -245,7 +292,12 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
   auto o = std::make_shared<AbOptions>();
   sub->add_option("--a", o->a, "preset of variant A (CMakePresets.json)");
   sub->add_option("--b", o->b, "preset of variant B");
-  sub->add_option("--suite", o->suite, "suite name or file")->required();
+  sub->add_option("--suite", o->suite, "suite name or file (or --load)");
+  sub->add_flag("--load", o->load,
+                "instead of a suite: the two presets' cuzkd under one load schedule, interleaved (load --preset A,B; "
+                "load's options follow, e.g. --rates 0.5 --jobs 30 --daemon-arg=--depth=10; --warmup: warm-up jobs "
+                "per step)");
+  sub->allow_extras();  // load's options, under --load; refused otherwise
   sub->add_option("--a-name", o->a_name, "label of A (default: its preset, or \"a\")");
   sub->add_option("--b-name", o->b_name, "label of B (default: its preset, or \"b\")");
   sub->add_option("--rounds", o->rounds, "measured rounds (each: one run of A, then one of B)")->capture_default_str();
@@ -273,7 +325,16 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
   sub->add_flag("--allow-machine-mismatch", o->allow_machine_mismatch, "compare even if machines differ");
   add_allow_injected_flag(sub, o->allow_injected);
   add_run_failure_options(sub, o->run_timeout, o->on_failure, "the A/B");
-  return [=] { return run_ab(*o); };
+  return [=, &app] {
+    if (o->load) return run_ab_load(*o, *sub, app, sub->remaining());
+    if (!sub->remaining().empty()) {
+      std::string extra;
+      for (const auto& r : sub->remaining()) extra += (extra.empty() ? "" : " ") + r;
+      throw Error(fmt::format("ab: unexpected argument(s): {} (load's options go with --load)", extra));
+    }
+    if (o->suite.empty()) throw Error("ab: --suite is required (or --load: the presets' daemons under load)");
+    return run_ab(*o);
+  };
 });
 
 }  // namespace

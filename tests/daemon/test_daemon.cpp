@@ -510,8 +510,10 @@ TEST_CASE("load: a daemon it started that exits is reported at once, not waited 
   // --preset NAME starts build/NAME/daemon/cuzkd: NAME is this build's folder under build/.
   const std::filesystem::path bin(daemon_binary());
   const std::string build = bin.parent_path().parent_path().filename().string();
-  if (bin.parent_path().parent_path().parent_path().filename() != "build") {
-    WARN("the daemon under test is not in <source>/build/NAME: --preset cannot name it; skipped");
+  const std::string presets = t::slurp(std::string(CUZK_SOURCE_DIR) + "/CMakePresets.json");
+  if (bin.parent_path().parent_path().parent_path().filename() != "build" ||
+      presets.find("\"name\": \"" + build + "\"") == std::string::npos) {
+    WARN("the daemon under test is not a preset's build (build/" << build << "): --preset cannot name it; skipped");
     return;
   }
   t::TempDir d;
@@ -522,6 +524,25 @@ TEST_CASE("load: a daemon it started that exits is reported at once, not waited 
   CHECK(r.code == 1);
   CHECK(r.err.find("exited before it was SERVING") != std::string::npos);
   CHECK(r.err.find("nope") != std::string::npos);  // the daemon's own reason, from its log
+}
+
+TEST_CASE("ab --load runs load with both presets, the A/B's rounds and folder; suite options are refused", "[daemon][load]") {
+  t::TempDir d;
+  // Presets without builds: load names the missing daemon, which shows what ab handed it.
+  const auto r = t::run_bench("ab --a nosuch-a --b nosuch-b --load --no-build --rounds 3 --out-dir ab --rates 1 --jobs 4", d.path());
+  INFO(r.out << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("load --preset nosuch-a,nosuch-b --rounds 3 --out-dir ab --rates 1 --jobs 4") != std::string::npos);
+  CHECK(r.err.find("no configure preset named 'nosuch-a'") != std::string::npos);  // load's own check
+  const auto suite = t::run_bench("ab --a x --b y --load --suite quick", d.path());
+  CHECK(suite.code == 2);
+  CHECK(suite.err.find("--suite is for a suite's A/B") != std::string::npos);
+  const auto extra = t::run_bench("ab --a x --b y --suite quick --rates 1", d.path());
+  CHECK(extra.code == 2);
+  CHECK(extra.err.find("--rates") != std::string::npos);
+  const auto none = t::run_bench("ab --a x --b y", d.path());
+  CHECK(none.code == 2);
+  CHECK(none.err.find("--suite is required") != std::string::npos);
 }
 
 TEST_CASE("load: a low rate against a daemon accounts for every job, with plausible percentiles", "[daemon][load]") {
