@@ -8,5 +8,5 @@ if(TARGET cuzkd)
   add_test(NAME daemon COMMAND test_daemon)
   set_tests_properties(daemon PROPERTIES
     ENVIRONMENT "${CUZK_TEST_ENV};CUZK_DAEMON=$<TARGET_FILE:cuzkd>"
-    TIMEOUT ${CUZK_TEST_TIMEOUT} LABELS "slow;subprocess")
+    TIMEOUT ${CUZK_TEST_TIMEOUT} LABELS "slow;subprocess" COST 100)  # started first, as the other slow tests
 endif()
