@@ -335,6 +335,27 @@ TEST_CASE("trace-diff prints the explaining kernel first, as JSON and text", "[t
   CHECK(r.out.find("ntt_h") == std::string::npos);
 }
 
+TEST_CASE("real exports: an A/A of four H100 captures, CUB's ranges not taken for phases", "[trace_diff]") {
+#if CUZK_HAVE_SQLITE
+  // tests/fixtures/nsys/README.md: one build captured four times, Nsight Systems 2025.3.2.
+  const std::string fx = std::string(CUZK_SOURCE_DIR) + "/tests/fixtures/nsys";
+  TempDir d;
+  const auto r = cuzk::test::run_bench("trace-diff --a '" + fx + "/a' --b '" + fx + "/b'", d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("trace-diff: 0 of ") != std::string::npos);  // one build on both sides
+  // The sort inside msm_h opens a CUB range (domain CCCL): its kernels stay msm_h's.
+  CHECK(r.out.find("cub::DeviceRadixSort ") == std::string::npos);
+  const auto msm_h = r.out.find("\nproof/prove/msm_h\n");
+  REQUIRE(msm_h != std::string::npos);
+  CHECK(r.out.find("DeviceRadixSortOnesweepKernel", msm_h) != std::string::npos);
+  CHECK(r.out.find("launched no GPU work on either side") != std::string::npos);
+  const auto e = tr::read_nsys_export(fx + "/a/cpu-small-1.sqlite");
+  CHECK(e.schema_version == "3.20.3");
+  CHECK(e.nvtx_domain == "cuzk");
+#endif
+}
+
 namespace {
 
 // Exit 2 and exactly one line on stderr holding `words`.

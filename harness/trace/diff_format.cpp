@@ -101,18 +101,30 @@ output::Table phase_table(const Diff& d) {
                    {"idle A", Align::right, "idle_a_ns"},
                    {"idle B", Align::right, "idle_b_ns"},
                    {"launches A/B", Align::right, "launches"}});
-  for (const auto& p : d.phases)
+  std::vector<std::string> idle_phases;  // no GPU work on either side: rows of zeros say nothing
+  for (const auto& p : d.phases) {
+    if (p.launches.med_a == 0 && p.launches.med_b == 0 && p.busy.med_a == 0 && p.busy.med_b == 0) {
+      idle_phases.push_back(p.phase);
+      continue;
+    }
     t.add_row({p.phase, count_pair(p.occurrences_a, p.occurrences_b), dur_cell(p.busy.med_a), dur_cell(p.busy.med_b),
                ratio_cell(p.busy), ci_text(p.busy), p_cell(p.busy), p.busy.verdict,
                {signed_dur(p.kernel.change()), p.kernel.change()}, {signed_dur(p.copy.change()), p.copy.change()},
                dur_cell(p.idle.med_a), dur_cell(p.idle.med_b), count_pair(p.launches.med_a, p.launches.med_b)});
+  }
+  if (!idle_phases.empty()) {
+    std::string names;
+    for (const auto& n : idle_phases) names += (names.empty() ? "" : ", ") + n;
+    t.notes.push_back(fmt::format("not listed: {} phase(s) that launched no GPU work on either side ({})",
+                                  idle_phases.size(), names));
+  }
   t.notes.push_back("busy: the union of the phase's GPU activity per trace, summed over its occurrences (median over "
                     "traces); change: B/A of the medians; kernels, copies: change of their summed time; idle: the "
                     "phase's GPU span less busy");
   return t;
 }
 
-output::Table item_table(const PhaseDiff& p) {
+output::Table item_table(const PhaseDiff& p, bool phase_changed) {
   using output::Align;
   output::Table t({{"item"},
                    {"kind"},
@@ -133,11 +145,13 @@ output::Table item_table(const PhaseDiff& p) {
     t.add_row({it.name, it.kind, count_pair(it.launches_a, it.launches_b), dur_cell(it.total.med_a),
                dur_cell(it.total.med_b), ratio_cell(it.total), p_cell(it.total), it.total.verdict,
                ratio_cell(it.launch_median), dur_cell(it.exposed.med_a), dur_cell(it.exposed.med_b), it.where,
-               {output::pct(it.share), it.share}, it.geometry,
+               // A share of a change that did not happen would be noise over noise.
+               phase_changed ? output::Cell(output::pct(it.share), it.share) : output::Cell("-", nullptr), it.geometry,
                it.registers < 0 ? output::Cell(it.kind == "kernel" ? "varies" : "", nullptr)
                                 : output::Cell(std::to_string(it.registers), it.registers)});
   t.notes.push_back("exposed: time no activity of the process ran on another stream of the device; share: change of "
-                    "exposed time / change of the phase's busy time; per launch: B/A of the median launch");
+                    "exposed time / change of the phase's busy time, where the phase changed; per launch: B/A of "
+                    "the median launch");
   return t;
 }
 
@@ -170,13 +184,13 @@ std::string format_text(const Diff& d) {
   for (const auto& p : d.phases) {
     if (p.items.empty()) continue;
     out += fmt::format("\n{}\n", p.phase);
-    const auto items = item_table(p);
+    const auto items = item_table(p, phase_moved(p, d.options.threshold));
     out += output::text(items);
     const auto launches = launch_table(p, d.options.threshold);
     if (!launches.rows.empty()) out += "\nk-th launches that differ:\n" + output::text(launches);
     out += output::text_notes(launches);
   }
-  if (!d.phases.empty()) out += "\n" + output::text_notes(item_table(d.phases.front()));
+  if (!d.phases.empty()) out += "\n" + output::text_notes(item_table(d.phases.front(), true));
   return out;
 }
 
@@ -186,7 +200,7 @@ std::string format_markdown(const Diff& d) {
   for (const auto& n : phases.notes) out += "\n" + n + "\n";
   for (const auto& p : d.phases) {
     if (p.items.empty()) continue;
-    out += fmt::format("\n### {}\n\n", output::markdown_escape(p.phase)) + output::markdown(item_table(p));
+    out += fmt::format("\n### {}\n\n", output::markdown_escape(p.phase)) + output::markdown(item_table(p, phase_moved(p, d.options.threshold)));
     const auto launches = launch_table(p, d.options.threshold);
     if (!launches.rows.empty()) out += "\nk-th launches that differ:\n\n" + output::markdown(launches);
     for (const auto& n : launches.notes) out += "\n" + n + "\n";
@@ -206,7 +220,7 @@ nlohmann::json to_json(const Diff& d) {
   nlohmann::json details = nlohmann::json::array();
   for (const auto& p : d.phases)
     details.push_back({{"phase", p.phase},
-                       {"items", output::to_json(item_table(p))},
+                       {"items", output::to_json(item_table(p, phase_moved(p, d.options.threshold)))},
                        {"launches", output::to_json(launch_table(p, d.options.threshold))}});
   j["details"] = std::move(details);
   return j;

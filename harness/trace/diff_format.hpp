@@ -16,7 +16,8 @@ constexpr size_t kSummaryItems = 5;
 
 output::Summary diff_summary(const Diff& d);
 output::Table phase_table(const Diff& d);
-output::Table item_table(const PhaseDiff& p);
+// phase_changed: whether the phase moved (a share of its change is shown only then).
+output::Table item_table(const PhaseDiff& p, bool phase_changed);
 // The k-th launches whose duration changed or that only one side has.
 output::Table launch_table(const PhaseDiff& p, double threshold);
 

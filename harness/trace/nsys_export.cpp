@@ -138,11 +138,24 @@ class Reader {
 
  private:
   void read_ranges(Export& e) {
-    require("NVTX_EVENTS", {"start", "end", "text", "textId", "globalTid", "eventType"},
-            "capture with nsys profile --trace=cuda,nvtx");
+    const auto have = require("NVTX_EVENTS", {"start", "end", "text", "textId", "globalTid", "eventType"},
+                              "capture with nsys profile --trace=cuda,nvtx");
+    // Only the harness's own domain: libraries open ranges of their own (CUB's "CCCL" domain
+    // around a sort inside msm_h), and an innermost-range rule would hand them msm_h's kernels.
+    std::string domain_filter;
+    if (have.count("domainId")) {
+      std::vector<int64_t> ids;
+      db_.each(fmt::format("SELECT n.domainId FROM NVTX_EVENTS n LEFT JOIN StringIds s ON n.textId = s.id "
+                           "WHERE n.eventType = {} AND COALESCE(n.text, s.value) = '{}'",
+                           kNvtxDomainCreate, kNvtxDomain),
+               [&](sqlite3_stmt* st) { ids.push_back(sqlite3_column_int64(st, 0)); });
+      for (size_t i = 0; i < ids.size(); ++i)
+        domain_filter += fmt::format("{}{}", i == 0 ? " AND n.domainId IN (" : ", ", ids[i]) + (i + 1 == ids.size() ? ")" : "");
+      e.nvtx_domain = ids.empty() ? "" : kNvtxDomain;
+    }
     db_.each(fmt::format("SELECT n.start, n.end, n.globalTid, COALESCE(n.text, s.value) FROM NVTX_EVENTS n "
-                         "LEFT JOIN StringIds s ON n.textId = s.id WHERE n.end IS NOT NULL AND n.eventType IN ({}, {})",
-                         kNvtxPushPopRange, kNvtxStartEndRange),
+                         "LEFT JOIN StringIds s ON n.textId = s.id WHERE n.end IS NOT NULL AND n.eventType IN ({}, {}){}",
+                         kNvtxPushPopRange, kNvtxStartEndRange, domain_filter),
              [&](sqlite3_stmt* st) {
                e.ranges.push_back({sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
                                    sqlite3_column_int64(st, 2), text_at(st, 3)});

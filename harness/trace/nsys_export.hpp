@@ -19,11 +19,15 @@ class TraceError : public std::runtime_error {
 // The export schema's major version this reader follows, and the versions it was written
 // against (docs/trace-diff.md#schema).
 constexpr int kSchemaMajor = 3;
-constexpr const char* kSchemaKnown = "3.x (written against 3.17.2, the exporter of Nsight Systems in CUDA 12.9)";
+constexpr const char* kSchemaKnown = "3.x (written against 3.17.2, the exporter of Nsight Systems in CUDA 12.9; checked on 3.20.3, Nsight Systems 2025.3.2)";
 
 // NVTX_EVENTS.eventType of push/pop and start/end ranges.
 constexpr int kNvtxPushPopRange = 59;
 constexpr int kNvtxStartEndRange = 60;
+// NVTX_EVENTS.eventType of a domain's creation (its text is the domain's name), and the domain
+// the harness opens its phase ranges in (harness/measure/nvtx.hpp, docs/nsys.md).
+constexpr int kNvtxDomainCreate = 75;
+constexpr const char* kNvtxDomain = "cuzk";
 
 // CUPTI_ACTIVITY_MEMCPY_KIND and CUPTI_ACTIVITY_MEMORY_KIND values (cupti_activity.h).
 constexpr int kCopyHtoD = 1, kCopyDtoH = 2, kCopyDtoD = 8, kCopyPtoP = 10;
@@ -53,6 +57,7 @@ struct Activity {
 
 struct Export {
   std::string path, schema_version;
+  std::string nvtx_domain;  // "cuzk" when only that domain's ranges were read; "" when the trace has no such domain (all ranges)
   std::vector<Range> ranges;
   std::vector<RuntimeCall> calls;
   std::vector<Activity> activities;
