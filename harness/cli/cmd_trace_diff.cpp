@@ -2,9 +2,7 @@
 // inside each phase, kernel by kernel (harness/trace/, docs/trace-diff.md).
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,32 +15,11 @@
 namespace cuzk::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 struct TraceDiffOptions {
   std::string dir_a, dir_b;
   bool markdown = false, json = false, no_normalize = false;
   trace::DiffOptions diff;
 };
-
-// Every *.sqlite in `dir`, by name.
-std::vector<std::string> sqlite_files(const std::string& dir, const char* flag) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw Error(fmt::format("{} {}: not a folder", flag, dir));
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".sqlite") out.push_back(e.path().string());
-  if (ec) throw Error(fmt::format("{} {}: cannot list: {}", flag, dir, ec.message()));
-  std::sort(out.begin(), out.end());
-  if (out.empty()) throw Error(fmt::format("{} {}: no *.sqlite file in it (nsys export --type sqlite)", flag, dir));
-  return out;
-}
-
-std::vector<trace::TraceModel> load(const std::vector<std::string>& files, const trace::ModelOptions& o) {
-  std::vector<trace::TraceModel> out;
-  for (const auto& f : files) out.push_back(trace::build_model(trace::read_nsys_export(f), o));
-  return out;
-}
 
 Registrar reg_trace_diff("trace-diff", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand(
@@ -82,8 +59,12 @@ Registrar reg_trace_diff("trace-diff", [](CLI::App& app) -> Runner {
     if (dirs && !rest.empty()) throw Error("give the traces as files (A... -- B...) or as --a DIR --b DIR, not both");
     if (dirs) {
       if (o->dir_a.empty() || o->dir_b.empty()) throw Error("--a and --b: give both folders");
-      a = sqlite_files(o->dir_a, "--a");
-      b = sqlite_files(o->dir_b, "--b");
+      try {
+        a = trace::sqlite_files_in(o->dir_a, "--a");
+        b = trace::sqlite_files_in(o->dir_b, "--b");
+      } catch (const trace::TraceError& e) {
+        throw Error(e.what());
+      }
     } else if (!after || a.empty() || b.empty()) {
       throw Error("give A's traces, then --, then B's: trace-diff A.sqlite... -- B.sqlite... (or --a DIR --b DIR)");
     }
@@ -93,7 +74,7 @@ Registrar reg_trace_diff("trace-diff", [](CLI::App& app) -> Runner {
     try {
       trace::ModelOptions mo;
       mo.normalize = !o->no_normalize;
-      d = trace::diff_traces(load(a, mo), load(b, mo), o->diff);
+      d = trace::diff_traces(trace::load_models(a, mo), trace::load_models(b, mo), o->diff);
     } catch (const trace::TraceError& e) {
       throw Error(e.what());
     }

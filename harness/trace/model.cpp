@@ -191,4 +191,10 @@ TraceModel build_model(const Export& e, const ModelOptions& o) {
   return m;
 }
 
+std::vector<TraceModel> load_models(const std::vector<std::string>& files, const ModelOptions& o) {
+  std::vector<TraceModel> out;
+  for (const auto& f : files) out.push_back(build_model(read_nsys_export(f), o));
+  return out;
+}
+
 }  // namespace cuzk::trace

@@ -49,5 +49,7 @@ struct TraceModel {
 // The name of a copy by direction and host memory kind: "memcpy HtoD pinned", "memcpy DtoD".
 std::string copy_name(int copy_kind, int src_kind, int dst_kind);
 TraceModel build_model(const Export& e, const ModelOptions& o = {});
+// Reads and models every file, in order; throws TraceError on the first bad one.
+std::vector<TraceModel> load_models(const std::vector<std::string>& files, const ModelOptions& o = {});
 
 }  // namespace cuzk::trace

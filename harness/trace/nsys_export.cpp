@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -309,5 +310,18 @@ Export read_nsys_export(const std::string& path) {
                                path));
 }
 #endif
+
+std::vector<std::string> sqlite_files_in(const std::string& dir, const std::string& flag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw TraceError(fmt::format("{} {}: not a folder", flag, dir));
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".sqlite") out.push_back(e.path().string());
+  if (ec) throw TraceError(fmt::format("{} {}: cannot list: {}", flag, dir, ec.message()));
+  std::sort(out.begin(), out.end());
+  if (out.empty()) throw TraceError(fmt::format("{} {}: no *.sqlite file in it (nsys export --type sqlite)", flag, dir));
+  return out;
+}
 
 }  // namespace cuzk::trace

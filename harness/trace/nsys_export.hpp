@@ -67,5 +67,8 @@ struct Export {
 bool sqlite_available();
 // Reads one export; throws TraceError on any bad input.
 Export read_nsys_export(const std::string& path);
+// Every *.sqlite in folder `dir`, by name; throws TraceError naming `flag` (the option that gave
+// the folder) when it is not a folder or holds none.
+std::vector<std::string> sqlite_files_in(const std::string& dir, const std::string& flag);
 
 }  // namespace cuzk::trace
