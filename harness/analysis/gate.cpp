@@ -80,6 +80,28 @@ void read_tails(const toml::table& tails, GateThresholds& g, const std::string& 
 }
 
 // [throughput]: max_drop (required) and min_rounds.
+// [kernels."phase"]: "kernel" or idle = a ratio B/A above 0 (not a fraction: 1.10 allows 10%).
+void read_kernel_limits(const toml::table& kernels, GateThresholds& g, const std::string& name) {
+  const char* example = "[kernels.\"proof/prove/msm_h\"] \"sum_runs<...>\" = 1.10";
+  if (kernels.empty()) throw GateError(fmt::format("{}: [kernels] is empty: it holds one table per phase, {}", name, example));
+  for (auto& [phase, v] : kernels) {
+    const std::string p(phase.str());
+    const toml::table* one = v.as_table();
+    if (!one) throw GateError(fmt::format("{}: [kernels] holds one table per phase, {}; '{}' is not a table", name, example, p));
+    if (p.empty()) throw GateError(name + ": [kernels] names an empty phase");
+    if (one->empty())
+      throw GateError(fmt::format("{}: [kernels.\"{}\"] is empty: give a kernel's max ratio B/A, or idle", name, p));
+    for (auto& [key, lim] : *one) {
+      const std::string k(key.str());
+      const std::optional<double> r = lim.value<double>();
+      if (!r || !std::isfinite(*r) || *r <= 0)
+        throw GateError(fmt::format("{}: [kernels.\"{}\"] \"{}\" must be a finite ratio B/A above 0 (1.10 allows 10% more)",
+                                    name, p, k));
+      g.kernel_limits[p][k] = *r;
+    }
+  }
+}
+
 ThroughputLimit read_throughput(const toml::table& tp, const std::string& name) {
   ThroughputLimit l;
   for (auto& [k, v] : tp) {
@@ -162,12 +184,12 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
     throw GateError(fmt::format("{}: invalid TOML: {}", name, e.description()));
   }
   GateThresholds g;
-  static const std::set<std::string> top = {"default",    "phases",   "required", "ignore",    "policy",
-                                            "new_phases", "counters", "tails",    "throughput"};
+  static const std::set<std::string> top = {"default",  "phases", "required",   "ignore", "policy", "new_phases",
+                                            "counters", "tails",  "throughput", "kernels"};
   for (auto& [k, v] : t)
     if (!top.count(std::string(k.str())))
       throw GateError(fmt::format("{}: unknown table or key '{}' (known: default, phases, required, ignore, policy, "
-                                  "new_phases, counters, tails, throughput)",
+                                  "new_phases, counters, tails, throughput, kernels)",
                                   name, std::string(k.str())));
   auto read_policy = [&](const toml::node& v, const std::string& where) {
     auto p = v.value<std::string>();
@@ -276,6 +298,10 @@ GateThresholds parse_thresholds(const std::string& text, const std::string& name
     throw GateError(name + ": [tails] must hold one table per phase: [tails.\"request\"] p99 = 0.25");
   if (auto* tp = t["throughput"].as_table()) g.throughput = read_throughput(*tp, name);
   else if (t.contains("throughput")) throw GateError(name + ": [throughput] must be a table (max_drop, min_rounds)");
+  if (auto* ks = t["kernels"].as_table())
+    read_kernel_limits(*ks, g, name);
+  else if (t.contains("kernels"))
+    throw GateError(name + ": [kernels] must hold one table per phase: [kernels.\"proof/prove/msm_h\"] \"sum_runs<...>\" = 1.10");
   return g;
 }
 
@@ -513,6 +539,9 @@ void check_load_cases(const Comparison& c, const GateThresholds& t, GateResult& 
   }
 }
 
+}  // namespace
+}  // namespace gate_detail
+
 void set_result(GateResult& g) {
   if (!g.errors.empty()) {
     g.exit_code = 2;
@@ -525,9 +554,6 @@ void set_result(GateResult& g) {
     g.result = "pass";
   }
 }
-
-}  // namespace
-}  // namespace gate_detail
 
 CompareOptions gate_compare_options(const GateThresholds& t, const GateOptions& o) {
   CompareOptions co;
@@ -885,7 +911,7 @@ void confirm_alarms(GateResult& g, const Comparison& fresh, const GateThresholds
 std::vector<std::string> alarmed_cases(const GateResult& g) {
   std::set<std::string> out;
   for (const auto& a : g.alarms)
-    if (a.confirmed.value_or(true)) out.insert(a.case_name);
+    if (a.confirmed.value_or(true) && !a.case_name.empty()) out.insert(a.case_name);  // kernel alarms have no case
   return {out.begin(), out.end()};
 }
 
@@ -960,6 +986,7 @@ nlohmann::json to_json(const GateResult& g) {
     j["thresholds"]["counters"] = g.thresholds->counter_limits;
     j["thresholds"]["multiple"] = g.thresholds->multiple;
     j["thresholds"]["tails"] = g.thresholds->tails;
+    j["thresholds"]["kernels"] = g.thresholds->kernel_limits;
     const auto& tp = g.thresholds->throughput;
     j["thresholds"]["throughput"] =
         tp ? json{{"max_drop", tp->max_drop}, {"min_rounds", tp->min_rounds}} : json(nullptr);

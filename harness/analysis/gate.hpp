@@ -71,6 +71,10 @@ struct GateThresholds {
   // quantile_metric writes it: "p99", "p99.9"). Other quantiles' rows are shown, not gated.
   std::map<std::string, std::map<std::string, double>> tails;
   std::optional<ThroughputLimit> throughput;  // [throughput]; without it throughput is not gated
+  // [kernels."phase"] "kernel" = max ratio B/A of the normalised kernel's time in the phase, and
+  // "idle" = of the phase's GPU idle time, judged on two sets of nsys traces
+  // (harness/trace/gate_kernels.hpp); the gate then needs the traces.
+  std::map<std::string, std::map<std::string, double>> kernel_limits;
 };
 
 // The policy of a phase: "fail", "warn" or "ignore" (see GateThresholds::policies).
@@ -107,7 +111,9 @@ struct GatedPhase {
 // One reason the gate fails: a slower phase, a new phase above its limit or a counter above its
 // ratio. Kept structured so that a re-measurement can look for the same row.
 struct GateAlarm {
-  std::string kind;         // "phase" (a phase's, tail or throughput row: metric says which), "new_phase" or "counter"
+  // "phase" (a phase's, tail or throughput row: metric says which), "new_phase", "counter" or
+  // "kernel" (a [kernels] limit: metric is the kernel's name or "idle"; no case)
+  std::string kind;
   std::string suite, case_name, params, phase, metric, counter;
   double p_value = NAN, adjusted_p = NAN;  // "phase" alarms only
   std::string text;         // the regression line
@@ -165,6 +171,9 @@ void confirm_alarms(GateResult& g, const Comparison& fresh, const GateThresholds
 // The case names (without suite) that have an alarm, sorted and unique: what `ab --case` takes
 // to re-measure only those.
 std::vector<std::string> alarmed_cases(const GateResult& g);
+
+// Sets exit_code and result from the errors and regressions (errors win): after adding either.
+void set_result(GateResult& g);
 
 // Never throws for bad input: every problem becomes an error in the result (exit_code 2).
 // With o.confirm_baseline/candidate set, a regression is re-judged on those files.

@@ -1,6 +1,6 @@
 // `cuzk-bench gate --baseline A --candidate B --thresholds FILE [--json-out F] [--markdown-out F]
 //                  [--confirm-with A2 B2] [--cases-out F] [--comment-out F [--history DB]
-//                  [--reproduce CMD] [--base-label L] [--head-label L]]`:
+//                  [--reproduce CMD] [--base-label L] [--head-label L]] [--traces-a DIR --traces-b DIR]`:
 // exit 0 pass, 1 regression, 2 error (fails closed). docs/gating.md.
 #include <fmt/core.h>
 
@@ -16,6 +16,7 @@
 #include "harness/history/changes.hpp"
 #include "harness/history/store.hpp"
 #include "harness/measure/output_file.hpp"
+#include "harness/trace/gate_kernels.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -24,6 +25,7 @@ struct GateArgs {
   std::string baseline, candidate, thresholds, json_out, markdown_out, cases_out;
   std::string comment_out, history, history_branch, reproduce, base_label, head_label;
   std::vector<std::string> confirm_with;
+  std::string traces_a, traces_b;  // nsys exports for [kernels] (harness/trace/gate_kernels.hpp)
   GateOptions o;
 };
 
@@ -116,6 +118,7 @@ int run_gate_cmd(const GateArgs& args) {
   try {
     if (unreadable.empty()) {
       g = run_gate(args.baseline, args.candidate, args.thresholds, o);
+      trace::gate_traces(g, args.traces_a, args.traces_b);
     } else {
       g.errors = unreadable;
       g.baseline = args.baseline;
@@ -189,6 +192,10 @@ Registrar reg_gate("gate", [](CLI::App& app) -> Runner {
   sub->add_option("--reproduce", args->reproduce, "with --comment-out: the command the comment gives to reproduce the run");
   sub->add_option("--base-label", args->base_label, "with --comment-out: how the comment names the baseline (e.g. its commit)");
   sub->add_option("--head-label", args->head_label, "with --comment-out: how the comment names the candidate");
+  sub->add_option("--traces-a", args->traces_a,
+                  "folder of the baseline's nsys SQLite exports (every *.sqlite), for [kernels] limits");
+  sub->add_option("--traces-b", args->traces_b,
+                  "folder of the candidate's nsys SQLite exports (every *.sqlite), for [kernels] limits");
   sub->add_flag("--allow-machine-mismatch", args->o.allow_machine_mismatch, "gate results from different machines");
   sub->add_flag("--allow-variant-mismatch", args->o.allow_variant_mismatch,
                 "gate results built with different variant flags");
