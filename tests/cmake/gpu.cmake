@@ -5,13 +5,9 @@ if(TARGET cuzk_cuda)
   add_executable(test_gpu ${CMAKE_CURRENT_SOURCE_DIR}/gpu/gpu_main.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_arith.cpp
                           ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_ntt.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_msm.cpp
                           ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_stage.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_profiling.cpp)
-  # its own main (gpu_main.cpp), so Catch2 without Catch2WithMain on both major versions
-  target_link_libraries(test_gpu PRIVATE Catch2::Catch2)
-  if(Catch2_VERSION VERSION_GREATER_EQUAL 3)
-    target_compile_definitions(test_gpu PRIVATE CUZK_CATCH3=1)
-  endif()
-  target_include_directories(test_gpu PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)
-  target_link_libraries(test_gpu PRIVATE cuzk_cuda cuzk_harness)
+  # gpu_main.cpp: the device check before the tests (cuzk::test_preamble), as the tests' -Og.
+  target_link_libraries(test_gpu PRIVATE cuzk_catch_main cuzk_cuda cuzk_harness)
+  target_compile_options(test_gpu PRIVATE "$<$<CONFIG:RelWithDebInfo>:-g1;-Og>")
   if(TARGET cuzk_gpu_counters)
     target_link_libraries(test_gpu PRIVATE cuzk_gpu_counters)
     target_compile_definitions(test_gpu PRIVATE CUZK_HAVE_GPU_COUNTERS=1)
