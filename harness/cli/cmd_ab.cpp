@@ -1,5 +1,6 @@
 // `cuzk-bench ab --a PRESET --b PRESET --suite NAME [--rounds N] [--warmup N] [--out-dir DIR]
-//                 [--no-build] [--bin-a PATH --bin-b PATH] [--source-dir DIR] [--quick] [--case NAME] [--backend cpu|cuda]`
+//                 [--no-build] [--bin-a PATH --bin-b PATH] [--source-dir DIR] [--quick] [--case NAME] [--backend cpu|cuda]
+//                 [--nsys N]`
 // `cuzk-bench ab --a PRESET --b PRESET --load [--rounds N] [--warmup JOBS] [--out-dir DIR] [--no-build] LOAD-OPTIONS`
 //
 // With --load the A/B is of the two presets' daemons under one load schedule: this binary's
@@ -8,7 +9,8 @@
 // Builds two variants (each in build/<preset>, target cuzk-bench), refuses any binary whose
 // embedded provenance does not match the request (preset, flags) or the current sources
 // (stale), runs the suite interleaved A, B, A, B, ... as separate processes, merges the rounds
-// into a.jsonl and b.jsonl, and prints the comparison. docs/ab.md. Failed and timed-out runs
+// into a.jsonl and b.jsonl, and prints the comparison; with --nsys N, then N untimed traces per
+// side and their trace A/B (ab_traces.hpp). docs/ab.md. Failed and timed-out runs
 // (--run-timeout, --on-failure) and SIGINT/SIGTERM: docs/reliability.md.
 #include <fmt/core.h>
 #include <sys/wait.h>
@@ -23,6 +25,7 @@
 #include <memory>
 #include <set>
 
+#include "harness/cli/ab_traces.hpp"
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/duet_rounds.hpp"
@@ -38,6 +41,7 @@
 #include "harness/measure/provenance.hpp"
 #include "harness/measure/results.hpp"
 #include "harness/suite/suite.hpp"
+#include "harness/trace/nsys_export.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -69,6 +73,7 @@ struct AbOptions {
   std::string on_failure = "stop";
   std::string counters;    // --counters: passed to each run (e.g. sim: runs under callgrind)
   bool cache_sim = false;  // --cache-sim: passed to each run
+  int nsys = 0;            // --nsys N: N untimed traces per side after the rounds (ab_traces.hpp)
   bool load = false;       // --load: the presets' daemons under load instead of a suite
 };
 
@@ -125,6 +130,15 @@ int run_ab(const AbOptions& o) {
   std::optional<duet::Halves> halves;
   if (o.duet) halves = check_duet_request(o.stable);
   if (o.bin_a.empty() != o.bin_b.empty()) throw Error("--bin-a and --bin-b go together");
+  // Before any build or run: a trace A/B that cannot happen is refused up front.
+  std::string nsys;
+  if (o.nsys != 0) {
+    if (o.nsys < 1 || o.nsys > 100) throw Error(fmt::format("--nsys {}: expected a count of traces per side, 1 to 100", o.nsys));
+    if (o.counters == "sim") throw Error("--nsys with --counters sim: a run under Valgrind is no trace of the GPU; give one");
+    if (!trace::sqlite_available())
+      throw Error("--nsys: this cuzk-bench was built without SQLite (libsqlite3-dev), which reading nsys exports needs");
+    nsys = find_nsys();
+  }
   const bool given = !o.bin_a.empty();
   if (!given && (o.a.empty() || o.b.empty())) throw Error("name both variants: --a PRESET --b PRESET (or --bin-a/--bin-b)");
   const std::string src =
@@ -284,6 +298,16 @@ int run_ab(const AbOptions& o) {
   if (halves) fmt::print("{}\n", duet::relative_note(*halves));
   fmt::print("{}", format_table(cmp, o.format));
   fmt::print("results: {}\n", dir);
+  if (o.nsys > 0) {
+    AbTraceRequest tr{nsys, o.nsys, bin_a, bin_b, suite_path, o.reps, extra, dir, o.run_timeout};
+    try {
+      capture_and_diff_traces(tr, meta);
+    } catch (const Error&) {
+      write_meta("complete");  // the A/B stands; ab.json's "nsys" says how the traces ended
+      throw;
+    }
+    write_meta("complete");
+  }
   return kExitOk;
 }
 
@@ -312,6 +336,9 @@ Registrar reg_ab("ab", [](CLI::App& app) -> Runner {
   add_analysis_options(sub, o->analysis);
   sub->add_option("--out-dir", o->out_dir, "folder (default results/local/<UTC time>-<a>-vs-<b>); must be new or empty");
   add_cmake_arg_option(sub, o->cmake_args);
+  sub->add_option("--nsys", o->nsys,
+                  "after the rounds, N untimed Nsight Systems traces per side and their trace A/B (trace-diff.md; "
+                  "docs/trace-diff.md); one case per run reads best (--case)");
   sub->add_flag("--no-build", o->no_build, "use build/<preset>/harness/cuzk-bench as built (still provenance-checked)");
   sub->add_option("--bin-a", o->bin_a, "prebuilt binary of A (instead of building; still provenance-checked)");
   sub->add_option("--bin-b", o->bin_b, "prebuilt binary of B");
