@@ -19,6 +19,7 @@
 
 #if CUZK_HAVE_SQLITE
 #include "nsys_export_writer.hpp"
+#include "synth_results.hpp"
 #endif
 
 using cuzk::test::TempDir;
@@ -230,6 +231,49 @@ TEST_CASE("trace-diff prints the explaining kernel first, as JSON and text", "[t
   REQUIRE(r.code == 0);
   CHECK(r.out.find("sum_runs<...>") != std::string::npos);
   CHECK(r.out.find("ntt_h") == std::string::npos);
+}
+
+TEST_CASE("report: an A/B folder's trace A/B gets a section and a waterfall of the changed phase's kernels",
+          "[trace_diff][report]") {
+  TempDir d;
+  std::filesystem::create_directories(d.file("ab"));
+  cuzk::test::SynthSpec sa, sb;
+  sa.seed = 1;
+  sb.seed = 2;
+  cuzk::test::write_synth(d.file("ab/a.jsonl"), sa);
+  cuzk::test::write_synth(d.file("ab/b.jsonl"), sb);
+  side(d, "a", 4, 41, 1.0);
+  side(d, "b", 4, 42, 1.1);
+  REQUIRE(std::system(("cd '" + d.path() + "' && '" + cuzk::test::bench() +
+                       "' trace-diff --json a0.sqlite a1.sqlite a2.sqlite a3.sqlite -- b0.sqlite b1.sqlite b2.sqlite "
+                       "b3.sqlite > ab/trace-diff.json")
+                          .c_str()) == 0);
+  auto r = cuzk::test::run_bench("report ab --python none", d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const std::string html = cuzk::test::slurp(d.file("ab/report.html")), md = cuzk::test::slurp(d.file("ab/report.md"));
+  CHECK(md.find("## Trace A/B") != std::string::npos);
+  CHECK(md.find("trace-diff: 1 of ") != std::string::npos);
+  CHECK(md.find("sum_runs<...> (kernel)") != std::string::npos);
+  // After the comparison: the summary, then one waterfall for msm_h, its slower kernel the first term.
+  const size_t section = html.find("<h2>Trace A/B</h2>");
+  REQUIRE(section != std::string::npos);
+  CHECK(html.find("<h2>Comparison</h2>") < section);
+  const size_t chart = html.find("proof/prove/msm_h: +", section);
+  REQUIRE(chart != std::string::npos);
+  CHECK(html.find("(GPU busy time, change of medians B - A)", chart) != std::string::npos);
+  const size_t first_term = html.find("text-anchor=\"end\">", chart);
+  CHECK(html.compare(first_term + 18, 13, "sum_runs&lt;.") == 0);
+  CHECK(html.find("overlap across streams", chart) != std::string::npos);
+  CHECK(html.find("proof/prove/ntt_h: ", section) == std::string::npos);  // unchanged phases are not drawn
+
+  SECTION("a trace-diff.json that is not one is an error, and the reports stay as they were") {
+    cuzk::test::spit(d.file("ab/trace-diff.json"), "{\"schema\": \"something-else\"}\n");
+    auto bad = cuzk::test::run_bench("report ab --python none", d.path());
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find("trace-diff.json: not a trace A/B") != std::string::npos);
+    CHECK(cuzk::test::slurp(d.file("ab/report.html")) == html);
+  }
 }
 
 TEST_CASE("real exports: an A/A of four H100 captures, CUB's ranges not taken for phases", "[trace_diff]") {

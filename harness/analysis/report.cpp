@@ -157,6 +157,8 @@ Result write_report(const Options& in) {
 
   Result r;
   r.comparison = compare_files(o.a, o.b, o.compare);
+  // Read before anything is written: a bad trace-diff.json is an error with no report replaced.
+  const std::optional<TraceSection> traces = read_trace_section(o.dir);
   const Comparison& c = r.comparison;
   const json ha = read_results(o.a).header.value, hb = read_results(o.b).header.value;
   fs::create_directories(o.out);
@@ -213,6 +215,7 @@ Result write_report(const Options& in) {
     md += fmt::format("![{}]({})\n\n", fs::path(p).stem().string(), rel);
   }
   if (!r.plots_note.empty()) md += "> **Note:** " + r.plots_note + "\n\n";
+  if (traces) md += trace_section_markdown(*traces);
 
   // ---- HTML ----
   std::string h = "<h1>A/B report</h1>\n<table><tr><th>side</th><th>file</th><th>preset</th><th>git commit</th><th>flags</th></tr>\n";
@@ -234,6 +237,7 @@ Result write_report(const Options& in) {
                      html_escape(fs::path(p).stem().string()), html_escape(fs::path(p).stem().string()),
                      base64(slurp(p, "a plot image")));
   if (!r.plots_note.empty()) h += "<p class=\"note\"><b>Note:</b> " + html_escape(r.plots_note) + "</p>\n";
+  if (traces) h += trace_section_html(*traces);
 
   r.md_path = (fs::path(o.out) / "report.md").string();
   r.html_path = (fs::path(o.out) / "report.html").string();

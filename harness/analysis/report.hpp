@@ -9,9 +9,13 @@
 // scripts/plot.py with Debian's /usr/bin/python3 + matplotlib: per-phase stacked bars A against
 // B, per-phase sample distributions, counter ratios. The HTML embeds the PNGs (base64), so it is
 // one file to send. When matplotlib (or the script) is missing, both reports are still written,
-// with a note that says the plots were skipped and why; that is not an error.
+// with a note that says the plots were skipped and why; that is not an error. Where `ab --nsys`
+// left a trace A/B (trace-diff.json), a section with its summary and a per-phase waterfall of
+// kernels follows.
 #pragma once
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/analysis/compare.hpp"
@@ -44,7 +48,23 @@ Result write_report(const Options& o);
 // scripts/plot.py: $CUZK_PLOT_SCRIPT, else searched upward from the executable's folder and the
 // current folder. "" when not found.
 std::string find_plot_script();
-// One parent phase's accounting as an inline SVG waterfall chart (report_waterfall.cpp).
-std::string waterfall_svg(const Accounting& a);
+// One parent phase's accounting as an inline SVG waterfall chart (report_waterfall.cpp); `measure`
+// names the time in its title.
+std::string waterfall_svg(const Accounting& a, const std::string& measure = "wall time");
+
+// The trace A/B beside an A/B's comparison (report_traces.cpp): DIR/trace-diff.json, which
+// `ab --nsys` writes. Each drawn phase is an Accounting of its GPU busy time's change: one term per
+// kernel or copy (its exposed time), then the overlap across streams.
+struct TraceSection {
+  std::string path;
+  std::string headline;
+  std::vector<std::pair<std::string, std::vector<std::string>>> sections;  // the summary's
+  std::vector<Accounting> phases;  // the changed phases; with none, the ones that moved most
+  bool none_changed = false;
+};
+// nullopt without DIR/trace-diff.json; throws std::runtime_error when it is not a trace A/B.
+std::optional<TraceSection> read_trace_section(const std::string& dir);
+std::string trace_section_markdown(const TraceSection& s);
+std::string trace_section_html(const TraceSection& s);
 
 }  // namespace cuzk::report

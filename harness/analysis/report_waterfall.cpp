@@ -33,7 +33,7 @@ std::string label_of(const AccountingTerm& t) {
 
 }  // namespace
 
-std::string waterfall_svg(const Accounting& a) {
+std::string waterfall_svg(const Accounting& a, const std::string& measure) {
   struct Bar {
     std::string label;
     double from, to, lo, hi;  // ns; [lo, hi]: the CI of the bar's end (NaN: none)
@@ -67,8 +67,8 @@ std::string waterfall_svg(const Accounting& a) {
       "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n",
       width, height, width, height);
   svg += fmt::format("<title>{}</title>\n", html_escape(format_accounting_line(a)));
-  svg += fmt::format("<text x=\"0\" y=\"16\" font-weight=\"bold\">{}: {} (wall time, change of medians B - A)</text>\n",
-                     html_escape(a.parent), html_escape(signed_ms(a.delta)));
+  svg += fmt::format("<text x=\"0\" y=\"16\" font-weight=\"bold\">{}: {} ({}, change of medians B - A)</text>\n",
+                     html_escape(a.parent), html_escape(signed_ms(a.delta)), html_escape(measure));
   // The zero line and the scale's ends.
   svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" stroke=\"#444\"/>\n", x(0), kWaterfallTop - 4,
                      height - kWaterfallBottom + 4);
