@@ -32,9 +32,18 @@ std::string trace_str(const json& row, const char* key) {
 }
 bool trace_moved(const std::string& verdict) { return verdict == "slower" || verdict == "faster"; }
 
-// Long template names would push the chart's bars aside.
-std::string trace_short_name(std::string s) {
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
+// The chart's labels: a kernel's last name outside template brackets ("cuzk::cuda::<...>::
+// sum_points_kernel<...>" -> "sum_points_kernel<...>"), cut to fit the label column.
+std::string trace_short_name(const std::string& name) {
+  int depth = 0;
+  size_t last = 0;
+  for (size_t i = 0; i + 1 < name.size(); ++i) {
+    if (name[i] == '<') ++depth;
+    if (name[i] == '>') --depth;
+    if (depth == 0 && name[i] == ':' && name[i + 1] == ':') last = i + 2;
+  }
+  std::string s = name.substr(last);
+  if (s.size() > 32) s = s.substr(0, 29) + "...";
   return s;
 }
 

@@ -31,6 +31,13 @@ std::string label_of(const AccountingTerm& t) {
 }
 
 
+// A signed duration in the chart's unit: ms, or us where the whole scale is under a millisecond
+// (a trace A/B's kernels move by microseconds).
+std::string signed_in(double ns, bool micro) {
+  if (!micro) return signed_ms(ns);
+  return fmt::format("{}{:.1f} us", ns >= 0 ? "+" : "-", std::fabs(ns) / 1e3);
+}
+
 }  // namespace
 
 std::string waterfall_svg(const Accounting& a, const std::string& measure) {
@@ -55,6 +62,7 @@ std::string waterfall_svg(const Accounting& a, const std::string& measure) {
         hi = std::max(hi, v);
       }
   if (hi - lo <= 0) hi = lo + 1;
+  const bool micro = hi - lo < 1e6;
   const double pad = 0.04 * (hi - lo);
   lo -= pad;
   hi += pad;
@@ -68,14 +76,14 @@ std::string waterfall_svg(const Accounting& a, const std::string& measure) {
       width, height, width, height);
   svg += fmt::format("<title>{}</title>\n", html_escape(format_accounting_line(a)));
   svg += fmt::format("<text x=\"0\" y=\"16\" font-weight=\"bold\">{}: {} ({}, change of medians B - A)</text>\n",
-                     html_escape(a.parent), html_escape(signed_ms(a.delta)), html_escape(measure));
+                     html_escape(a.parent), html_escape(signed_in(a.delta, micro)), html_escape(measure));
   // The zero line and the scale's ends.
   svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" stroke=\"#444\"/>\n", x(0), kWaterfallTop - 4,
                      height - kWaterfallBottom + 4);
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"start\" fill=\"#666\">{}</text>\n", kWaterfallLabelW,
-                     height - 6, html_escape(signed_ms(lo)));
+                     height - 6, html_escape(signed_in(lo, micro)));
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"end\" fill=\"#666\">{}</text>\n", kWaterfallLabelW + kWaterfallBarW,
-                     height - 6, html_escape(signed_ms(hi)));
+                     height - 6, html_escape(signed_in(hi, micro)));
   for (size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
     const double y = kWaterfallTop + kWaterfallRowH * static_cast<double>(i);
@@ -95,7 +103,7 @@ std::string waterfall_svg(const Accounting& a, const std::string& measure) {
                          "stroke-dasharray=\"2,2\"/>\n",
                          x(b.to), y + kWaterfallRowH - 3, y + kWaterfallRowH + 3);
     svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">{}{}</text>\n", kWaterfallLabelW + kWaterfallBarW + 8, y + 15,
-                       html_escape(signed_ms(b.to - b.from)), b.significant ? "" : " (n.s.)");
+                       html_escape(signed_in(b.to - b.from, micro)), b.significant ? "" : " (n.s.)");
   }
   svg += "</svg>\n";
   return svg;
