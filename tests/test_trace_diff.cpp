@@ -2,6 +2,7 @@
 // (support/nsys_export_writer.hpp).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -12,6 +13,7 @@
 
 #include "catch.hpp"
 #include "harness/trace/diff.hpp"
+#include "harness/trace/diff_format.hpp"
 #include "harness/trace/kernel_name.hpp"
 #include "harness/trace/model.hpp"
 #include "harness/trace/nsys_export.hpp"
@@ -181,8 +183,57 @@ TEST_CASE("k-th launches align across traces when B adds one launch", "[trace_di
   }
   CHECK(same == 3);
   CHECK(extra == 1);
+  // In the printed table the launch B added is a note, not a row of dashes.
+  const auto table = tr::launch_table(msm, 0.03);
+  CHECK(std::find(table.notes.begin(), table.notes.end(), "sum_runs<...> #4: only in B") != table.notes.end());
   CHECK(item(msm, "sum_runs<...>").launches_a == 3);
   CHECK(item(msm, "sum_runs<...>").launches_b == 4);
+}
+
+TEST_CASE("k-th launches: many that changed are capped at the largest, with the count and the chance level",
+          "[trace_diff]") {
+  TempDir d;
+  const auto a = side(d, "a", 4, 51, 1.0, 20), b = side(d, "b", 4, 52, 1.1, 26);
+  const auto diff = tr::diff_traces(a, b, {});
+  const auto table = tr::launch_table(phase(diff, "proof/prove/msm_h"), 0.03);
+  size_t rows = 0;
+  for (const auto& r : table.rows) rows += r[0].text.rfind("sum_runs<...> #", 0) == 0;
+  CHECK(rows == tr::kLaunchRowsPerItem);
+  bool counted = false, run = false;
+  for (const auto& n : table.notes) {
+    counted |= n.rfind("sum_runs<...>: 20 of its 20 compared launches differ; the 6 largest changes are listed", 0) == 0;
+    run |= n == "sum_runs<...> #21-#26 (6 launches): only in B";
+  }
+  CHECK(counted);
+  CHECK(run);
+}
+
+TEST_CASE("a phase whose GPU waited longer, with the same kernels, is named in the idle section", "[trace_diff]") {
+  TempDir d;
+  std::mt19937_64 rng(61);
+  std::vector<tr::TraceModel> a, b;
+  for (int i = 0; i < 4; ++i) {
+    for (int side = 0; side < 2; ++side) {
+      auto t = proof_trace(rng, 1.0, 0.005);
+      if (side == 1)
+        for (auto& l : t.launches)
+          if (l.name.find("msm_sum") != std::string::npos) l.start += 2000 * kUs;  // waits 2 ms first
+      const std::string f = d.file(fmt::format("{}{}.sqlite", side ? "b" : "a", i));
+      write_trace(f, t);
+      (side ? b : a).push_back(model_of(f));
+    }
+  }
+  const auto diff = tr::diff_traces(a, b, {});
+  CHECK(phase(diff, "proof/prove/msm_h").busy.verdict == "unchanged");
+  const auto summary = tr::diff_summary(diff);
+  const cuzk::output::Section* idle = nullptr;
+  for (const auto& sec : summary.sections)
+    if (sec.title == tr::kIdleSection) idle = &sec;
+  REQUIRE(idle != nullptr);
+  REQUIRE(idle->items.size() == 1);
+  CHECK(idle->items[0].rfind("proof/prove/msm_h: idle ", 0) == 0);
+  CHECK(idle->items[0].find("slower") != std::string::npos);
+  CHECK(idle->items[0].find("the GPU waited inside the phase; its work did not change") != std::string::npos);
 }
 
 TEST_CASE("kernel names match across a template argument change unless --no-normalize", "[trace_diff]") {

@@ -2,7 +2,11 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "harness/analysis/output/format.hpp"
 #include "harness/analysis/output/printers.hpp"
@@ -58,7 +62,7 @@ output::Summary diff_summary(const Diff& d) {
   s.headline = fmt::format("trace-diff: {} of {} phase(s) changed GPU busy time ({} trace(s) A, {} trace(s) B)",
                            moved, d.phases.size(), d.files_a.size(), d.files_b.size());
   s.lines = d.notes;
-  output::Section hidden{"Changed but hidden behind another stream", {}};
+  output::Section hidden{kHiddenSection, {}};
   for (const auto& p : d.phases) {
     if (phase_moved(p, t)) {
       output::Section sec;
@@ -82,6 +86,18 @@ output::Summary diff_summary(const Diff& d) {
         hidden.items.push_back(fmt::format("{}: {} {} ({}), {}; the phase's GPU busy time: {}", p.phase, it.name,
                                            change_text(it.total), it.total.verdict, it.where, p.busy.verdict));
   }
+  // A phase's CUDA-event time is its busy time plus its idle time: where compare saw a GPU phase
+  // move while its work did not, the idle time inside it is what moved.
+  output::Section idle{kIdleSection, {}};
+  for (const auto& p : d.phases) {
+    const bool moved = p.idle.verdict == "slower" || p.idle.verdict == "faster";
+    if (!moved || std::fabs(p.idle.change()) < 0.05 * (p.busy.med_a + p.idle.med_a)) continue;
+    idle.items.push_back(fmt::format("{}: idle {} -> {} ({}, {}); GPU busy {} -> {} ({}){}", p.phase, dur(p.idle.med_a),
+                                     dur(p.idle.med_b), signed_dur(p.idle.change()), p.idle.verdict, dur(p.busy.med_a),
+                                     dur(p.busy.med_b), p.busy.verdict,
+                                     phase_moved(p, t) ? "" : ": the GPU waited inside the phase; its work did not change"));
+  }
+  s.sections.push_back(std::move(idle));
   s.sections.push_back(std::move(hidden));
   return s;
 }
@@ -164,15 +180,56 @@ output::Table launch_table(const PhaseDiff& p, double threshold) {
                    {"p", Align::right},
                    {"verdict"}});
   size_t same = 0;
+  // Per item, in launch order: the compared launches that changed, and the runs of launches that
+  // only one side has (a key upload in 1400 chunks reads as one line, not 400 rows).
+  struct PerItem {
+    std::vector<const LaunchDiff*> changed;
+    size_t compared = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> only_a, only_b;  // [first k, last k]
+  };
+  std::vector<std::string> order;
+  std::map<std::string, PerItem> items;
   for (const auto& l : p.launches_by_k) {
+    if (!items.count(l.name)) order.push_back(l.name);
+    PerItem& it = items[l.name];
+    const bool only_a = l.duration.verdict == "only in A", only_b = l.duration.verdict == "only in B";
+    if (only_a || only_b) {
+      auto& runs = only_a ? it.only_a : it.only_b;
+      if (!runs.empty() && runs.back().second + 1 == l.k)
+        runs.back().second = l.k;
+      else
+        runs.push_back({l.k, l.k});
+      continue;
+    }
+    ++it.compared;
     if (!is_change(l.duration, threshold)) {
       ++same;
       continue;
     }
-    t.add_row({{fmt::format("{} #{}", l.name, l.k), fmt::format("{} #{}", l.name, l.k)},
-               l.duration.a.empty() ? output::Cell("-", nullptr) : dur_cell(l.duration.med_a),
-               l.duration.b.empty() ? output::Cell("-", nullptr) : dur_cell(l.duration.med_b), ratio_cell(l.duration),
-               p_cell(l.duration), l.duration.verdict});
+    it.changed.push_back(&l);
+  }
+  for (const auto& name : order) {
+    PerItem& it = items[name];
+    if (it.changed.size() > kLaunchRowsPerItem) {
+      const size_t n = it.changed.size();
+      std::stable_sort(it.changed.begin(), it.changed.end(), [](const LaunchDiff* x, const LaunchDiff* y) {
+        return std::fabs(std::log(x->duration.ratio)) > std::fabs(std::log(y->duration.ratio));
+      });
+      it.changed.resize(kLaunchRowsPerItem);
+      std::sort(it.changed.begin(), it.changed.end(), [](const LaunchDiff* x, const LaunchDiff* y) { return x->k < y->k; });
+      t.notes.push_back(fmt::format("{}: {} of its {} compared launches differ; the {} largest changes are listed. Each "
+                                    "launch is its own test: at alpha 0.05 about {} would differ by chance",
+                                    name, n, it.compared, kLaunchRowsPerItem, (it.compared + 10) / 20));
+    }
+    for (const LaunchDiff* l : it.changed)
+      t.add_row({{fmt::format("{} #{}", l->name, l->k), fmt::format("{} #{}", l->name, l->k)},
+                 dur_cell(l->duration.med_a), dur_cell(l->duration.med_b), ratio_cell(l->duration), p_cell(l->duration),
+                 l->duration.verdict});
+    for (const auto& [side, runs] : {std::pair{"A", &it.only_a}, std::pair{"B", &it.only_b}})
+      for (const auto& [first, last] : *runs)
+        t.notes.push_back(first == last ? fmt::format("{} #{}: only in {}", name, first, side)
+                                        : fmt::format("{} #{}-#{} ({} launches): only in {}", name, first, last,
+                                                      last - first + 1, side));
   }
   if (same) t.notes.push_back(fmt::format("{} launch(es) unchanged, not listed", same));
   return t;
