@@ -30,7 +30,10 @@ std::string trace_str(const json& row, const char* key) {
   auto it = row.find(key);
   return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
-bool trace_moved(const std::string& verdict) { return verdict == "slower" || verdict == "faster"; }
+// A change the chart draws solid: a verdict of one, or an item that one side does not have.
+bool trace_moved(const std::string& verdict) {
+  return verdict == "slower" || verdict == "faster" || verdict == "only in A" || verdict == "only in B";
+}
 
 // The chart's labels: a kernel's last name outside template brackets ("cuzk::cuda::<...>::
 // sum_points_kernel<...>" -> "sum_points_kernel<...>"), cut to fit the label column.
@@ -112,6 +115,13 @@ std::optional<TraceSection> read_trace_section(const std::string& dir) {
           if (i.is_string()) lines.push_back(i.get<std::string>());
       s.sections.emplace_back(title, std::move(lines));
     }
+  // JSON objects keep no order: the changed phases first, then the idle and the hidden changes,
+  // as trace-diff prints them (harness/trace/diff_format.cpp).
+  auto rank = [](const std::string& title) {
+    return title == "Idle time inside the phase changed" ? 1 : title == "Changed but hidden behind another stream" ? 2 : 0;
+  };
+  std::stable_sort(s.sections.begin(), s.sections.end(),
+                   [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
   const json& rows = j["phases"].value("rows", json::array());
   std::vector<const json*> chosen;
   for (const auto& row : rows)
