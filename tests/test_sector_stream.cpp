@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include "catch.hpp"
@@ -288,4 +289,50 @@ TEST_CASE("run --suite: the sector kind records a streamed sector; e2e/porep-32g
   INFO(list.err);
   CHECK(list.code == 0);
   CHECK(list.err.find("skipping case porep-32g: for --backend cuda only") != std::string::npos);
+}
+
+TEST_CASE("backends per device: a fake four-device backend, one instance per device, k mod G proves k") {
+  const Params& p = params();
+  // Which device proved each partition, as the devices themselves saw it (by the witness's
+  // first input, the partition's public input comm_r, unique per partition).
+  struct Seen {
+    std::mutex mu;
+    std::vector<std::pair<unsigned, std::string>> calls;
+  };
+  static Seen seen;
+  class FakeDevice final : public groth16::Backend {
+   public:
+    explicit FakeDevice(unsigned d) : d_(d) {}
+    std::string name() const override { return "fake4"; }
+    std::vector<groth16::Proof> prove_batch(const groth16::ProvingKey&, std::span<const groth16::Witness> ws,
+                                            std::span<const groth16::Randomness>) override {
+      std::lock_guard lk(seen.mu);
+      for (const auto& w : ws) seen.calls.emplace_back(d_, w.input[1].to_hex());
+      return std::vector<groth16::Proof>(ws.size());
+    }
+
+   private:
+    unsigned d_;
+  };
+  groth16::register_device_backend(
+      "fake4", [](unsigned d) { return std::make_unique<FakeDevice>(d); }, [] { return 4u; });
+  CHECK(groth16::backend_device_count("fake4") == 4);
+  CHECK(groth16::backend_device_count("cpu") == 1);
+  CHECK_THROWS_AS(groth16::make_backend_on("cpu", 1), std::invalid_argument);
+  const uint32_t G = engine::choose_device_count(3u, groth16::backend_device_count("fake4"), "fake4");
+  std::vector<std::unique_ptr<groth16::Backend>> b;
+  for (uint32_t d = 0; d < G; ++d) b.push_back(groth16::make_backend_on("fake4", d));
+  engine::SectorStream s(std::move(b), 0);
+  auto r = s.prove(job_of(7, p.path));
+  REQUIRE(seen.calls.size() == 7);
+  for (uint32_t k = 0; k < 7; ++k) {
+    const std::string comm_r = r.public_inputs[k][0].to_hex();
+    bool found = false;
+    for (const auto& [dev, in] : seen.calls)
+      if (in == comm_r) {
+        found = true;
+        CHECK(dev == k % 3);
+      }
+    CHECK(found);
+  }
 }

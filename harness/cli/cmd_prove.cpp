@@ -201,7 +201,9 @@ int run_prove_sector(const ProveOptions& o) {
     throw Error(e.what());
   }
   spec.budget_bytes = plan.budget_bytes;
-  fmt::print(stderr, "sector {}: {} partition(s) of {} constraints, at most {} resident ({:.2f} GiB each, budget {}), {} device(s)\n",
+  fmt::print(stderr,
+             "sector {}: {} partition(s) of {} constraints, at most {} resident ({:.2f} GiB each, budget {}), {} "
+             "device(s)\n",
              o.sector, plan.partitions, plan.shape.constraints, plan.max_resident,
              double(plan.partition_bytes) / double(uint64_t(1) << 30),
              plan.budget_bytes == 0 ? std::string("unlimited")
@@ -233,8 +235,8 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto warmup_text = std::make_shared<std::string>("0");
   auto warmup_cap = std::make_shared<int>(kDefaultWarmupCap);
   auto stable = std::make_shared<bool>(false);
-  auto* parts_opt =
-      sub->add_option("--partitions", o->partitions, "partition circuits per sector (one proof each)")->capture_default_str();
+  auto* parts_opt = sub->add_option("--partitions", o->partitions, "partition circuits per sector (one proof each)")
+                        ->capture_default_str();
   auto porep_given = add_porep_flags(sub, o->porep);
   auto* sector_opt = sub->add_option(
       "--sector", o->sector,
@@ -245,8 +247,10 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
                                      "with --sector: GiB for synthesized partitions (default: 3/4 of what this process "
                                      "may use once the parameters are taken off)");
   auto gpus = std::make_shared<int64_t>(0);
-  auto* gpus_opt = sub->add_option("--gpus", *gpus, "with --sector: devices to prove on (default: all of the backend's)");
-  sub->add_flag("--plan", o->plan, "with --sector: print the plan (constraints, bytes, resident partitions, devices) and exit");
+  auto* gpus_opt =
+      sub->add_option("--gpus", *gpus, "with --sector: devices to prove on (default: all of the backend's)");
+  sub->add_flag("--plan", o->plan,
+                "with --sector: print the plan (constraints, bytes, resident partitions, devices) and exit");
   sub->add_option("--params", o->params, "parameter file (default: generated once and cached in results/local/params)");
   sub->add_option("--params-seed", o->params_seed, "toxic-waste seed of generated parameters (srs generate's too)")
       ->capture_default_str()
