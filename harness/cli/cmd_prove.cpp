@@ -38,6 +38,7 @@
 #include "prover/groth16/verifier.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/synth/synth.hpp"
+#include "prover/util/process_limits.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -202,13 +203,10 @@ int run_prove_sector(const ProveOptions& o) {
   }
   spec.budget_bytes = plan.budget_bytes;
   fmt::print(stderr,
-             "sector {}: {} partition(s) of {} constraints, at most {} resident ({:.2f} GiB each, budget {}), {} "
-             "device(s)\n",
+             "sector {}: {} partition(s) of {} constraints, at most {} resident ({} each, budget {}), {} device(s)\n",
              o.sector, plan.partitions, plan.shape.constraints, plan.max_resident,
-             double(plan.partition_bytes) / double(uint64_t(1) << 30),
-             plan.budget_bytes == 0 ? std::string("unlimited")
-                                    : fmt::format("{:.2f} GiB", double(plan.budget_bytes) / double(uint64_t(1) << 30)),
-             plan.devices);
+             limits::format_bytes(plan.partition_bytes),
+             plan.budget_bytes == 0 ? std::string("unlimited") : limits::format_bytes(plan.budget_bytes), plan.devices);
   std::unique_ptr<Session> session = open_session(o);
   spec.on_rep = rep_progress("prove", o.warmup_plan, o.reps);
   SectorJobResult result;
