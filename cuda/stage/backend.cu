@@ -182,7 +182,7 @@ struct OtherSideStopped {};
 class CudaBackend final : public groth16::Backend {
  public:
   explicit CudaBackend(StageOptions o) : opt_(o) {
-    CUZK_CUDA_CHECK(cudaSetDevice(0));
+    CUZK_CUDA_CHECK(cudaSetDevice(opt_.device));
     // Wait for the GPU by sleeping, not spinning: msm_b_g2 runs on every CPU core meanwhile
     // (CUZK_GPU_G2 off), and a spinning wait would take one of them for the whole GPU part. Best
     // effort: an older driver may refuse the flag on an already active context, which only costs
@@ -198,6 +198,7 @@ class CudaBackend final : public groth16::Backend {
     make_msms();
   }
   ~CudaBackend() override {
+    (void)cudaSetDevice(opt_.device);  // the destroying thread may be on another device
     for (auto e : {z_ready_[0], z_ready_[1], abc_ready_}) cudaEventDestroy(e);
     cudaStreamDestroy(copy_stream_);
     cudaStreamDestroy(stream_);
@@ -205,7 +206,9 @@ class CudaBackend final : public groth16::Backend {
   std::string name() const override { return "cuda"; }
 
   void release(const ProvingKey& pk) override {
-    if (key_.id == pk.h_query.data()) key_ = ResidentKey{};
+    if (key_.id != pk.h_query.data()) return;
+    (void)cudaSetDevice(opt_.device);  // the key's device memory is freed on its own device
+    key_ = ResidentKey{};
   }
 
   std::vector<Proof> prove_batch(const ProvingKey& pk, std::span<const Witness> ws,
@@ -213,6 +216,8 @@ class CudaBackend final : public groth16::Backend {
     if (ws.size() != rs.size())
       throw std::invalid_argument("prove_batch: " + std::to_string(ws.size()) + " witnesses but " + std::to_string(rs.size()) + " randomness pairs");
     for (auto& w : ws) groth16::check_witness_shape(pk, w);
+    // The calling thread may not be the constructing one: its current device is its own.
+    CUZK_CUDA_CHECK(cudaSetDevice(opt_.device));
     // The device reads m points of the G2 query unchecked, where the CPU's msm_g2 refused a
     // length mismatch: so check here.
     if (kGpuG2 && pk.b_g2_query.size() != pk.num_inputs + pk.num_aux)
@@ -428,7 +433,7 @@ class CudaBackend final : public groth16::Backend {
     std::exception_ptr upload_error;
     std::thread up([&, parent = instr::current_path()] {
       try {
-        CUZK_CUDA_CHECK(cudaSetDevice(0));
+        CUZK_CUDA_CHECK(cudaSetDevice(opt_.device));
         placement::pin_current_thread_to_workers();
         upload_all(pk, ws, parent, uploaded, computed);
       } catch (const OtherSideStopped&) {
@@ -580,6 +585,9 @@ std::unique_ptr<groth16::Backend> make_cuda_backend(StageOptions options) {
                                 std::to_string(u.buffers) + " buffers of " + std::to_string(u.buffer_bytes) +
                                 " bytes (at most 256 threads, 64 buffers a ring, 1 GiB a buffer; 0: the default)");
   require_device();
+  if (const unsigned n = device_count(); options.device < 0 || unsigned(options.device) >= n)
+    throw std::invalid_argument("CUDA proving stage: device " + std::to_string(options.device) + " (this machine has " +
+                                std::to_string(n) + " CUDA device(s))");
   return std::make_unique<CudaBackend>(options);
 }
 
@@ -587,6 +595,14 @@ bool msm_b_g2_on_gpu() { return kGpuG2; }
 
 void register_backend() {
   groth16::register_backend("cuda", [] { return make_cuda_backend(build_stage_options()); });
+  groth16::register_device_backend(
+      "cuda",
+      [](unsigned device) {
+        StageOptions o = build_stage_options();
+        o.device = int(device);
+        return make_cuda_backend(o);
+      },
+      [] { return device_count(); });
 }
 
 }  // namespace cuzk::cuda

@@ -27,6 +27,9 @@ void register_backend();
 // Builds fix both through variant flags; tests and benchmarks set them per backend, to compare
 // the variants in one binary.
 struct StageOptions {
+  // The CUDA device (ordinal) the backend runs on; every call sets it on the calling thread
+  // first, so several backends (one per device) can serve one process.
+  int device = 0;
   bool pin_abc = false;  // CUZK_PINNED_HOST: page-lock a, b, c (pin_abc) before copying them
   bool overlap = false;  // CUZK_GPU_OVERLAP: uploads on a copy stream beside the kernels
   // Window bits of the MSMs over the assignment (msm_l, msm_a, msm_b_g1 and, on the device,
@@ -65,7 +68,8 @@ StageOptions build_stage_options();
 unsigned default_assignment_window_bits(const groth16::Witness& w);
 
 // The CUDA backend with explicit options (groth16::make_backend("cuda") takes
-// build_stage_options()). Throws groth16::BackendUnavailable without a usable GPU.
+// build_stage_options()). Throws groth16::BackendUnavailable without a usable GPU,
+// std::invalid_argument for a device index beyond the devices present.
 std::unique_ptr<groth16::Backend> make_cuda_backend(StageOptions options);
 
 // Where this build's CUDA backend runs msm_b_g2: on the device (CUZK_GPU_G2=ON, a GPU phase

@@ -57,4 +57,13 @@ void require_device() {
   if (!d.available) throw groth16::BackendUnavailable("backend 'cuda' cannot run here: " + d.reason);
 }
 
+unsigned device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n < 0 ? 0u : unsigned(n);
+}
+
 }  // namespace cuzk::cuda

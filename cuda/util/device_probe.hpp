@@ -23,4 +23,8 @@ DeviceInfo probe_device();
 // Throws groth16::BackendUnavailable with the probe's reason when there is no usable GPU.
 void require_device();
 
+// CUDA devices visible to this process (cudaGetDeviceCount); 0 without a driver or a device.
+// Never throws.
+unsigned device_count();
+
 }  // namespace cuzk::cuda

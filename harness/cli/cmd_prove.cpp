@@ -3,6 +3,8 @@
 //   PoRep-shaped sector:  cuzk-bench prove [--partitions N --challenges N --layers N --parents N
 //                         --depth N] [--params FILE] [--reps N --warmup N|auto --warmup-cap N
 //                         --out FILE] [--stable]
+//   streamed sector:      cuzk-bench prove --sector 32g|2e20x10|2e12x3 [--memory-budget GiB] [--gpus N]
+//                         [--plan] (prover/engine/sector_stream.hpp; docs/engine.md "Sector streaming")
 //   circom inputs:        cuzk-bench prove --zkey circuit.zkey --wtns witness.wtns [--r1cs F]
 //                         --proof proof.json --public public.json [--vk verification_key.json]
 //
@@ -25,6 +27,7 @@
 #include "harness/cli/rep_progress.hpp"
 #include "harness/cli/sim_exec.hpp"
 #include "harness/suite/porep_job.hpp"
+#include "harness/suite/sector_job.hpp"
 #include "harness/measure/session.hpp"
 #include "harness/measure/stable.hpp"
 #include "prover/circuits/porep.hpp"
@@ -35,6 +38,7 @@
 #include "prover/groth16/verifier.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/synth/synth.hpp"
+#include "prover/util/process_limits.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -56,6 +60,11 @@ struct ProveOptions {
   std::string backend = "cpu";
   bool allow_cpu_fallback = false;
   CircomProveOptions circom;
+  // Streamed sector (--sector): the shape, budget, device count and --plan.
+  std::string sector;
+  std::optional<std::string> memory_budget;
+  std::optional<int64_t> gpus;
+  bool plan = false;
 };
 
 std::vector<std::string> prove_default_counters() { return with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"}); }
@@ -145,6 +154,77 @@ int run_prove_porep(const ProveOptions& o) {
   return result.all_verified ? kExitOk : kExitFailure;
 }
 
+// The streamed sector's spec from the options; bad values are one clear line (exit 2).
+SectorJobSpec sector_spec(const ProveOptions& o) {
+  SectorJobSpec spec;
+  spec.shape = o.sector;
+  try {
+    if (o.memory_budget) spec.budget_bytes = parse_budget_gib(*o.memory_budget);
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
+  }
+  if (o.gpus) {
+    if (*o.gpus < 1) throw Error(fmt::format("--gpus must be at least 1 (got {})", *o.gpus));
+    spec.gpus = uint32_t(std::min<int64_t>(*o.gpus, INT32_MAX));
+  }
+  spec.backend = o.backend;
+  spec.circuit_seed = o.circuit_seed;
+  spec.params_seed = o.params_seed;
+  spec.rs_seed = o.seed;
+  spec.params_file = o.params;
+  spec.case_name = "sector-" + o.sector;
+  spec.warmups = o.warmup_plan.count;
+  spec.reps = o.reps;
+  return spec;
+}
+
+engine::SectorPlan checked_sector_plan(const SectorJobSpec& spec) {
+  try {
+    return sector_job_plan(spec);
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
+  }
+}
+
+// `prove --sector NAME`: one sector streamed partition by partition under the memory budget.
+int run_prove_sector(const ProveOptions& o) {
+  SectorJobSpec spec = sector_spec(o);
+  const engine::SectorPlan plan = checked_sector_plan(spec);
+  if (!o.params.empty()) {
+    if (!std::filesystem::exists(o.params))
+      throw Error(fmt::format("--params {}: no such file (omit --params to generate and cache parameters)", o.params));
+    check_input_file(o.params, "--params");
+    check_distinct({{"--params", o.params}}, {{"--out", o.out}});
+  }
+  try {
+    check_sector_job(plan, sector_params_missing(plan, spec), "prove --sector " + o.sector);
+  } catch (const std::exception& e) {  // the budget below one partition, or beyond this machine
+    throw Error(e.what());
+  }
+  spec.budget_bytes = plan.budget_bytes;
+  fmt::print(stderr,
+             "sector {}: {} partition(s) of {} constraints, at most {} resident ({} each, budget {}), {} device(s)\n",
+             o.sector, plan.partitions, plan.shape.constraints, plan.max_resident,
+             limits::format_bytes(plan.partition_bytes),
+             plan.budget_bytes == 0 ? std::string("unlimited") : limits::format_bytes(plan.budget_bytes), plan.devices);
+  std::unique_ptr<Session> session = open_session(o);
+  spec.on_rep = rep_progress("prove", o.warmup_plan, o.reps);
+  SectorJobResult result;
+  try {
+    result = run_sector_job(*session, spec, plan);
+  } catch (const groth16::ParamsError& e) {
+    throw Error(e.what());
+  }
+  nlohmann::json summary = session->finish();
+  fmt::print("proved {} x sector {} ({} partition(s) of {} constraints), peak {} resident, peak rss {:.1f} GiB; {}\n",
+             o.reps, o.sector, plan.partitions, plan.shape.constraints, result.last.peak_resident,
+             double(result.last.peak_rss_bytes) / double(uint64_t(1) << 30),
+             result.all_verified ? "every proof verified" : "SOME PROOFS FAILED TO VERIFY");
+  print_summary_table(summary, session->counter_status());
+  fmt::print("results: {}\n", session->path());
+  return result.all_verified ? kExitOk : kExitFailure;
+}
+
 Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto* sub = app.add_subcommand("prove", "prove a PoRep-shaped sector (default) or circom inputs, recording every phase");
   auto o = std::make_shared<ProveOptions>();
@@ -153,8 +233,22 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto warmup_text = std::make_shared<std::string>("0");
   auto warmup_cap = std::make_shared<int>(kDefaultWarmupCap);
   auto stable = std::make_shared<bool>(false);
-  sub->add_option("--partitions", o->partitions, "partition circuits per sector (one proof each)")->capture_default_str();
-  add_porep_flags(sub, o->porep);
+  auto* parts_opt = sub->add_option("--partitions", o->partitions, "partition circuits per sector (one proof each)")
+                        ->capture_default_str();
+  auto porep_given = add_porep_flags(sub, o->porep);
+  auto* sector_opt = sub->add_option(
+      "--sector", o->sector,
+      "stream a named sector partition by partition under --memory-budget: 32g (10 x 130,953,556 constraints), "
+      "2e20x10 (10 x 1,000,351), 2e12x3 (3 x 2,777) (docs/engine.md)");
+  auto budget_text = std::make_shared<std::string>();
+  auto* budget_opt = sub->add_option("--memory-budget", *budget_text,
+                                     "with --sector: GiB for synthesized partitions (default: 3/4 of what this process "
+                                     "may use once the parameters are taken off)");
+  auto gpus = std::make_shared<int64_t>(0);
+  auto* gpus_opt =
+      sub->add_option("--gpus", *gpus, "with --sector: devices to prove on (default: all of the backend's)");
+  sub->add_flag("--plan", o->plan,
+                "with --sector: print the plan (constraints, bytes, resident partitions, devices) and exit");
   sub->add_option("--params", o->params, "parameter file (default: generated once and cached in results/local/params)");
   sub->add_option("--params-seed", o->params_seed, "toxic-waste seed of generated parameters (srs generate's too)")
       ->capture_default_str()
@@ -192,6 +286,10 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   sub->add_option("--vk", o->circom.vk_out, "also write verification_key.json (circom mode)");
   return [=] {
     ProveOptions opt = *o;
+    if (budget_opt->count() > 0) opt.memory_budget = *budget_text;
+    if (gpus_opt->count() > 0) opt.gpus = *gpus;
+    if (sector_opt->count() == 0 && (opt.memory_budget || opt.gpus || opt.plan))
+      throw Error("--memory-budget, --gpus and --plan need --sector");
     // Every mode: a bad count is refused before anything runs or is written.
     if (opt.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", opt.reps));
     if (copt->count() > 0) opt.counters = *counters;
@@ -232,6 +330,18 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
     if (!opt.circom.wtns.empty() || !opt.circom.r1cs.empty() || !opt.circom.proof_out.empty() ||
         !opt.circom.public_out.empty() || !opt.circom.vk_out.empty())
       throw Error("--wtns/--r1cs/--proof/--public need --zkey (circom mode)");
+    if (sector_opt->count() > 0) {
+      if (parts_opt->count() > 0 || porep_given() > 0)
+        throw Error("--sector names the whole shape: drop --partitions, --challenges, --layers, --parents and --depth");
+      if (*stable || opt.warmup_plan.until_settled() || opt.gpu_counters || sim::any_sim(sim_req.counters))
+        throw Error("--sector runs without --stable, --warmup auto, --gpu-counters and sim counters");
+      if (opt.plan) {
+        fmt::print("{}", checked_sector_plan(sector_spec(opt)).describe());
+        return kExitOk;
+      }
+      opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
+      return run_prove_sector(opt);
+    }
     if (auto rc = run_under_callgrind_if_needed(sim_req)) return *rc;
     if (*stable) {  // before the backend probe initializes CUDA, and before the pool exists
       try {

@@ -160,7 +160,13 @@ json make_sample(const SampleInfo& info, const Sample& sample, bool with_spans) 
   if (const auto round = round_id_from_env()) s["round_id"] = *round;
   s["wall_ns"] = sample.wall_ns;
   json phases = json::object();
-  for (const auto& [path, r] : sample.phases) phases[path] = phase_record_json(r);
+  for (const auto& [path, r] : sample.phases) {
+    phases[path] = phase_record_json(r);
+    for (const auto& [prefix, gpu] : info.gpu_index)
+      if (path == prefix || (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+                             path[prefix.size()] == '/'))
+        phases[path]["gpu_index"] = gpu;
+  }
   s["phases"] = phases;
   if (with_spans) {
     json spans = json::array();
@@ -469,6 +475,8 @@ void validate_record(const Ctx& c, const std::string& path, const json& r, const
   }
   if (r.contains("counter_scope") && !r["counter_scope"].is_string())
     c.fail(fmt::format("{}: field 'counter_scope' must be a string", what));
+  if (auto gi = r.find("gpu_index"); gi != r.end() && !gi->is_number_unsigned())
+    c.fail(fmt::format("{}: field 'gpu_index' must be a non-negative integer, not {}", what, gi->dump()));
 }
 
 // "env" (harness/measure/env_readings.hpp): interval_ns a number or null; values an object of numbers

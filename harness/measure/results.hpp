@@ -14,6 +14,7 @@
 // throws ResultsError("file:line: what is wrong").
 #pragma once
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <mutex>
 #include <optional>
@@ -63,6 +64,9 @@ struct SampleInfo {
   std::string variant = {};  // "" -> variant_name()
   int repetition = 0;
   bool warm = false;  // a warm-up repetition (the sample's "warmup" key)
+  // The device (GPU index) that ran a phase, by phase path: the phase and every phase under it
+  // get "gpu_index" in their records (absent elsewhere). For work spread over devices.
+  std::map<std::string, uint32_t> gpu_index = {};
 };
 nlohmann::json phase_record_json(const PhaseRecord& r);
 // The round of an interleaved run (ab, matrix, bisect, calibrate) this process measures, from

@@ -62,6 +62,7 @@ class Session {
   // {"primary_metric": "sim::instructions"}; a field that would replace one of the sample's own
   // throws ResultsError when the sample is written.
   void set_sample_fields(nlohmann::json fields) { sample_fields_ = std::move(fields); }
+  const nlohmann::json& sample_fields() const { return sample_fields_; }
 
   const std::string& path() const { return writer_->path(); }
   const std::vector<CounterStatus>& counter_status() const { return recorder_->counter_status(); }

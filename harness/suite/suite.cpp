@@ -58,6 +58,7 @@ std::map<std::string, KindSpec> make_kinds() {
   k["micro"] = micro_kind();
   k["pipeline"] = pipeline_kind();
   k["stage"] = stage_kind();
+  k["sector"] = sector_kind();
   return k;
 }
 

@@ -5,7 +5,7 @@
 // "file:line:column:" where toml++ knows the position, and names the key at fault.
 //
 // Case kinds are a registry (kind_specs()): "porep", "micro" (harness/suite/kind_micro.cpp),
-// "pipeline" (kind_pipeline.cpp), "stage" (kind_stage.cpp), and others added by giving a
+// "pipeline" (kind_pipeline.cpp), "stage" (kind_stage.cpp), "sector" (kind_sector.cpp), and others added by giving a
 // KindSpec with its parameters and its runner.
 #pragma once
 #include <cstdint>
@@ -100,6 +100,7 @@ const std::map<std::string, KindSpec>& kind_specs();
 KindSpec micro_kind();
 KindSpec pipeline_kind();
 KindSpec stage_kind();
+KindSpec sector_kind();
 
 // The PoRep-shaped circuit of a case's effective parameters (challenges, layers, parents,
 // depth), for the kinds that prove it.

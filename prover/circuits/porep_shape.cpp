@@ -97,10 +97,16 @@ r1cs::ShapeCounts porep_shape_by_parts(const PorepParams& P) {
   return (f + g * c).counts();
 }
 
-uint64_t groth16_prove_bytes(const r1cs::ShapeCounts& s, uint64_t partitions) {
-  constexpr uint64_t kG1 = 104, kG2 = 200, kFr = 32, kNonZero = 36;
+uint64_t groth16_key_bytes(const r1cs::ShapeCounts& s) {
+  constexpr uint64_t kG1 = 104, kG2 = 200;
   const uint64_t vars = s.inputs + s.aux, n = next_pow2(s.constraints);
-  const uint64_t key = kG1 * (2 * vars + n + s.aux + s.inputs) + kG2 * vars;
+  return kG1 * (2 * vars + n + s.aux + s.inputs) + kG2 * vars;
+}
+
+uint64_t groth16_prove_bytes(const r1cs::ShapeCounts& s, uint64_t partitions) {
+  constexpr uint64_t kFr = 32, kNonZero = 36;
+  const uint64_t vars = s.inputs + s.aux, n = next_pow2(s.constraints);
+  const uint64_t key = groth16_key_bytes(s);
   const uint64_t setup = kNonZero * (s.nnz_a + s.nnz_b + s.nnz_c) + kFr * (3 * vars + 2 * n);
   const uint64_t prove = partitions * kFr * (3 * s.constraints + vars) + 4 * kFr * n;
   return key + std::max(setup, prove);

@@ -30,4 +30,7 @@ r1cs::ShapeCounts porep_shape_by_parts(const PorepParams& params);
 // docs/reliability.md, "Limits of the machine".
 uint64_t groth16_prove_bytes(const r1cs::ShapeCounts& s, uint64_t partitions);
 
+// The proving key's share of that estimate: the bytes the parameters hold while resident.
+uint64_t groth16_key_bytes(const r1cs::ShapeCounts& s);
+
 }  // namespace cuzk::circuits

@@ -19,6 +19,8 @@
 //   while the budget is in use.
 // Every failure (bad parameters, over budget, backend error, shutdown) reaches the caller as
 // an exception through the job's future.
+// A sector too large to hold whole (real size: 10 partitions of ~131M constraints) is proved
+// partition by partition by SectorStream (sector_stream.hpp) instead.
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -28,6 +28,7 @@ class CpuBackend final : public Backend {
 struct Registry {
   std::mutex mu;
   std::map<std::string, BackendFactory> factories{{"cpu", [] { return make_cpu_backend(); }}};
+  std::map<std::string, std::pair<DeviceBackendFactory, DeviceCounter>> device_factories;
 };
 Registry& registry() {
   static Registry r;
@@ -66,6 +67,35 @@ std::unique_ptr<Backend> make_backend(const std::string& name) {
     f = it->second;
   }
   return f();
+}
+
+void register_device_backend(const std::string& name, DeviceBackendFactory factory, DeviceCounter count) {
+  std::lock_guard lk(registry().mu);
+  registry().device_factories[name] = {std::move(factory), std::move(count)};
+}
+
+unsigned backend_device_count(const std::string& name) {
+  DeviceCounter count;
+  {
+    std::lock_guard lk(registry().mu);
+    auto it = registry().device_factories.find(name);
+    if (it == registry().device_factories.end()) return 1;
+    count = it->second.second;
+  }
+  return count();
+}
+
+std::unique_ptr<Backend> make_backend_on(const std::string& name, unsigned device) {
+  DeviceBackendFactory f;
+  {
+    std::lock_guard lk(registry().mu);
+    auto it = registry().device_factories.find(name);
+    if (it != registry().device_factories.end()) f = it->second.first;
+  }
+  if (f) return f(device);
+  if (device != 0)
+    throw std::invalid_argument("backend '" + name + "' has one device (index 0), not device " + std::to_string(device));
+  return make_backend(name);
 }
 
 }  // namespace cuzk::groth16

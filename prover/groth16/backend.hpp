@@ -52,4 +52,16 @@ std::unique_ptr<Backend> make_backend(const std::string& name);
 
 std::unique_ptr<Backend> make_cpu_backend(ThreadPool* pool = nullptr);
 
+// Backends with several devices (one instance per device; the CUDA backend registers one):
+// a factory per device index and the count of usable devices here. A backend without one has
+// exactly one device, index 0 ("cpu": the whole host).
+using DeviceBackendFactory = std::function<std::unique_ptr<Backend>(unsigned device)>;
+using DeviceCounter = std::function<unsigned()>;
+void register_device_backend(const std::string& name, DeviceBackendFactory factory, DeviceCounter count);
+// Devices `name` can use here: the registered counter's answer, else 1.
+unsigned backend_device_count(const std::string& name);
+// The backend on device `device`: make_backend(name) for device 0 of a backend without a
+// device factory; std::invalid_argument for another index of such a backend.
+std::unique_ptr<Backend> make_backend_on(const std::string& name, unsigned device);
+
 }  // namespace cuzk::groth16

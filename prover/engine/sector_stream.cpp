@@ -1,0 +1,338 @@
+#include "prover/engine/sector_stream.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "prover/circuits/porep_shape.hpp"
+#include "prover/groth16/params_file.hpp"
+#include "prover/instr/phase.hpp"
+#include "prover/synth/synth.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+uint64_t now_ns() {
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+double gib(uint64_t bytes) { return double(bytes) / double(uint64_t(1) << 30); }
+
+uint64_t next_pow2(uint64_t n) {
+  uint64_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+using Assignment = r1cs::ProvingAssignment<r1cs::DefaultPolicy>;
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------
+// Shapes, estimates, the plan and the assignment: pure functions.
+
+const std::vector<SectorShape>& sector_shapes() {
+  // 32g: Filecoin's 32 GiB sector has 10 partitions; its layers (11), parents (6 base + 8
+  // expander) and tree depth (30) are kept, and the challenges per partition raised to 33 so a
+  // partition comes nearest to ~130M constraints while its domain stays 2^27 (34 would pass
+  // 134.9M; docs/engine.md gives the numbers).
+  static const std::vector<SectorShape> shapes = {
+      {"32g", circuits::PorepParams{33, 11, 14, 30}, 10,
+       "a 32 GiB PoRep sector: 10 partitions of 130,953,556 constraints (2^27 domain)"},
+      {"2e20x10", circuits::PorepParams{3, 1, 1, 6}, 10,
+       "10 partitions of 1,000,351 constraints (2^20 domain): the 32g structure at a size a host can run"},
+      {"2e12x3", circuits::PorepParams{1, 0, 0, 2}, 3,
+       "3 partitions of 2,777 constraints (2^12 domain, Poseidon only): tests and a first run"},
+  };
+  return shapes;
+}
+
+const SectorShape& sector_shape(const std::string& name) {
+  std::string known;
+  for (const auto& s : sector_shapes()) {
+    if (s.name == name) return s;
+    known += (known.empty() ? "" : ", ") + s.name;
+  }
+  throw std::invalid_argument(fmt::format("unknown sector shape '{}' (known: {})", name, known));
+}
+
+uint64_t estimate_partition_bytes(const r1cs::ShapeCounts& s) {
+  return (3 * s.constraints + s.inputs + s.aux) * sizeof(fr_t);
+}
+
+uint64_t estimate_key_bytes(const r1cs::ShapeCounts& s) { return circuits::groth16_key_bytes(s); }
+
+uint32_t max_resident_partitions(uint64_t budget_bytes, uint64_t partition_bytes, uint32_t partitions) {
+  const uint64_t n = partition_bytes == 0 ? partitions : budget_bytes / partition_bytes;
+  if (n == 0)
+    throw SectorBudgetError(fmt::format(
+        "the memory budget of {:.2f} GiB cannot hold one synthesized partition (about {:.2f} GiB: a, b, c and the "
+        "assignment); raise the budget to at least {:.2f} GiB",
+        gib(budget_bytes), gib(partition_bytes), gib(partition_bytes)));
+  return uint32_t(std::min<uint64_t>(n, partitions));
+}
+
+std::vector<uint32_t> assign_partitions(uint32_t partitions, uint32_t devices) {
+  if (devices == 0) throw std::invalid_argument("assign_partitions: no device");
+  std::vector<uint32_t> out(partitions);
+  for (uint32_t k = 0; k < partitions; ++k) out[k] = k % devices;
+  return out;
+}
+
+uint32_t choose_device_count(std::optional<uint32_t> requested, uint32_t present, const std::string& backend) {
+  if (!requested) return present;
+  if (*requested == 0) throw std::invalid_argument("--gpus must be at least 1 (got 0)");
+  if (*requested > present)
+    throw std::invalid_argument(
+        fmt::format("--gpus {}: backend '{}' has {} device(s) here", *requested, backend, present));
+  return *requested;
+}
+
+SectorPlan plan_sector(const circuits::PorepParams& circuit, uint32_t partitions, uint64_t budget_bytes,
+                       uint32_t devices) {
+  if (partitions == 0) throw std::invalid_argument("a sector needs at least one partition");
+  SectorPlan p;
+  p.circuit = circuit;
+  p.partitions = partitions;
+  p.shape = circuits::porep_shape_by_parts(circuit);
+  p.domain = next_pow2(p.shape.constraints);
+  p.partition_bytes = estimate_partition_bytes(p.shape);
+  p.key_bytes = estimate_key_bytes(p.shape);
+  p.budget_bytes = budget_bytes;
+  p.devices = devices;
+  p.assignment = assign_partitions(partitions, devices);
+  if (budget_bytes == 0) {
+    p.max_resident = partitions;
+  } else {
+    try {
+      p.max_resident = max_resident_partitions(budget_bytes, p.partition_bytes, partitions);
+    } catch (const SectorBudgetError&) {
+      p.max_resident = 0;
+    }
+  }
+  return p;
+}
+
+std::string SectorPlan::describe() const {
+  std::ostringstream o;
+  unsigned log_domain = 0;
+  while ((uint64_t(1) << log_domain) < domain) ++log_domain;
+  o << fmt::format("circuit          porep {}\n", circuit.to_string());
+  o << fmt::format("partitions       {}\n", partitions);
+  o << fmt::format("constraints      {} per partition (domain 2^{})\n", shape.constraints, log_domain);
+  o << fmt::format("variables        {} per partition (inputs {}, aux {})\n", shape.inputs + shape.aux, shape.inputs,
+                   shape.aux);
+  o << fmt::format("partition bytes  {} ({:.2f} GiB: a, b, c and the assignment)\n", partition_bytes,
+                   gib(partition_bytes));
+  o << fmt::format("sector bytes     {} ({:.2f} GiB if every partition were resident)\n", partition_bytes * partitions,
+                   gib(partition_bytes * partitions));
+  o << fmt::format("parameters       {:.2f} GiB resident (estimate; not counted in the budget)\n", gib(key_bytes));
+  if (budget_bytes == 0)
+    o << "memory budget    unlimited\n";
+  else
+    o << fmt::format("memory budget    {:.2f} GiB{}\n", gib(budget_bytes),
+                     budget_note.empty() ? "" : " (" + budget_note + ")");
+  if (max_resident == 0)
+    o << "resident         0: the budget cannot hold one partition\n";
+  else
+    o << fmt::format("resident         at most {} partition(s) at once ({:.2f} GiB)\n", max_resident,
+                     gib(partition_bytes * max_resident));
+  o << fmt::format("devices          {}\n", devices);
+  std::string a;
+  for (uint32_t k = 0; k < assignment.size(); ++k) a += fmt::format("{}{}->{}", k ? " " : "", k, assignment[k]);
+  o << fmt::format("assignment       {} (partition->device: k mod {})\n", a, devices);
+  return o.str();
+}
+
+HostRss read_host_rss() {
+  HostRss r;
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  auto kb = [](const std::string& l) {
+    try {
+      return uint64_t(std::stoull(l.substr(l.find(':') + 1))) * 1024;
+    } catch (...) {
+      return uint64_t(0);
+    }
+  };
+  while (std::getline(f, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) r.rss = kb(line);
+    if (line.rfind("VmHWM:", 0) == 0) r.hwm = kb(line);
+  }
+  return r;
+}
+
+// ------------------------------------------------------------------------------------------
+
+struct SectorStream::Impl {
+  std::vector<std::unique_ptr<groth16::Backend>> backends;
+  uint64_t budget = 0;
+  ParamsCache cache;
+};
+
+SectorStream::SectorStream(std::vector<std::unique_ptr<groth16::Backend>> backends, uint64_t budget_bytes)
+    : impl_(std::make_unique<Impl>()) {
+  if (backends.empty()) throw std::invalid_argument("sector stream: no backend");
+  for (const auto& b : backends)
+    if (!b) throw std::invalid_argument("sector stream: a null backend");
+  impl_->backends = std::move(backends);
+  impl_->budget = budget_bytes;
+}
+
+SectorStream::~SectorStream() = default;
+
+uint32_t SectorStream::devices() const { return uint32_t(impl_->backends.size()); }
+ParamsCache& SectorStream::params() { return impl_->cache; }
+
+SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_partition) {
+  // ---- checks before any work
+  if (job.partitions == 0) throw EngineError(fmt::format("sector {}: no partitions", job.id));
+  if (std::string err = job.circuit.validate(); !err.empty())
+    throw EngineError(fmt::format("sector {}: {}", job.id, err));
+  if (job.params_path.empty()) throw EngineError(fmt::format("sector {}: no parameters file", job.id));
+  const uint32_t P = job.partitions, G = devices();
+  const r1cs::ShapeCounts shape = circuits::porep_shape_by_parts(job.circuit);
+  SectorResult res;
+  res.partition_bytes = estimate_partition_bytes(shape);
+  res.max_resident = impl_->budget == 0 ? P : max_resident_partitions(impl_->budget, res.partition_bytes, P);
+  const std::vector<uint32_t> assignment = assign_partitions(P, G);
+
+  const std::string parent = instr::current_path();
+  res.begin = now_ns();
+  {
+    instr::Phase srs("srs_load", parent);
+    res.pk = impl_->cache.get(job.params_path);
+    groth16::check_params_shape(*res.pk, shape.inputs, shape.aux, shape.constraints,
+                                "the circuit " + job.circuit.to_string() + " of sector " + job.id);
+  }
+  const groth16::ProvingKey& pk = *res.pk;
+
+  res.proofs.resize(P);
+  res.public_inputs.resize(P);
+  res.partitions.resize(P);
+  for (uint32_t k = 0; k < P; ++k) {
+    res.partitions[k].index = k;
+    res.partitions[k].device = assignment[k];
+  }
+
+  // Everything below mu: the synthesized partitions waiting for their device, the count held,
+  // and the first failure (which stops every thread at its next wait).
+  std::mutex mu, cb_mu;
+  std::condition_variable cv;
+  std::vector<std::unique_ptr<Assignment>> slots(P);
+  uint32_t resident = 0;
+  std::exception_ptr error;
+  auto fail = [&](std::exception_ptr e) {
+    {
+      std::lock_guard lk(mu);
+      if (!error) error = e;
+    }
+    cv.notify_all();
+  };
+
+  std::thread synth([&] {
+    try {
+      for (uint32_t k = 0; k < P; ++k) {
+        {
+          std::unique_lock lk(mu);
+          cv.wait(lk, [&] { return error || resident < res.max_resident; });
+          if (error) return;
+          res.peak_resident = std::max(res.peak_resident, ++resident);
+        }
+        PartitionRecord& rec = res.partitions[k];
+        rec.witness_begin = now_ns();
+        // Witness generation is the input (C2's vanilla proof): made here, one at a time, so
+        // that no more than the resident partitions exist at once.
+        const circuits::PorepCircuit circuit = circuits::PorepCircuit::generate(job.circuit, job.circuit_seed + k);
+        res.public_inputs[k] = circuit.public_inputs();
+        auto a = std::make_unique<Assignment>();
+        rec.synth_begin = now_ns();
+        {
+          instr::Phase s("synth", parent);
+          instr::Phase part("partition_" + std::to_string(k), instr::current_path());
+          *a = synth::prove_assignment<r1cs::DefaultPolicy>(circuit);
+        }
+        rec.synth_end = now_ns();
+        {
+          std::lock_guard lk(mu);
+          slots[k] = std::move(a);
+        }
+        cv.notify_all();
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  });
+
+  std::vector<std::thread> provers;
+  // Joins every started thread however this scope ends (a thread the system refuses to start
+  // stops the others through `fail`).
+  struct Joiner {
+    std::thread& synth;
+    std::vector<std::thread>& provers;
+    ~Joiner() {
+      if (synth.joinable()) synth.join();
+      for (auto& t : provers)
+        if (t.joinable()) t.join();
+    }
+  } joiner{synth, provers};
+  for (uint32_t d = 0; d < G; ++d) {
+    try {
+      provers.emplace_back([&, d] {
+        try {
+          for (uint32_t k = d; k < P; k += G) {
+            std::unique_ptr<Assignment> a;
+            {
+              std::unique_lock lk(mu);
+              cv.wait(lk, [&] { return error || slots[k]; });
+              if (error) return;
+              a = std::move(slots[k]);
+            }
+            PartitionRecord& rec = res.partitions[k];
+            const groth16::Randomness r =
+                job.rs_seed ? groth16::Randomness::from_seed(*job.rs_seed + k) : groth16::Randomness::secure();
+            rec.prove_begin = now_ns();
+            {
+              instr::Phase p("prove", parent);
+              instr::Phase part("partition_" + std::to_string(k), instr::current_path());
+              res.proofs[k] = impl_->backends[d]->prove(pk, groth16::witness_of(*a), r);
+            }
+            rec.prove_end = now_ns();
+            a.reset();  // the partition's share of the budget is free from here
+            {
+              std::lock_guard lk(mu);
+              rec.resident = resident--;
+            }
+            cv.notify_all();
+            rec.rss_bytes = read_host_rss().rss;
+            if (on_partition) {
+              std::lock_guard lk(cb_mu);
+              on_partition(rec, P);
+            }
+          }
+        } catch (...) {
+          fail(std::current_exception());
+        }
+      });
+    } catch (...) {
+      fail(std::current_exception());
+      break;
+    }
+  }
+  synth.join();
+  for (auto& t : provers) t.join();
+  if (error) std::rethrow_exception(error);
+  res.end = now_ns();
+  res.peak_rss_bytes = read_host_rss().hwm;
+  return res;
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,153 @@
+// One sector streamed partition by partition under a host-memory budget (docs/engine.md,
+// "Sector streaming"): the Engine holds a whole sector's partitions at once, which at real size
+// (10 partitions of ~130M constraints, 15+ GiB each) does not fit a host; here each partition
+// is generated, synthesized, proved and freed on its own.
+//
+//   synthesis thread:  witness k, synth k  ->  ready[k]  ->  device thread k mod G: prove k, free k
+//
+// - Synthesis of partition k+1 (CPU) overlaps the proving of partition k (a backend per device).
+// - At most `max_resident` synthesized partitions are held at once (from the start of their
+//   synthesis until their proof is done), with max_resident = floor(budget / bytes of one
+//   partition); a budget below one partition is refused before any work (SectorBudgetError).
+// - Partition k is proved by device assign_partitions(P, G)[k] = k mod G (a pure function):
+//   synthesis runs in index order, so with equal proving times this is also the order in which
+//   devices free up.
+// - Parameters come from a ParamsCache: loaded once, resident for every later sector.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "prover/circuits/porep.hpp"
+#include "prover/engine/engine.hpp"
+#include "prover/engine/params_cache.hpp"
+#include "prover/groth16/backend.hpp"
+#include "prover/r1cs/shape.hpp"
+
+namespace cuzk::engine {
+
+// A budget that cannot hold even one synthesized partition.
+class SectorBudgetError : public EngineError {
+ public:
+  using EngineError::EngineError;
+};
+
+// A named sector shape: P partitions of one PoRep-shaped circuit.
+struct SectorShape {
+  std::string name;
+  circuits::PorepParams circuit;
+  uint32_t partitions = 1;
+  std::string description;
+};
+// The named shapes ("32g", "2e20x10", "2e12x3"), in order.
+const std::vector<SectorShape>& sector_shapes();
+// The shape called `name`; throws std::invalid_argument listing the known names.
+const SectorShape& sector_shape(const std::string& name);
+
+// Bytes one synthesized partition holds (a, b, c: one field element per constraint each, plus
+// the assignment: inputs + aux); the per-partition term of estimate_job_bytes.
+uint64_t estimate_partition_bytes(const r1cs::ShapeCounts& shape);
+// Bytes of the resident proving key of a circuit of this shape (circuits::groth16_key_bytes).
+uint64_t estimate_key_bytes(const r1cs::ShapeCounts& shape);
+
+// Partitions resident at once under `budget_bytes` (capped at `partitions`); throws
+// SectorBudgetError naming the budget and the one-partition estimate in GiB when it is 0.
+uint32_t max_resident_partitions(uint64_t budget_bytes, uint64_t partition_bytes, uint32_t partitions);
+
+// Which device proves which partition: result[k] = k mod devices (devices >= 1, else
+// std::invalid_argument).
+std::vector<uint32_t> assign_partitions(uint32_t partitions, uint32_t devices);
+// The device count to use: `requested` (0 = all present) checked against `present`; throws
+// std::invalid_argument for requested > present (naming both and the backend). `present` >= 1.
+uint32_t choose_device_count(std::optional<uint32_t> requested, uint32_t present, const std::string& backend);
+
+// What a sector run will do, computed from the shape by arithmetic (no synthesis): printable
+// before any work, at sizes that do not fit this machine.
+struct SectorPlan {
+  circuits::PorepParams circuit;
+  uint32_t partitions = 0;
+  r1cs::ShapeCounts shape;
+  uint64_t domain = 0;           // NTT domain: the next power of two >= constraints
+  uint64_t partition_bytes = 0;  // estimate_partition_bytes
+  uint64_t key_bytes = 0;        // the resident parameters (not counted in the budget)
+  uint64_t budget_bytes = 0;
+  uint32_t max_resident = 0;  // 0 when the budget cannot hold one partition
+  uint32_t devices = 1;
+  std::vector<uint32_t> assignment;  // assign_partitions(partitions, devices)
+  std::string budget_note;           // where the budget came from (printed beside it), or 
+  // Multi-line description (partitions, constraints, bytes, resident, devices, assignment).
+  std::string describe() const;
+};
+// Never throws for a small budget (max_resident is then 0); throws std::invalid_argument for
+// an invalid circuit or 0 partitions/devices.
+SectorPlan plan_sector(const circuits::PorepParams& circuit, uint32_t partitions, uint64_t budget_bytes,
+                       uint32_t devices);
+
+struct SectorJob {
+  std::string id = "sector";
+  circuits::PorepParams circuit;
+  uint32_t partitions = 1;
+  uint64_t circuit_seed = 42;       // partition k's witness from circuit_seed + k
+  std::optional<uint64_t> rs_seed;  // partition k uses Randomness::from_seed(rs_seed + k); absent: secure
+  std::string params_path;
+};
+
+// Host steady-clock nanoseconds (since its epoch).
+struct PartitionRecord {
+  uint32_t index = 0;
+  uint32_t device = 0;
+  uint64_t witness_begin = 0, synth_begin = 0, synth_end = 0, prove_begin = 0, prove_end = 0;
+  uint32_t resident = 0;   // synthesized partitions held when this one's proof finished (itself included)
+  uint64_t rss_bytes = 0;  // the process's VmRSS then (0 where /proc is not readable)
+  uint64_t synth_ns() const { return synth_end - synth_begin; }
+  uint64_t prove_ns() const { return prove_end - prove_begin; }
+};
+
+struct SectorResult {
+  std::vector<groth16::Proof> proofs;            // one per partition, in index order
+  std::vector<std::vector<fr_t>> public_inputs;  // per partition (to verify)
+  std::vector<PartitionRecord> partitions;       // in index order
+  std::shared_ptr<const groth16::ProvingKey> pk;
+  uint32_t max_resident = 0;    // the budget's limit
+  uint32_t peak_resident = 0;   // the most partitions held at once
+  uint64_t peak_rss_bytes = 0;  // VmHWM after the run (peak since process start; 0 if unreadable)
+  uint64_t partition_bytes = 0;
+  uint64_t begin = 0, end = 0;
+};
+
+// VmRSS and VmHWM of this process from /proc/self/status, in bytes; 0 when unreadable.
+struct HostRss {
+  uint64_t rss = 0, hwm = 0;
+};
+HostRss read_host_rss();
+
+class SectorStream {
+ public:
+  // One backend per device, device i = backends[i] (at least one; none null); `budget_bytes`
+  // bounds the synthesized partitions held (0 = unlimited). Throws std::invalid_argument.
+  SectorStream(std::vector<std::unique_ptr<groth16::Backend>> backends, uint64_t budget_bytes);
+  ~SectorStream();
+  SectorStream(const SectorStream&) = delete;
+  SectorStream& operator=(const SectorStream&) = delete;
+
+  // Called once per partition after its proof, from a device thread (calls are serialized).
+  using OnPartition = std::function<void(const PartitionRecord&, uint32_t partitions)>;
+  // Proves every partition of `job`. Checks first, before any work: the budget against one
+  // partition (SectorBudgetError), the parameters file (groth16::ParamsError, also for a key of
+  // another shape). The first failure of a stage stops the others and is rethrown here. Phases:
+  // "synth/partition_<k>" and "prove/partition_<k>" under the caller's open phase.
+  SectorResult prove(const SectorJob& job, const OnPartition& on_partition = {});
+
+  uint32_t devices() const;
+  ParamsCache& params();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cuzk::engine
