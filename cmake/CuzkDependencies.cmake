@@ -3,6 +3,11 @@ find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
+# Boost's own BoostConfig.cmake (Debian 12 and Ubuntu 24.04 ship it): CMake 3.30 and later warn
+# when a project leaves the policy unset and falls back to the FindBoost module they removed.
+if(POLICY CMP0167)
+  cmake_policy(SET CMP0167 NEW)
+endif()
 find_package(Boost 1.74 REQUIRED)
 find_package(benchmark REQUIRED)
 find_package(PkgConfig REQUIRED)
