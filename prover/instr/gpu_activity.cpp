@@ -135,7 +135,16 @@ void* OpeningSink::begin(const std::string& path) {
     std::lock_guard lk(mu_);
     openings_[t->index].open_ns = open;
   }
-  if (inner_) t->inner = inner_->begin(path);
+  if (inner_) {
+    try {
+      t->inner = inner_->begin(path);
+    } catch (...) {  // the phase never opened: undo the push, so the thread's stack stays balanced
+      closing(t->id);
+      t_innermost = t->saved_innermost;
+      delete t;
+      throw;
+    }
+  }
   return t;
 }
 
