@@ -135,6 +135,11 @@ struct Series {
 };
 Series wall_series(const PhaseData& d) { return {&d.wall, &d.wall_process, &d.wall_round}; }
 Series gpu_series(const PhaseData& d) { return {&d.gpu, &d.gpu_process, &d.gpu_round}; }
+Series gpu_kernel_series(const PhaseData& d) { return {&d.gpu_kernel, &d.gpu_kernel_process, &d.gpu_kernel_round}; }
+// Whether GPU kernel time (without gaps) is in every sample of the phase: only then can it judge it.
+bool kernel_in_every_sample(const PhaseData& d) {
+  return d.gpu_kernel_missing == 0 && !d.gpu_kernel.empty() && d.gpu_kernel.size() == d.wall.size();
+}
 Series counter_series(const PhaseData& d, const std::string& n) {
   return {&d.counters.at(n), &d.counter_process.at(n), &d.counter_round.at(n)};
 }
@@ -153,6 +158,7 @@ std::optional<Series> row_series(const CaseData& cd, const PhaseComparison& r) {
   auto it = cd.phases.find(r.phase);
   if (it == cd.phases.end()) return std::nullopt;
   if (r.metric == "gpu_ns") return gpu_series(it->second);
+  if (r.metric == "gpu_kernel_ns") return gpu_kernel_series(it->second);
   if (r.metric == "wall_ns") return wall_series(it->second);
   return counter_series(it->second, r.metric);
 }
@@ -599,10 +605,11 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         const bool in_b = pa_it == ca.phases.end();
         const PhaseData& d = in_b ? pb_it->second : pa_it->second;
         const bool gpu = o.analysis.metric_choice == MetricChoice::kAuto && d.gpu_null == 0 && !d.gpu.empty();
-        const Series present = gpu ? gpu_series(d) : wall_series(d);
+        const bool kernel = gpu && kernel_in_every_sample(d);
+        const Series present = kernel ? gpu_kernel_series(d) : gpu ? gpu_series(d) : wall_series(d);
         const std::vector<double> zeros = absent_observations(in_b ? ca : cb, blocks);
         r.only_in = in_b ? Side::kB : Side::kA;
-        r.metric = gpu ? "gpu_ns" : "wall_ns";
+        r.metric = kernel ? "gpu_kernel_ns" : gpu ? "gpu_ns" : "wall_ns";
         (in_b ? r.samples_b : r.samples_a) = d.wall.size();
         (in_b ? r.samples_a : r.samples_b) = (in_b ? ca : cb).samples;
         fill(r, in_b ? std::nullopt : std::optional<Series>(present), in_b ? std::optional<Series>(present) : std::nullopt);
@@ -644,7 +651,23 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         // GPU time is the verdict of a GPU phase only when every sample has it: a phase whose GPU
         // time is sometimes missing would be judged on a subset of its samples.
         const bool gpu_primary = o.analysis.metric_choice == MetricChoice::kAuto && da.gpu_null == 0 && db.gpu_null == 0;
-        if (gpu_primary) {
+        // Kernel time without gaps judges it, before CUDA-event time, where every sample of both
+        // sides has it: the events' span includes the GPU's idle gaps, whose noise is the host's.
+        const bool kernel_primary = gpu_primary && kernel_in_every_sample(da) && kernel_in_every_sample(db);
+        if (kernel_primary) {
+          PhaseComparison kernel = r;
+          kernel.metric = "gpu_kernel_ns";
+          kernel.samples_a = da.gpu_kernel.size();
+          kernel.samples_b = db.gpu_kernel.size();
+          fill(kernel, gpu_kernel_series(da), gpu_kernel_series(db));
+          kernel.counters = std::move(wall.counters);
+          wall.counters.clear();
+          gpu.primary = false;
+          wall.primary = false;
+          out.push_back(std::move(kernel));
+          out.push_back(std::move(gpu));
+          out.push_back(std::move(wall));
+        } else if (gpu_primary) {
           gpu.counters = std::move(wall.counters);
           wall.counters.clear();
           wall.primary = false;

@@ -111,7 +111,7 @@ bool counter_is_notable(const CounterDelta& d, double phase_a_ns, double phase_b
 struct PhaseComparison {
   std::string suite, case_name, params;  // params: canonical JSON dump of the sample's parameters object
   std::string phase;                     // slash path, e.g. "proof/synth" (Google Benchmark: benchmark name)
-  std::string metric;                    // "wall_ns" or "gpu_ns"; a load row's "p99" or "throughput"
+  std::string metric;                    // "wall_ns", "gpu_ns" or "gpu_kernel_ns"; a load row's "p99" or "throughput"
   bool primary = true;                   // the row that carries the phase's verdict (gate, calibrate)
   // "phase": a phase's row (its median; the rows above); "tail" or "throughput": a row of a load
   // case (load_rows.hpp) beside the phase rows. A reader that wants one row per phase takes the

@@ -19,6 +19,12 @@ struct PhaseData {
   std::vector<std::string> wall_process, gpu_process;  // the process id behind each value ("" when unknown)
   std::vector<int64_t> wall_round, gpu_round;          // the round behind each value (kNoRound when unknown)
   size_t gpu_null = 0;
+  // GPU kernel time without gaps (gpu_kernel_ns, where collected): values, their processes and
+  // rounds, and the samples without it.
+  std::vector<double> gpu_kernel;
+  std::vector<std::string> gpu_kernel_process;
+  std::vector<int64_t> gpu_kernel_round;
+  size_t gpu_kernel_missing = 0;
   std::map<std::string, std::vector<double>> counters;       // non-null values
   std::map<std::string, std::vector<std::string>> counter_process;  // beside counters (samples' counters only)
   std::map<std::string, std::vector<int64_t>> counter_round;

@@ -109,7 +109,7 @@ std::string n_cell(const PhaseComparison& r) {
 // The notes under the tables: how to read the metric, unit and p columns of these rows.
 std::vector<std::string> legend(const Comparison& c, const FormatOptions& f) {
   bool secondary = false, processes = false, only = false, rounds = false, counted = false, tails = false,
-       throughput = false;
+       throughput = false, kernels = false;
   for (const auto& r : c.rows) {
     if (r.kind != "phase") {  // their own notes below; their units are not the phases' designs
       tails = tails || r.kind == "tail";
@@ -117,6 +117,7 @@ std::vector<std::string> legend(const Comparison& c, const FormatOptions& f) {
       continue;
     }
     secondary = secondary || r.metric == "gpu_ns";  // the GPU-or-wall note: only where GPU time was compared
+    kernels = kernels || (r.primary && r.metric == "gpu_kernel_ns");
     processes = processes || r.unit == "processes";
     rounds = rounds || r.unit == "rounds";
     only = only || r.only_in.has_value();
@@ -128,6 +129,10 @@ std::vector<std::string> legend(const Comparison& c, const FormatOptions& f) {
                       ? "metric: every phase is judged by wall time (--metric wall); GPU time in parentheses is shown, not judged"
                       : "metric: a phase with GPU time in every sample is judged by it (CUDA events); its wall time in "
                         "parentheses is shown, not judged (--metric wall judges wall time)");
+  if (kernels)
+    out.push_back("metric: kernel = GPU kernel time without gaps (--gpu-activity: the union of the phase's kernels); where "
+                  "every sample of both sides has it, it judges the phase, and its GPU (CUDA event) and wall times in "
+                  "parentheses are shown, not judged");
   if (counted)
     out.push_back("metric: a phase whose samples all name a counter as their primary_metric (a simulator's instruction "
                   "count) is judged by it; its times are shown, not judged");
@@ -180,7 +185,10 @@ std::vector<std::string> headers(const FormatOptions& f) {
 
 std::vector<std::string> row_cells(const PhaseComparison& r, const std::map<std::string, std::string>& unread,
                                    const FormatOptions& f) {
-  const std::string metric = r.metric == "wall_ns" ? "wall" : (r.metric == "gpu_ns" ? "gpu" : r.metric);
+  const std::string metric = r.metric == "wall_ns"         ? "wall"
+                             : r.metric == "gpu_ns"        ? "gpu"
+                             : r.metric == "gpu_kernel_ns" ? "kernel"
+                                                           : r.metric;
   const bool only = r.only_in.has_value();
   std::string verdict = r.verdict + (r.verdict == "faster" || r.verdict == "slower" ? " " + output::change_pct(r.ratio) : "");
   if (!r.primary) verdict = "(" + verdict + ")";

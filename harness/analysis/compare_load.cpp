@@ -246,6 +246,13 @@ SideData load_cuzk(const std::string& path, const ResultsFile& rf, const Compare
       } else {
         ++pd.gpu_null;
       }
+      if (rec.contains("gpu_kernel_ns") && rec["gpu_kernel_ns"].is_number()) {
+        pd.gpu_kernel.push_back(rec["gpu_kernel_ns"].get<double>());
+        pd.gpu_kernel_process.push_back(process);
+        pd.gpu_kernel_round.push_back(round);
+      } else {
+        ++pd.gpu_kernel_missing;
+      }
       add_derived_counters(pd, rec);
       if (rec.contains("counters") && rec["counters"].is_object()) {
         for (auto& [cn, cv] : rec["counters"].items()) {
@@ -316,7 +323,7 @@ std::string signed_ns(double ns) {
 }
 
 bool is_time_metric(const std::string& metric) {
-  return metric == "wall_ns" || metric == "gpu_ns" || metric_quantile(metric).has_value();
+  return metric == "wall_ns" || metric == "gpu_ns" || metric == "gpu_kernel_ns" || metric_quantile(metric).has_value();
 }
 
 std::string value_text(const std::string& metric, double v) {

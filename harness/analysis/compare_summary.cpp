@@ -27,6 +27,7 @@ bool is_change(const PhaseComparison& r) {
 std::string change_text(const PhaseComparison& r) {
   std::string what = r.only_in ? only_in_text(*r.only_in) : output::change_pct(r.ratio);
   if (r.metric == "gpu_ns") what += ", GPU time";
+  if (r.metric == "gpu_kernel_ns") what += ", GPU kernel time";
   if (!is_time_metric(r.metric)) what += ", " + r.metric;
   return fmt::format("{} {} ({})", r.phase, signed_value_text(r.metric, r.delta), what);
 }

@@ -33,7 +33,7 @@ using compare_detail::SideData;
 const std::vector<double>* metric_values(const CaseData& c, const std::string& phase, const std::string& metric) {
   auto it = c.phases.find(phase);
   if (it == c.phases.end()) return nullptr;
-  const auto& v = metric == "gpu_ns" ? it->second.gpu : it->second.wall;
+  const auto& v = metric == "gpu_kernel_ns" ? it->second.gpu_kernel : metric == "gpu_ns" ? it->second.gpu : it->second.wall;
   return v.empty() ? nullptr : &v;
 }
 

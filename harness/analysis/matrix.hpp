@@ -64,7 +64,7 @@ struct EffectRow {
 };
 
 struct PhaseAttribution {
-  std::string phase, metric;        // metric: "wall_ns" or "gpu_ns" (compare's primary metric)
+  std::string phase, metric;        // metric: "wall_ns", "gpu_ns" or "gpu_kernel_ns" (compare's primary metric)
   double baseline_median = NAN;     // NaN when the baseline lacks the phase
   std::vector<VariantCell> variants;  // every variant but the baseline, in Input order
   std::optional<factorial::Analysis> fx;

@@ -65,7 +65,7 @@ Grid grid_of(const Attribution& a, const CaseAttribution& k, const FormatOptions
   for (auto& c : cols) g.header.push_back(c);
   if (fx) g.header.push_back("noise");
   for (const auto& p : k.phases) {
-    std::vector<std::string> row = {p.phase + (p.metric == "gpu_ns" ? " (gpu)" : ""),
+    std::vector<std::string> row = {p.phase + (p.metric == "gpu_ns" ? " (gpu)" : p.metric == "gpu_kernel_ns" ? " (kernel)" : ""),
                                     std::isfinite(p.baseline_median) ? fmt_ns(p.baseline_median) : "-"};
     if (fx) {
       if (!p.fx) {  // a phase some variants lack: its cost is listed under "found", the reason below the grid

@@ -26,6 +26,10 @@
 #include "harness/measure/session.hpp"
 #include "harness/measure/stable.hpp"
 #include "harness/suite/suite.hpp"
+#include "prover/instr/gpu_activity.hpp"
+#if CUZK_HAVE_GPU_ACTIVITY
+#include "cuda/profiling/gpu_activity_cupti.hpp"
+#endif
 #include "prover/util/cpu_placement.hpp"
 
 namespace cuzk::cli {
@@ -47,9 +51,33 @@ struct RunOptions {
   std::optional<std::string> gpu_counters;  // --gpu-counters (else $CUZK_GPU_COUNTERS)
   bool list = false;
   bool cache_sim = false;  // --cache-sim (with --counters sim)
+  bool gpu_activity = false;  // --gpu-activity: GPU time without gaps (docs/counters.md)
 };
 
 std::vector<std::string> run_default_counters() { return with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"}); }
+
+// --gpu-activity: refused (exit 2) where this build has no CUPTI, or the backend runs no GPU work.
+void check_gpu_activity(bool asked, const std::string& backend) {
+  if (!asked) return;
+#if !CUZK_HAVE_GPU_ACTIVITY
+  throw Error("--gpu-activity needs CUPTI: this build has no CUDA backend, or CMake did not find CUPTI "
+              "(docs/counters.md, \"GPU time without gaps\")");
+#endif
+  if (backend != "cuda")
+    throw Error(fmt::format("--gpu-activity measures GPU phases: it needs --backend cuda, not --backend {}", backend));
+}
+
+std::shared_ptr<instr::gpu_activity::Collector> make_gpu_activity_collector() {
+#if CUZK_HAVE_GPU_ACTIVITY
+  try {
+    return cuda::gpu_activity::make_cupti_collector();
+  } catch (const cuda::gpu_activity::GpuActivityError& e) {
+    throw Error(e.what());
+  }
+#else
+  throw Error("--gpu-activity needs CUPTI (this build has none)");
+#endif
+}
 
 std::string fmt_secs(double s) {
   if (s < 60) return fmt::format("{:.1f}s", s);
@@ -78,6 +106,7 @@ int run_suite(RunOptions o) {
   }
   // Everything about the request is checked before anything runs, the backend included.
   o.backend = resolve_backend(o.backend, o.allow_cpu_fallback);
+  check_gpu_activity(o.gpu_activity, o.backend);
   suite::Suite s;
   try {
     s = suite::load_suite_file(suite::resolve_suite(o.suite));
@@ -168,6 +197,8 @@ int run_suite(RunOptions o) {
   so.overwrite = o.force;
   so.counters = o.counters;
   so.default_counters = run_default_counters();
+  // CUPTI's Activity API is set up before any file is written or any work runs.
+  if (o.gpu_activity) so.gpu_activity = make_gpu_activity_collector();
   // GPU counters are checked on this GPU before any file is written or any work runs.
   std::shared_ptr<GpuCounterPass> gpu_pass;
   try {
@@ -318,6 +349,9 @@ Registrar reg_run("run", [](CLI::App& app) -> Runner {
                                "GPU metrics per GPU phase of porep cases, from an untimed counters pass after each case's "
                                "repetitions (Nsight Compute names, or 'default'; default $CUZK_GPU_COUNTERS; docs/counters.md)");
   auto* copt = sub->add_option("--counters", *counters, "comma-separated counters: PAPI events, os:: counters, or 'sim' (sim:: counters: the suite runs again under Valgrind's callgrind) (default $CUZK_COUNTERS, else perf::PAGE-FAULTS, perf::TASK-CLOCK and the default os:: counters; docs/counters.md)");
+  sub->add_flag("--gpu-activity", o->gpu_activity,
+                "GPU time without gaps: gpu_kernel_ns, gpu_copy_ns and gpu_idle_ns per GPU phase from CUPTI's Activity "
+                "API, collected in every repetition and attributed after it (--backend cuda; docs/counters.md)");
   sub->add_flag("--cache-sim", o->cache_sim,
                 "with --counters sim: simulate caches and branches too (sim::l1_misses, sim::ll_misses, "
                 "sim::branch_mispredicts; slower)");

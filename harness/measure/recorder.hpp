@@ -30,6 +30,9 @@ struct PhaseRecord {
   uint64_t wall_ns = 0;  // sum over occurrences
   uint64_t count = 0;    // occurrences closed in the sample
   std::optional<uint64_t> gpu_ns;
+  // GPU time without gaps (--gpu-activity; prover/instr/gpu_activity.hpp): the union of the
+  // phase's kernels and memsets, of its copies, and its span's idle time; absent when not collected.
+  std::optional<uint64_t> gpu_kernel_ns, gpu_copy_ns, gpu_idle_ns;
   std::map<std::string, std::optional<int64_t>> counters;  // every requested event; null = unavailable
   std::map<std::string, std::string> counter_errors;       // the reason of each null
   std::string counter_scope;                               // "" when no counters were requested

@@ -140,6 +140,12 @@ const int g_env_checked = [] {
 json phase_record_json(const PhaseRecord& r) {
   json j = {{"wall_ns", r.wall_ns}, {"count", r.count}};
   j["gpu_ns"] = r.gpu_ns ? json(*r.gpu_ns) : json(nullptr);
+  // Optional, and only all three together (the reader checks that).
+  if (r.gpu_kernel_ns && r.gpu_copy_ns && r.gpu_idle_ns) {
+    j["gpu_kernel_ns"] = *r.gpu_kernel_ns;
+    j["gpu_copy_ns"] = *r.gpu_copy_ns;
+    j["gpu_idle_ns"] = *r.gpu_idle_ns;
+  }
   json counters = json::object();
   for (const auto& [name, v] : r.counters) counters[name] = v ? json(*v) : json(nullptr);
   j["counters"] = counters;
@@ -190,8 +196,8 @@ T median_of(std::vector<T> v) {
 json make_summary(const std::vector<json>& samples, uint64_t elapsed_ns) {
   json s = line_base("summary");
   struct Acc {
-    std::vector<uint64_t> wall, gpu;
-    size_t gpu_missing = 0;
+    std::vector<uint64_t> wall, gpu, gpu_kernel;
+    size_t gpu_missing = 0, gpu_kernel_missing = 0;
     std::map<std::string, std::vector<int64_t>> counters;
     std::map<std::string, size_t> counter_missing;
   };
@@ -210,6 +216,10 @@ json make_summary(const std::vector<json>& samples, uint64_t elapsed_ns) {
         ++a.gpu_missing;
       else
         a.gpu.push_back(r.at("gpu_ns").get<uint64_t>());
+      if (r.contains("gpu_kernel_ns"))
+        a.gpu_kernel.push_back(r.at("gpu_kernel_ns").get<uint64_t>());
+      else
+        ++a.gpu_kernel_missing;
       for (auto& [name, v] : r.at("counters").items()) {
         if (v.is_null())
           ++a.counter_missing[name];
@@ -225,6 +235,8 @@ json make_summary(const std::vector<json>& samples, uint64_t elapsed_ns) {
               {"min_wall_ns", *std::min_element(a.wall.begin(), a.wall.end())},
               {"max_wall_ns", *std::max_element(a.wall.begin(), a.wall.end())}};
     p["median_gpu_ns"] = a.gpu.empty() || a.gpu_missing ? json(nullptr) : json(median_of(a.gpu));
+    // Only where every measured sample has it (GPU time without gaps was collected): absent otherwise.
+    if (!a.gpu_kernel.empty() && a.gpu_kernel_missing == 0) p["median_gpu_kernel_ns"] = median_of(a.gpu_kernel);
     json c = json::object();
     for (auto& [name, vals] : a.counters) c[name] = a.counter_missing.count(name) ? json(nullptr) : json(median_of(vals));
     for (auto& [name, n] : a.counter_missing) c[name] = nullptr;
@@ -441,6 +453,22 @@ void optional_uint(const Ctx& c, const json& obj, const char* key, const std::st
     c.fail(fmt::format("{}field '{}' must be a non-negative integer, not {}", what, key, it->dump()));
 }
 
+// GPU time without gaps: gpu_kernel_ns, gpu_copy_ns and gpu_idle_ns, optional, but all three or none,
+// each a non-negative integer (never null: a record without them leaves them out).
+constexpr const char* kGpuActivityFields[] = {"gpu_kernel_ns", "gpu_copy_ns", "gpu_idle_ns"};
+void validate_gpu_activity(const Ctx& c, const std::string& what, const json& r) {
+  size_t present = 0;
+  for (const char* k : kGpuActivityFields) {
+    auto it = r.find(k);
+    if (it == r.end()) continue;
+    ++present;
+    if (!it->is_number_unsigned())
+      c.fail(fmt::format("{}: field '{}' must be a non-negative integer (nanoseconds), not {}", what, k, it->dump()));
+  }
+  if (present != 0 && present != std::size(kGpuActivityFields))
+    c.fail(fmt::format("{}: fields 'gpu_kernel_ns', 'gpu_copy_ns' and 'gpu_idle_ns' go together (all three or none)", what));
+}
+
 // The header's counters.requested: the only counters a phase record may name.
 using Declared = std::set<std::string, std::less<>>;
 
@@ -457,6 +485,7 @@ void validate_record(const Ctx& c, const std::string& path, const json& r, const
   if (g == r.end()) c.fail(fmt::format("{} is missing required field 'gpu_ns' (null when no GPU time)", what));
   if (!g->is_null() && !g->is_number_unsigned())
     c.fail(fmt::format("{}: field 'gpu_ns' must be null or a non-negative integer, not {}", what, g->dump()));
+  validate_gpu_activity(c, what, r);
   auto cs = r.find("counters");
   if (cs == r.end()) c.fail(fmt::format("{} is missing required field 'counters'", what));
   if (!cs->is_object()) c.fail(fmt::format("{}: field 'counters' must be an object, not {}", what, kind(*cs)));

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "harness/measure/clock.hpp"
+#include "harness/measure/gpu_activity.hpp"
 #include "harness/measure/interrupt.hpp"
 #include "harness/measure/process.hpp"
 
@@ -36,6 +37,7 @@ Session::Session(const SessionOptions& o) {
   ro.counters = counters_from(o.counters, o.default_counters);
   ro.spans = o.spans;
   recorder_ = std::make_unique<Recorder>(ro);
+  gpu_activity_ = o.gpu_activity;
   // Sim counters (under callgrind) describe the simulation: caches, arithmetic paths.
   nlohmann::json sim_header = recorder_->sim_header();
   // Built before the file is created, so that bad header_extra leaves no empty file behind.
@@ -72,6 +74,7 @@ nlohmann::json Session::measure(const SampleInfo& info, const std::function<void
     ~Done() { f = false; }
   } done{measuring_};
   recorder_->install();
+  if (gpu_activity_) gpu_activity_->attach();  // wraps the recorder: install order matters
   // The probe's own readings stay outside the sample's wall time (take_sample starts it).
   env_.begin();
   recorder_->take_sample();  // drop anything recorded between samples
@@ -79,12 +82,19 @@ nlohmann::json Session::measure(const SampleInfo& info, const std::function<void
   try {
     fn();
   } catch (...) {
+    if (gpu_activity_) gpu_activity_->detach();
     recorder_->uninstall();
     throw;
   }
   Sample s = recorder_->take_sample();
   const uint64_t end_ns = now_ns();
   nlohmann::json env = env_.end();
+  // After the sample's times were taken: the flush and the attribution are not measured.
+  if (gpu_activity_) {
+    gpu_activity_->detach();
+    const std::string warning = apply_gpu_activity(s, gpu_activity_->take());
+    if (!warning.empty()) fmt::print(stderr, "[{}] {}\n", info.case_name, warning);
+  }
   recorder_->uninstall();
   nlohmann::json line = make_sample(info, s, recorder_->options().spans);
   line["env"] = std::move(env);

@@ -22,6 +22,7 @@
 #include "harness/measure/env_readings.hpp"
 #include "harness/measure/recorder.hpp"
 #include "harness/measure/results.hpp"
+#include "prover/instr/gpu_activity.hpp"
 
 namespace cuzk {
 
@@ -33,6 +34,9 @@ struct SessionOptions {
   std::vector<std::string> default_counters;  // used when neither is given
   bool spans = true;
   nlohmann::json header_extra = nlohmann::json::object();  // keys merged into the header line
+  // GPU time without gaps (--gpu-activity): attached around each measured sample's work, its
+  // batch attributed after the sample's time was taken (harness/measure/gpu_activity.hpp).
+  std::shared_ptr<instr::gpu_activity::Collector> gpu_activity;
 };
 
 class Session {
@@ -74,6 +78,7 @@ class Session {
   void write_sample(const nlohmann::json& line);
   std::unique_ptr<duet::Member> duet_;  // one side of a duet run: a barrier before every sample
   std::unique_ptr<Recorder> recorder_;
+  std::shared_ptr<instr::gpu_activity::Collector> gpu_activity_;
   std::unique_ptr<ResultsWriter> writer_;
   EnvProbe env_;
   std::vector<nlohmann::json> samples_;

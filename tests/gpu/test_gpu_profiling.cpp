@@ -12,6 +12,13 @@
 #if CUZK_HAVE_GPU_COUNTERS
 #include "cuda/profiling/gpu_counters.hpp"
 #endif
+#if CUZK_HAVE_GPU_ACTIVITY
+#include <chrono>
+
+#include "cuda/profiling/gpu_activity_cupti.hpp"
+#include "harness/measure/gpu_activity.hpp"
+#include "prover/instr/phase.hpp"
+#endif
 #include "cuda/testing/entry_points.hpp"
 #include "cuda/profiling/diagnostics.hpp"
 #include "harness/measure/recorder.hpp"
@@ -107,3 +114,52 @@ TEST_CASE("GPU counters per range (CUPTI Range Profiler): known DRAM bytes, comp
   CHECK_THROWS_AS(gc::RangeProfiler({"nonsense__metric.sum"}), gc::GpuCounterError);
 }
 #endif  // CUZK_HAVE_GPU_COUNTERS
+
+#if CUZK_HAVE_GPU_ACTIVITY
+// GPU time without gaps (--gpu-activity): the kernel time of a phase is its kernels' own length,
+// whatever the host did around them, and what the host did inside the phase shows as idle.
+TEST_CASE("gpu_kernel_ns of a 2 ms spin kernel is within 3% of it; a host sleep inside the phase is idle") {
+  constexpr uint64_t kSpinNs = 2'000'000;
+  constexpr uint64_t kHostSleepNs = 5'000'000;
+  constexpr int kReps = 5;
+  cuzk::RecorderOptions ro;
+  ro.nvtx = false;
+  ro.enlist_global_pool = false;
+  cuzk::Recorder rec(ro);
+  auto collector = cuzk::cuda::gpu_activity::make_cupti_collector();
+  // A second collector in the same process is refused (CUPTI's callbacks are process-wide).
+  CHECK_THROWS_AS(cuzk::cuda::gpu_activity::make_cupti_collector(), cuzk::cuda::gpu_activity::GpuActivityError);
+  cuda::sleep_phase("warm", 1000);  // the module loads at the first launch: outside the samples
+  rec.install();
+  for (int i = 0; i < kReps; ++i) {
+    collector->attach();
+    rec.take_sample();
+    {
+      cuzk::instr::Phase outer("outer");
+      std::this_thread::sleep_for(std::chrono::nanoseconds(kHostSleepNs));
+      cuda::sleep_phase("spin", kSpinNs);
+    }
+    cuzk::Sample s = rec.take_sample();
+    collector->detach();
+    const std::string warning = cuzk::apply_gpu_activity(s, collector->take());
+    INFO("repetition " << i << ": " << warning);
+    REQUIRE(warning.empty());
+    REQUIRE(s.phases.count("outer/spin"));
+    REQUIRE(s.phases.count("outer"));
+    const cuzk::PhaseRecord& spin = s.phases.at("outer/spin");
+    const cuzk::PhaseRecord& outer = s.phases.at("outer");
+    REQUIRE(spin.gpu_kernel_ns.has_value());
+    REQUIRE(outer.gpu_kernel_ns.has_value());
+    INFO("spin: kernel " << *spin.gpu_kernel_ns << " ns, idle " << *spin.gpu_idle_ns << " ns, gpu_ns "
+                         << spin.gpu_ns.value_or(0) << "; outer: idle " << *outer.gpu_idle_ns << " ns");
+    CHECK(double(*spin.gpu_kernel_ns) >= 0.97 * kSpinNs);
+    CHECK(double(*spin.gpu_kernel_ns) <= 1.03 * kSpinNs);
+    CHECK(*spin.gpu_copy_ns == 0);
+    CHECK(*spin.gpu_idle_ns < kSpinNs / 2);  // launch and event overhead only
+    // The parent counts the child's kernel, and the host's sleep before the launch as idle.
+    CHECK(*outer.gpu_kernel_ns == *spin.gpu_kernel_ns);
+    CHECK(*outer.gpu_idle_ns >= kHostSleepNs);
+  }
+  rec.uninstall();
+}
+#endif
