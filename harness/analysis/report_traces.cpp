@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "harness/analysis/report.hpp"
+#include "harness/trace/diff_format.hpp"  // the summary's section titles (constants only: no link to cuzk_trace)
 
 namespace cuzk::report {
 namespace {
@@ -118,7 +119,7 @@ std::optional<TraceSection> read_trace_section(const std::string& dir) {
   // JSON objects keep no order: the changed phases first, then the idle and the hidden changes,
   // as trace-diff prints them (harness/trace/diff_format.cpp).
   auto rank = [](const std::string& title) {
-    return title == "Idle time inside the phase changed" ? 1 : title == "Changed but hidden behind another stream" ? 2 : 0;
+    return title == trace::kIdleSection ? 1 : title == trace::kHiddenSection ? 2 : 0;
   };
   std::stable_sort(s.sections.begin(), s.sections.end(),
                    [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
