@@ -15,7 +15,6 @@
 #   CUZK_FUZZ_BIN=DIR   run the fuzz_<target> binaries found in DIR and build nothing (a
 #                       snapshot that a rebuild of build/fuzz cannot change mid-campaign)
 #   CUZK_FUZZ_PARALLEL=N  targets fuzzed at once (default: the number of cores)
-#   CUZK_FUZZ_BUILD_ONLY=1  configure and build the targets, fuzz nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,8 +46,6 @@ else
   build_targets=()
   for t in "${TARGETS[@]}"; do build_targets+=(--target "fuzz_$t"); done
   cmake --build build/fuzz -j"$jobs" "${build_targets[@]}"
-  # scripts/test.sh builds the fuzzers beside its tests, then runs them after.
-  [ "${CUZK_FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 fi
 
 if [ -n "${CUZK_FUZZ_WORK:-}" ]; then

@@ -12,22 +12,6 @@ echo "== build: default preset (build/default)"
 cmake --preset default >/dev/null
 cmake --build --preset default -j"$(nproc)"
 
-# The fuzzers' build runs beside the tests at the lowest priority: the tests spend much of their
-# time waiting on the processes they start, and this build takes up the idle cores (docs/testing.md).
-fuzz_build=""
-kill_tree() { # pid: the process and everything under it
-  local c
-  for c in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$c"; done
-  kill "$1" 2>/dev/null || true
-}
-if [ "${CUZK_SKIP_FUZZ:-0}" != 1 ]; then
-  echo "== fuzz build (preset fuzz) beside the tests, at nice 19: its log in build/fuzz-build.log"
-  mkdir -p build
-  CUZK_FUZZ_BUILD_ONLY=1 nice -n 19 scripts/fuzz.sh all >build/fuzz-build.log 2>&1 &
-  fuzz_build=$!
-  trap '[ -z "$fuzz_build" ] || kill_tree "$fuzz_build"' EXIT
-fi
-
 echo "== tests: default preset"
 ctest --preset default -j"$jobs" --output-on-failure --label-exclude sanitize-only
 
@@ -35,13 +19,6 @@ if [ "${CUZK_SKIP_FUZZ:-0}" != 1 ]; then
   # Every input reader under libFuzzer with ASan + UBSan (clang-14, preset fuzz), for a bounded
   # time each on its committed corpus plus fresh inputs; a crash fails the run and leaves its
   # reproducer in tests/fixtures/fuzz/<target>/ (docs/fuzzing.md).
-  if ! wait "$fuzz_build"; then
-    fuzz_build=""
-    echo "== the fuzz build failed; the end of build/fuzz-build.log:" >&2
-    tail -40 build/fuzz-build.log >&2
-    exit 1
-  fi
-  fuzz_build=""
   echo "== fuzz: every reader for ${CUZK_FUZZ_SECONDS:-10} s (preset fuzz, ASan + UBSan)"
   scripts/fuzz.sh all "${CUZK_FUZZ_SECONDS:-10}"
 
