@@ -1,6 +1,7 @@
 // Groth16 keys and proofs over BLS12-381 (the notation of Groth, "On the Size of Pairing-based
 // Non-interactive Arguments", EUROCRYPT 2016, in the layout bellman/bellperson use).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -40,6 +41,10 @@ class PointArray {
   const T* begin() const { return data_; }
   const T* end() const { return data_ + n_; }
   operator std::span<const T>() const { return {data_, n_}; }  // NOLINT
+  // The same points in the same order, wherever each array's memory comes from.
+  friend bool operator==(const PointArray& a, const PointArray& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
 
  private:
   std::shared_ptr<const void> owner_;
@@ -55,6 +60,7 @@ struct VerifyingKey {
   g1_affine_t delta_g1;
   g2_affine_t delta_g2;
   PointArray<g1_affine_t> ic;  // one per public input, input 0 being the constant one
+  bool operator==(const VerifyingKey&) const = default;
 };
 
 // How the H polynomial's MSM inputs are formed; each kind of parameters carries its own.
@@ -80,6 +86,12 @@ struct ProvingKey {
   PointArray<g1_affine_t> l_query;     // num_aux
   uint64_t seed = 0;             // toxic-waste seed (generated keys only; 0 for imported ones)
   std::string origin;            // "generated", "file:<path>", "zkey:<path>"
+  // The same keys: every point and count (where the points live and `origin` aside).
+  bool same_keys(const ProvingKey& o) const {
+    return vk == o.vk && convention == o.convention && num_inputs == o.num_inputs && num_aux == o.num_aux &&
+           num_constraints == o.num_constraints && domain_size == o.domain_size && a_query == o.a_query &&
+           b_g1_query == o.b_g1_query && b_g2_query == o.b_g2_query && h_query == o.h_query && l_query == o.l_query;
+  }
 };
 
 struct Proof {
