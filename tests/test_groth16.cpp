@@ -148,3 +148,81 @@ TEST_CASE("secure randomness gives distinct non-zero r and s") {
   REQUIRE(a.r != b.r);
   REQUIRE(a.s != b.s);
 }
+
+namespace {
+
+// A stand-in device: sums the table's points for each scalar's digits on the host, the
+// definition the device kernels follow, and counts what it was given.
+class TableDevice final : public FixedBaseDevice {
+ public:
+  explicit TableDevice(bool g2) : g2_(g2) {}
+  std::string describe() const override { return "table stand-in"; }
+  std::vector<g1_affine_t> g1(std::span<const g1_affine_t> t, std::span<const fr_t> s) override {
+    g1_points += s.size();
+    return sum(t, s);
+  }
+  bool has_g2() const override { return g2_; }
+  std::vector<g2_affine_t> g2(std::span<const g2_affine_t> t, std::span<const fr_t> s) override {
+    g2_points += s.size();
+    return sum(t, s);
+  }
+  size_t g1_points = 0, g2_points = 0;
+
+ private:
+  template <class Affine>
+  static std::vector<Affine> sum(std::span<const Affine> t, std::span<const fr_t> s) {
+    REQUIRE(t.size() == size_t(kFixedBaseWindows) * kFixedBaseDigits);
+    std::vector<Affine> out;
+    for (const fr_t& x : s) {
+      uint64_t l[4];
+      x.to_canonical(l);
+      auto acc = decltype(t[0].to_jacobian())::infinity();
+      for (unsigned i = 0; i < kFixedBaseWindows; ++i)
+        if (unsigned d = unsigned(l[i / 8] >> (8 * (i % 8))) & 0xff) acc = acc + t[i * kFixedBaseDigits + d - 1];
+      out.push_back(acc.to_affine());
+    }
+    return out;
+  }
+  bool g2_;
+};
+
+}  // namespace
+
+TEST_CASE("the fixed-base table holds d * 2^(8 i) * G") {
+  const auto t1 = fixed_base_table(g1_generator());
+  const auto t2 = fixed_base_table(g2_generator());
+  REQUIRE(t1.size() == size_t(kFixedBaseWindows) * kFixedBaseDigits);
+  for (auto [i, d] : {std::pair{0u, 1u}, {0u, 255u}, {1u, 1u}, {7u, 93u}, {31u, 255u}}) {
+    INFO("window " << i << ", digit " << d);
+    fr_t k = fr_t::from_u64(d);
+    for (unsigned j = 0; j < i; ++j) k *= fr_t::from_u64(256);
+    CHECK(t1[i * kFixedBaseDigits + d - 1] == g1_generator().to_jacobian().mul(k).to_affine());
+    CHECK(t2[i * kFixedBaseDigits + d - 1] == g2_generator().to_jacobian().mul(k).to_affine());
+  }
+}
+
+TEST_CASE("key generation hands its fixed-base multiplications to a device, and the keys are the same") {
+  const Fixture& f = small();
+  const auto m = synth::record_matrices(f.circuit);
+  const size_t vars = f.pk.num_inputs + f.pk.num_aux;
+  SECTION("G1 and G2 on the device") {
+    TableDevice dev(true);
+    CHECK(generate_keys(m, 7, KeygenOptions{nullptr, &dev}).same_keys(f.pk));
+    // ic and l (one point per variable), a, b_g1, h on G1; b_g2 on G2.
+    CHECK(dev.g1_points == vars + vars + vars + (f.pk.domain_size - 1));
+    CHECK(dev.g2_points == vars);
+  }
+  SECTION("G2 on CPU threads where the device has no G2 kernel") {
+    TableDevice dev(false);
+    CHECK(generate_keys(m, 7, KeygenOptions{nullptr, &dev}).same_keys(f.pk));
+    CHECK(dev.g2_points == 0);
+  }
+}
+
+TEST_CASE("a backend without a fixed-base device leaves key generation on CPU threads") {
+  CHECK(make_fixed_base_device("cpu") == nullptr);
+  register_fixed_base_device("stand-in", [] { return std::make_unique<TableDevice>(true); });
+  auto dev = make_fixed_base_device("stand-in");
+  REQUIRE(dev);
+  CHECK(dev->describe() == "table stand-in");
+}

@@ -41,6 +41,7 @@
 #include <thread>
 #include <utility>
 
+#include "cuda/keygen/fixed_base.hpp"
 #include "cuda/util/cuda_check.cuh"
 #include "cuda/util/device_array.cuh"
 #include "cuda/util/gpu_timer.cuh"
@@ -603,6 +604,8 @@ void register_backend() {
         return make_cuda_backend(o);
       },
       [] { return device_count(); });
+  // Parameter generation's fixed-base multiplications, for runs on this backend.
+  groth16::register_fixed_base_device("cuda", [] { return make_fixed_base_device(0); });
 }
 
 }  // namespace cuzk::cuda

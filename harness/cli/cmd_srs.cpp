@@ -1,6 +1,7 @@
 // `cuzk-bench srs generate|inspect`: Groth16 parameters for the PoRep-shaped circuit.
 //
-//   cuzk-bench srs generate [--challenges N --layers N --parents N --depth N] [--params-seed N] -o FILE
+//   cuzk-bench srs generate [--challenges N --layers N --parents N --depth N] [--params-seed N]
+//                           [--backend cpu|cuda] -o FILE
 //   cuzk-bench srs inspect FILE [--json]
 // Generated parameters come from seeded toxic waste (deterministic, for benchmarks; the seed
 // is stored in the file). Not a trusted setup.
@@ -14,10 +15,11 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/porep_flags.hpp"
 #include "harness/measure/output_file.hpp"
+#include "harness/suite/porep_job.hpp"
 #include "prover/circuits/porep.hpp"
+#include "prover/groth16/backend.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/groth16/setup.hpp"
-#include "prover/synth/synth.hpp"
 
 namespace cuzk::cli {
 namespace {
@@ -27,6 +29,7 @@ struct SrsOptions {
   uint64_t seed = 1;
   uint64_t circuit_seed = 42;
   std::string out, in;
+  std::string backend = "cpu";  // where the fixed-base multiplications run; the file is the same
   bool force = false, json = false;
 };
 
@@ -39,17 +42,26 @@ int run_generate(const SrsOptions& o) {
   if (std::error_code ec; std::filesystem::exists(o.out, ec) && !std::filesystem::is_regular_file(o.out, ec))
     throw Error(fmt::format("-o {} is not a regular file (parameter files are memory-mapped by prove)", o.out));
   check_sector_memory(P, 1, "srs generate");
+  try {
+    (void)groth16::make_backend(o.backend);  // names an unknown backend, or why it cannot run here
+  } catch (const groth16::BackendUnavailable& e) {
+    throw Error(fmt::format("--backend {}: {} (--backend cpu makes the same file on CPU threads)", o.backend, e.what()),
+                kExitFailure);
+  } catch (const std::invalid_argument& e) {
+    throw Error(std::string("--backend: ") + e.what());
+  }
+  const std::string& backend = o.backend;
   const auto t0 = std::chrono::steady_clock::now();
-  auto circuit = circuits::PorepCircuit::generate(P, o.circuit_seed);
-  auto pk = groth16::generate_keys(synth::record_matrices(circuit), o.seed);
+  std::string where;
+  auto pk = generate_porep_keys(circuits::PorepCircuit::generate(P, o.circuit_seed), o.seed, backend, &where);
   try {
     groth16::save_params(pk, o.out);
   } catch (const groth16::ParamsError& e) {
     throw Error(e.what());
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  fmt::print("wrote {} for {} ({} constraints, domain {}, seed {}) in {:.2f} s\n", o.out, P.to_string(),
-             pk.num_constraints, pk.domain_size, o.seed, s);
+  fmt::print("wrote {} for {} ({} constraints, domain {}, seed {}) in {:.2f} s (fixed-base multiplications on {})\n",
+             o.out, P.to_string(), pk.num_constraints, pk.domain_size, o.seed, s, where);
   return kExitOk;
 }
 
@@ -98,6 +110,9 @@ Registrar reg_srs("srs", [](CLI::App& app) -> Runner {
   gen->add_option("--params-seed,--seed", o->seed, "toxic-waste seed (prove's --params-seed; --seed is an older alias)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  gen->add_option("--backend", o->backend,
+                  "where the fixed-base multiplications run: cpu, or cuda (the GPU; the same file)")
+      ->capture_default_str();
   gen->add_option("-o,--out", o->out, "parameter file to write")->required();
   gen->add_flag("--force", o->force, "replace an existing file");
   auto* ins = sub->add_subcommand("inspect", "validate a parameter file and print its shape");

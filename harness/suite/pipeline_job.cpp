@@ -159,7 +159,8 @@ nlohmann::json pipeline_job_parameters(const PipelineJob& job) {
 
 bool run_pipeline_job(Session& session, const PipelineJob& job) {
   const std::string params =
-      ensure_porep_params(job.circuit, job.circuit_seed, job.params_seed, job.params_file, job.suite, job.case_name);
+      ensure_porep_params(job.circuit, job.circuit_seed, job.params_seed, job.params_file, job.suite, job.case_name,
+                          job.backend);
   // Witness generation (native hashing) is input preparation, outside every sample.
   std::vector<engine::Job> jobs;
   for (uint32_t j = 0; j < job.jobs; ++j)

@@ -2,7 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include "prover/groth16/backend.hpp"
@@ -21,15 +23,27 @@ std::string porep_params_cache_path(const circuits::PorepParams& p, uint64_t see
                      p.depth, seed);
 }
 
+groth16::ProvingKey generate_porep_keys(const circuits::PorepCircuit& circuit, uint64_t params_seed,
+                                        const std::string& backend, std::string* where) {
+  std::unique_ptr<groth16::FixedBaseDevice> device = groth16::make_fixed_base_device(backend);
+  if (where) *where = device ? device->describe() : "CPU threads";
+  return groth16::generate_keys(synth::record_matrices(circuit), params_seed, groth16::KeygenOptions{nullptr, device.get()});
+}
+
 std::string ensure_porep_params(const circuits::PorepParams& p, uint64_t circuit_seed, uint64_t params_seed,
-                                const std::string& params_file, const std::string& suite, const std::string& case_name) {
+                                const std::string& params_file, const std::string& suite, const std::string& case_name,
+                                const std::string& backend) {
   if (!params_file.empty()) return params_file;
   const std::string path = porep_params_cache_path(p, params_seed);
   if (!std::filesystem::exists(path)) {
     fmt::print(stderr, "[{}] {}: generating parameters for {} ({} constraints; once, cached in {})\n", suite, case_name,
                p.to_string(), circuits::PorepCircuit::shape(p).constraints, path);
-    auto gen = circuits::PorepCircuit::generate(p, circuit_seed);
-    groth16::save_params(groth16::generate_keys(synth::record_matrices(gen), params_seed), path);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string where;
+    auto pk = generate_porep_keys(circuits::PorepCircuit::generate(p, circuit_seed), params_seed, backend, &where);
+    groth16::save_params(pk, path);
+    fmt::print(stderr, "[{}] {}: parameters generated in {:.1f} s (fixed-base multiplications on {})\n", suite,
+               case_name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), where);
   }
   return path;
 }
@@ -52,7 +66,7 @@ PorepJobResult run_porep_job(Session& session, const PorepJob& job) {
   const auto& P = job.circuit;
   const auto shape = circuits::PorepCircuit::shape(P);
   const std::string params_path =
-      ensure_porep_params(P, job.circuit_seed, job.params_seed, job.params_file, job.suite, job.case_name);
+      ensure_porep_params(P, job.circuit_seed, job.params_seed, job.params_file, job.suite, job.case_name, job.backend);
   // Witness generation (native hashing) is input preparation, outside the measured proof.
   std::vector<circuits::PorepCircuit> circuits;
   for (uint32_t i = 0; i < job.partitions; ++i) circuits.push_back(circuits::PorepCircuit::generate(P, job.circuit_seed + i));

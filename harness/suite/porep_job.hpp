@@ -15,6 +15,7 @@
 #include "harness/measure/session.hpp"
 #include "harness/measure/stable.hpp"
 #include "prover/circuits/porep.hpp"
+#include "prover/groth16/keys.hpp"
 
 namespace cuzk {
 
@@ -39,9 +40,17 @@ struct PorepJob {
 std::string porep_params_cache_path(const circuits::PorepParams& p, uint64_t seed);
 
 // The parameters file for `p`: `params_file` when given, else the cache path, generating the
-// parameters there first when missing (the message names `suite` and `case_name`).
+// parameters there first when missing (the message names `suite` and `case_name`). The
+// generation's fixed-base multiplications run on `backend`'s device where it has one
+// (groth16::make_fixed_base_device: "cuda"), else on CPU threads; the file is the same.
 std::string ensure_porep_params(const circuits::PorepParams& p, uint64_t circuit_seed, uint64_t params_seed,
-                                const std::string& params_file, const std::string& suite, const std::string& case_name);
+                                const std::string& params_file, const std::string& suite, const std::string& case_name,
+                                const std::string& backend = "cpu");
+
+// Generates the keys of `circuit` from `params_seed`, on `backend`'s fixed-base device where it
+// has one; `where` is set to that device's description, or "CPU threads".
+groth16::ProvingKey generate_porep_keys(const circuits::PorepCircuit& circuit, uint64_t params_seed,
+                                        const std::string& backend, std::string* where = nullptr);
 
 // The parameters recorded in every sample of the job.
 nlohmann::json porep_job_parameters(const PorepJob& job);

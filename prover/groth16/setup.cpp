@@ -1,7 +1,11 @@
 #include "prover/groth16/setup.hpp"
 
+#include <algorithm>
+#include <map>
+#include <mutex>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 #include "prover/ntt/ntt.hpp"
 #include "prover/util/thread_pool.hpp"
@@ -9,44 +13,48 @@
 namespace cuzk::groth16 {
 namespace {
 
-constexpr unsigned kFixedBaseWindow = 8;  // 32 windows of 8 bits: 8160 table points, 32 adds per scalar
-
 ThreadPool& pick(ThreadPool* p) { return p ? *p : ThreadPool::global(); }
 
 template <class Affine>
-std::vector<Affine> fixed_base(const Affine& base, std::span<const fr_t> scalars, ThreadPool* pool) {
+std::vector<Affine> make_table(const Affine& base) {
   using Jac = jacobian_t<typename Affine::field_t, typename Affine::config_t>;
-  constexpr unsigned w = kFixedBaseWindow;
-  constexpr unsigned windows = (256 + w - 1) / w;
-  constexpr size_t per = (size_t(1) << w) - 1;  // digits 1..2^w-1
-  // table[i * per + d - 1] = d * 2^(w i) * base
-  std::vector<Jac> tj(windows * per);
+  std::vector<Jac> tj(size_t(kFixedBaseWindows) * kFixedBaseDigits);
   Jac row = Jac::from_affine(base);
-  for (unsigned i = 0; i < windows; ++i) {
+  for (unsigned i = 0; i < kFixedBaseWindows; ++i) {
     Jac acc = row;
-    for (size_t d = 1; d <= per; ++d) {
-      tj[i * per + d - 1] = acc;
+    for (size_t d = 1; d <= kFixedBaseDigits; ++d) {
+      tj[i * kFixedBaseDigits + d - 1] = acc;
       acc = acc + row;
     }
     row = acc;  // 2^w * row
   }
-  std::vector<Affine> table = batch_to_affine(tj);
-  std::vector<Jac> out(scalars.size());
+  return batch_to_affine(tj);
+}
+
+template <class Affine>
+std::vector<Affine> fixed_base(const std::vector<Affine>& table, std::span<const fr_t> scalars, ThreadPool* pool) {
+  using Jac = jacobian_t<typename Affine::field_t, typename Affine::config_t>;
+  constexpr unsigned w = kFixedBaseWindowBits;
+  std::vector<Affine> res(scalars.size());
+  // Blocks of points: each summed, then normalized with one inversion per block.
   pick(pool).parallel_for(scalars.size(), [&](size_t b, size_t e) {
-    for (size_t k = b; k < e; ++k) {
-      uint64_t s[4];
-      scalars[k].to_canonical(s);
-      Jac acc = Jac::infinity();
-      for (unsigned i = 0; i < windows; ++i) {
-        unsigned d = unsigned(s[(i * w) / 64] >> ((i * w) % 64)) & ((1u << w) - 1);
-        if (d) acc = acc + table[i * per + d - 1];
+    constexpr size_t kBlock = 4096;
+    std::vector<Jac> out(std::min(kBlock, e - b));
+    for (size_t lo = b; lo < e; lo += kBlock) {
+      const size_t hi = std::min(e, lo + kBlock);
+      for (size_t k = lo; k < hi; ++k) {
+        uint64_t s[4];
+        scalars[k].to_canonical(s);
+        Jac acc = Jac::infinity();
+        for (unsigned i = 0; i < kFixedBaseWindows; ++i) {
+          unsigned d = unsigned(s[(i * w) / 64] >> ((i * w) % 64)) & ((1u << w) - 1);
+          if (d) acc = acc + table[i * kFixedBaseDigits + d - 1];
+        }
+        out[k - lo] = acc;
       }
-      out[k] = acc;
+      batch_to_affine(out.data(), res.data() + lo, hi - lo);
     }
   });
-  std::vector<Affine> res(out.size());
-  // Normalize in parallel blocks (one inversion per block).
-  pick(pool).parallel_for(out.size(), [&](size_t b, size_t e) { batch_to_affine(out.data() + b, res.data() + b, e - b); });
   return res;
 }
 
@@ -59,11 +67,41 @@ fr_t nonzero(std::mt19937_64& g) {
 
 }  // namespace
 
+std::vector<g1_affine_t> fixed_base_table(const g1_affine_t& base) { return make_table(base); }
+std::vector<g2_affine_t> fixed_base_table(const g2_affine_t& base) { return make_table(base); }
+
 std::vector<g1_affine_t> fixed_base_g1(const g1_affine_t& base, std::span<const fr_t> s, ThreadPool* pool) {
-  return fixed_base(base, s, pool);
+  return fixed_base(make_table(base), s, pool);
 }
 std::vector<g2_affine_t> fixed_base_g2(const g2_affine_t& base, std::span<const fr_t> s, ThreadPool* pool) {
-  return fixed_base(base, s, pool);
+  return fixed_base(make_table(base), s, pool);
+}
+
+namespace {
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, FixedBaseFactory>& registry() {
+  static std::map<std::string, FixedBaseFactory> r;
+  return r;
+}
+}  // namespace
+
+void register_fixed_base_device(const std::string& backend, FixedBaseFactory factory) {
+  std::lock_guard lk(registry_mutex());
+  registry()[backend] = std::move(factory);
+}
+
+std::unique_ptr<FixedBaseDevice> make_fixed_base_device(const std::string& backend) {
+  FixedBaseFactory f;
+  {
+    std::lock_guard lk(registry_mutex());
+    auto it = registry().find(backend);
+    if (it == registry().end()) return nullptr;
+    f = it->second;
+  }
+  return f();
 }
 
 ToxicWaste ToxicWaste::from_seed(uint64_t seed) {
@@ -80,14 +118,38 @@ ToxicWaste ToxicWaste::from_seed(uint64_t seed) {
 }
 
 ProvingKey generate_keys(const r1cs::R1csMatrices& m, uint64_t seed, ThreadPool* pool) {
-  ProvingKey pk = generate_keys(m, ToxicWaste::from_seed(seed), pool);
+  return generate_keys(m, seed, KeygenOptions{pool, nullptr});
+}
+
+ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, ThreadPool* pool) {
+  return generate_keys(m, tw, KeygenOptions{pool, nullptr});
+}
+
+ProvingKey generate_keys(const r1cs::R1csMatrices& m, uint64_t seed, const KeygenOptions& o) {
+  ProvingKey pk = generate_keys(m, ToxicWaste::from_seed(seed), o);
   pk.seed = seed;
   return pk;
 }
 
-ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, ThreadPool* pool) {
+namespace {
+
+// x^b, x^(b+1), ... into out[b..e) for every block, in parallel (one power per block).
+void powers(std::vector<fr_t>& out, const fr_t& x, const fr_t& scale, ThreadPool& pool) {
+  pool.parallel_for(out.size(), [&](size_t b, size_t e) {
+    fr_t p = x.pow(uint64_t(b)) * scale;
+    for (size_t i = b; i < e; ++i) {
+      out[i] = p;
+      p *= x;
+    }
+  });
+}
+
+}  // namespace
+
+ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, const KeygenOptions& o) {
   if (m.num_constraints == 0) throw std::invalid_argument("cannot generate keys for a circuit with no constraints");
   if (m.num_inputs == 0) throw std::invalid_argument("the circuit has no constant-one input");
+  ThreadPool& pool = pick(o.pool);
   const Domain dom = Domain::at_least(std::max<uint64_t>(m.num_constraints, 2));
   const size_t n = dom.size();
   // The domain must have room for the evaluation at tau to differ from the roots; a tau that
@@ -95,45 +157,48 @@ ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, Thre
   if (dom.vanishing_on_coset(tw.tau).is_zero()) throw std::invalid_argument("tau lies in the evaluation domain");
 
   // Lagrange basis at tau: L_j(tau) = (1/n) sum_i tau^i omega^{-ij}, the inverse NTT of tau's powers.
-  std::vector<fr_t> lag(n);
-  {
-    fr_t p = fr_t::one();
-    for (size_t i = 0; i < n; ++i) {
-      lag[i] = p;
-      p *= tw.tau;
-    }
-    dom.inverse(lag, pool);
-  }
   const size_t vars = m.num_inputs + m.num_aux;
   std::vector<fr_t> u(vars, fr_t::zero()), v(vars, fr_t::zero()), w(vars, fr_t::zero());
-  auto accumulate = [&](const r1cs::CsrMatrix& mat, std::vector<fr_t>& out) {
-    for (uint64_t row = 0; row < m.num_constraints; ++row)
-      for (uint64_t k = mat.row_ptr[row]; k < mat.row_ptr[row + 1]; ++k) out[mat.col[k]] += mat.coeff[k] * lag[row];
-  };
-  accumulate(m.A, u);
-  accumulate(m.B, v);
-  accumulate(m.C, w);
+  {
+    std::vector<fr_t> lag(n);
+    powers(lag, tw.tau, fr_t::one(), pool);
+    dom.inverse(lag, &pool);
+    // One thread per matrix: a row scatters into any column, so a matrix is summed by one thread.
+    auto accumulate = [&](const r1cs::CsrMatrix& mat, std::vector<fr_t>& out) {
+      for (uint64_t row = 0; row < m.num_constraints; ++row)
+        for (uint64_t k = mat.row_ptr[row]; k < mat.row_ptr[row + 1]; ++k) out[mat.col[k]] += mat.coeff[k] * lag[row];
+    };
+    std::thread ta([&] { accumulate(m.A, u); });
+    std::thread tb([&] { accumulate(m.B, v); });
+    accumulate(m.C, w);
+    ta.join();
+    tb.join();
+  }
 
   const fr_t gamma_inv = tw.gamma.inv(), delta_inv = tw.delta.inv();
   std::vector<fr_t> ic_s(m.num_inputs), l_s(m.num_aux);
-  for (size_t i = 0; i < vars; ++i) {
-    fr_t k = tw.beta * u[i] + tw.alpha * v[i] + w[i];
-    if (i < m.num_inputs)
-      ic_s[i] = k * gamma_inv;
-    else
-      l_s[i - m.num_inputs] = k * delta_inv;
-  }
-  // h_query[i] = tau^i Z(tau) / delta, i < n - 1 (deg H <= n - 2).
-  std::vector<fr_t> h_s(n - 1);
-  {
-    fr_t zd = dom.vanishing_on_coset(tw.tau) * delta_inv, p = fr_t::one();
-    for (size_t i = 0; i + 1 < n; ++i) {
-      h_s[i] = p * zd;
-      p *= tw.tau;
+  pool.parallel_for(vars, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      fr_t k = tw.beta * u[i] + tw.alpha * v[i] + w[i];
+      if (i < m.num_inputs)
+        ic_s[i] = k * gamma_inv;
+      else
+        l_s[i - m.num_inputs] = k * delta_inv;
     }
-  }
+  });
+  std::vector<fr_t>().swap(w);
+
   const g1_affine_t& g1 = g1_generator();
   const g2_affine_t& g2 = g2_generator();
+  const std::vector<g1_affine_t> t1 = make_table(g1);
+  const std::vector<g2_affine_t> t2 = make_table(g2);
+  auto many_g1 = [&](std::span<const fr_t> s) { return o.device ? o.device->g1(t1, s) : fixed_base(t1, s, &pool); };
+  auto many_g2 = [&](std::span<const fr_t> s) {
+    return o.device && o.device->has_g2() ? o.device->g2(t2, s) : fixed_base(t2, s, &pool);
+  };
+  auto one_g1 = [&](const fr_t& k) { return fixed_base(t1, std::span<const fr_t>(&k, 1), &pool)[0]; };
+  auto one_g2 = [&](const fr_t& k) { return fixed_base(t2, std::span<const fr_t>(&k, 1), &pool)[0]; };
+
   ProvingKey pk;
   pk.convention = HConvention::kBellman;
   pk.num_inputs = m.num_inputs;
@@ -141,20 +206,27 @@ ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, Thre
   pk.num_constraints = m.num_constraints;
   pk.domain_size = n;
   pk.origin = "generated";
-  auto one_g1 = [&](const fr_t& k) { return fixed_base_g1(g1, std::span<const fr_t>(&k, 1), pool)[0]; };
-  auto one_g2 = [&](const fr_t& k) { return fixed_base_g2(g2, std::span<const fr_t>(&k, 1), pool)[0]; };
   pk.vk.alpha_g1 = one_g1(tw.alpha);
   pk.vk.beta_g1 = one_g1(tw.beta);
   pk.vk.beta_g2 = one_g2(tw.beta);
   pk.vk.gamma_g2 = one_g2(tw.gamma);
   pk.vk.delta_g1 = one_g1(tw.delta);
   pk.vk.delta_g2 = one_g2(tw.delta);
-  pk.vk.ic = fixed_base_g1(g1, ic_s, pool);
-  pk.a_query = fixed_base_g1(g1, u, pool);
-  pk.b_g1_query = fixed_base_g1(g1, v, pool);
-  pk.b_g2_query = fixed_base_g2(g2, v, pool);
-  pk.h_query = fixed_base_g1(g1, h_s, pool);
-  pk.l_query = fixed_base_g1(g1, l_s, pool);
+  // Each scalar vector is dropped once its points exist: at 2^27 they are 4 GiB each.
+  pk.vk.ic = many_g1(ic_s);
+  pk.l_query = many_g1(l_s);
+  std::vector<fr_t>().swap(l_s);
+  pk.a_query = many_g1(u);
+  std::vector<fr_t>().swap(u);
+  pk.b_g1_query = many_g1(v);
+  pk.b_g2_query = many_g2(v);
+  std::vector<fr_t>().swap(v);
+  {
+    // h_query[i] = tau^i Z(tau) / delta, i < n - 1 (deg H <= n - 2).
+    std::vector<fr_t> h_s(n - 1);
+    powers(h_s, tw.tau, dom.vanishing_on_coset(tw.tau) * delta_inv, pool);
+    pk.h_query = many_g1(h_s);
+  }
   return pk;
 }
 

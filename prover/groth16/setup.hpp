@@ -1,6 +1,12 @@
 // Groth16 parameter generation from seeded toxic waste (deterministic, for benchmarks and
 // tests: the same matrices and seed give the same keys). Not a trusted setup.
 #pragma once
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
 #include "prover/groth16/keys.hpp"
 #include "prover/r1cs/shape.hpp"
 
@@ -16,10 +22,45 @@ struct ToxicWaste {
   static ToxicWaste from_seed(uint64_t seed);
 };
 
+// The window table of the fixed-base multiplications: 32 windows of 8 bits over a canonical
+// scalar, table[i * 255 + d - 1] = d * 2^(8 i) * base for the digits d = 1..255.
+inline constexpr unsigned kFixedBaseWindowBits = 8;
+inline constexpr unsigned kFixedBaseWindows = 32;
+inline constexpr unsigned kFixedBaseDigits = 255;
+std::vector<g1_affine_t> fixed_base_table(const g1_affine_t& base);
+std::vector<g2_affine_t> fixed_base_table(const g2_affine_t& base);
+
+// A device that does the key generation's fixed-base multiplications, almost all of its work
+// at large sizes: result[k] = sum over windows i of table[i * 255 + digit_i(scalars[k]) - 1].
+// The keys are the same bit for bit wherever they are computed. The CUDA library registers one
+// for "cuda" (cuda/keygen/fixed_base.hpp).
+class FixedBaseDevice {
+ public:
+  virtual ~FixedBaseDevice() = default;
+  // Where it runs, for the progress line ("cuda:0 NVIDIA H100 80GB HBM3").
+  virtual std::string describe() const = 0;
+  virtual std::vector<g1_affine_t> g1(std::span<const g1_affine_t> table, std::span<const fr_t> scalars) = 0;
+  // False where the device has no G2 kernel in this build: G2 then runs on CPU threads.
+  virtual bool has_g2() const = 0;
+  virtual std::vector<g2_affine_t> g2(std::span<const g2_affine_t> table, std::span<const fr_t> scalars) = 0;
+};
+using FixedBaseFactory = std::function<std::unique_ptr<FixedBaseDevice>()>;
+void register_fixed_base_device(const std::string& backend, FixedBaseFactory factory);
+// The device of `backend`, or nullptr where it registered none (the CPU). Throws
+// BackendUnavailable (prover/groth16/backend.hpp) when it cannot run here.
+std::unique_ptr<FixedBaseDevice> make_fixed_base_device(const std::string& backend);
+
+struct KeygenOptions {
+  ThreadPool* pool = nullptr;          // CPU threads (nullptr: the global pool)
+  FixedBaseDevice* device = nullptr;   // the fixed-base multiplications there (nullptr: CPU threads)
+};
+
 // Keys for the circuit whose constraints are `m` (which must include bellman's input
 // constraints, as r1cs::enforce_input_constraints appends them).
 ProvingKey generate_keys(const r1cs::R1csMatrices& m, uint64_t seed, ThreadPool* pool = nullptr);
 ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, ThreadPool* pool = nullptr);
+ProvingKey generate_keys(const r1cs::R1csMatrices& m, uint64_t seed, const KeygenOptions& options);
+ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, const KeygenOptions& options);
 
 // k_i * G for many scalars and one base, with a shared window table (multi-threaded).
 std::vector<g1_affine_t> fixed_base_g1(const g1_affine_t& base, std::span<const fr_t> scalars, ThreadPool* pool);
