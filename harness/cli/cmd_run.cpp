@@ -18,6 +18,7 @@
 
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/gpu_activity_flag.hpp"
 #include "harness/cli/gpu_counter_pass.hpp"
 #include "harness/cli/porep_flags.hpp"
 #include "harness/cli/run_failures.hpp"
@@ -26,10 +27,6 @@
 #include "harness/measure/session.hpp"
 #include "harness/measure/stable.hpp"
 #include "harness/suite/suite.hpp"
-#include "prover/instr/gpu_activity.hpp"
-#if CUZK_HAVE_GPU_ACTIVITY
-#include "cuda/profiling/gpu_activity_cupti.hpp"
-#endif
 #include "prover/util/cpu_placement.hpp"
 
 namespace cuzk::cli {
@@ -55,29 +52,6 @@ struct RunOptions {
 };
 
 std::vector<std::string> run_default_counters() { return with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"}); }
-
-// --gpu-activity: refused (exit 2) where this build has no CUPTI, or the backend runs no GPU work.
-void check_gpu_activity(bool asked, const std::string& backend) {
-  if (!asked) return;
-#if !CUZK_HAVE_GPU_ACTIVITY
-  throw Error("--gpu-activity needs CUPTI: this build has no CUDA backend, or CMake did not find CUPTI "
-              "(docs/counters.md, \"GPU time without gaps\")");
-#endif
-  if (backend != "cuda")
-    throw Error(fmt::format("--gpu-activity measures GPU phases: it needs --backend cuda, not --backend {}", backend));
-}
-
-std::shared_ptr<instr::gpu_activity::Collector> make_gpu_activity_collector() {
-#if CUZK_HAVE_GPU_ACTIVITY
-  try {
-    return cuda::gpu_activity::make_cupti_collector();
-  } catch (const cuda::gpu_activity::GpuActivityError& e) {
-    throw Error(e.what());
-  }
-#else
-  throw Error("--gpu-activity needs CUPTI (this build has none)");
-#endif
-}
 
 std::string fmt_secs(double s) {
   if (s < 60) return fmt::format("{:.1f}s", s);
