@@ -411,14 +411,16 @@ TEST_CASE("compare falls back to gpu_ns where a side, or one sample, lacks gpu_k
 
 // ---------------------------------------------------------------- the run option
 
-TEST_CASE("run --gpu-activity where it cannot run is one error line (exit 2) and writes nothing") {
+TEST_CASE("run and prove --gpu-activity where it cannot run: one error line (exit 2), nothing written") {
   TempDir d;
   // The CPU backend runs no GPU work; a build without CUPTI refuses the option whatever the backend.
-  const auto r = cuzk::test::run_bench("run --suite quick --backend cpu --gpu-activity --out r.jsonl", d.path());
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  CHECK(r.code == 2);
-  CHECK(r.err.rfind("cuzk-bench: error: ", 0) == 0);
-  CHECK(cuzk::test::lines_of(r.err).size() == 1);
-  CHECK(r.err.find("--gpu-activity") != std::string::npos);
-  CHECK_FALSE(cuzk::test::exists(d.file("r.jsonl")));
+  for (const char* cmd : {"run --suite quick --backend cpu", "prove --backend cpu", "prove --sector 2e12x3 --backend cpu"}) {
+    const auto r = cuzk::test::run_bench(std::string(cmd) + " --gpu-activity --out r.jsonl", d.path());
+    INFO(cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.rfind("cuzk-bench: error: ", 0) == 0);
+    CHECK(cuzk::test::lines_of(r.err).size() == 1);
+    CHECK(r.err.find("--gpu-activity") != std::string::npos);
+    CHECK_FALSE(cuzk::test::exists(d.file("r.jsonl")));
+  }
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "catch.hpp"
 #include "harness/measure/results.hpp"
@@ -147,6 +148,16 @@ TEST_CASE("the 32g plan: 10 partitions of 130,953,556 constraints in a 2^27 doma
   CHECK(plan.max_resident == 2);
   CHECK(plan.describe().find("130953556") != std::string::npos);
   CHECK(engine::plan_sector(s.circuit, s.partitions, gib, 1).max_resident == 0);
+  // The 32g structure with fewer challenges: the same layers, parents and depth.
+  for (auto [name, challenges, constraints, log_domain] :
+       {std::tuple{"32g-c16", 16u, uint64_t(63492949), 26u}, std::tuple{"32g-c4", 4u, uint64_t(15873697), 24u}}) {
+    INFO(name);
+    const auto& c = engine::sector_shape(name);
+    CHECK(c.circuit == circuits::PorepParams{challenges, 11, 14, 30});
+    const auto p = engine::plan_sector(c.circuit, c.partitions, 0, 1);
+    CHECK(p.shape.constraints == constraints);
+    CHECK(p.domain == uint64_t(1) << log_domain);
+  }
   CHECK(engine::sector_shape("2e20x10").partitions == 10);
   CHECK(circuits::porep_shape_by_parts(engine::sector_shape("2e20x10").circuit).constraints <= (uint64_t(1) << 20));
   CHECK_THROWS_WITH(engine::sector_shape("64g"), Catch::Contains("unknown sector shape '64g'"));
@@ -186,6 +197,65 @@ TEST_CASE("streaming: never more partitions resident than the budget, though syn
     CHECK(resident_by_timestamps(r) <= 3);
     for (uint32_t k = 0; k < 7; ++k) CHECK(r.partitions[k].device == k % 2);
   }
+}
+
+TEST_CASE("choose_synth_threads: one per core by default, never more than the resident limit or the partitions") {
+  CHECK(engine::choose_synth_threads(std::nullopt, 8, 10, 16) == 8);
+  CHECK(engine::choose_synth_threads(std::nullopt, 8, 10, 4) == 4);
+  CHECK(engine::choose_synth_threads(std::nullopt, 10, 3, 16) == 3);
+  CHECK(engine::choose_synth_threads(3u, 8, 10, 16) == 3);
+  CHECK(engine::choose_synth_threads(20u, 2, 10, 16) == 2);
+  CHECK(engine::choose_synth_threads(std::nullopt, 0, 10, 16) == 1);  // a budget below one partition
+  CHECK(engine::choose_synth_threads(std::nullopt, 8, 10, 0) == 1);   // cores unknown
+  CHECK_THROWS_WITH(engine::choose_synth_threads(0u, 8, 10, 16), Catch::Contains("--synth-threads must be at least 1"));
+  const uint64_t gib = uint64_t(1) << 30;
+  const auto& s = engine::sector_shape("32g");
+  const auto plan = engine::plan_sector(s.circuit, s.partitions, 40 * gib, 1, 5u);
+  CHECK(plan.synth_threads == 2);  // 40 GiB holds two partitions of 15.58 GiB
+  CHECK(plan.describe().find("synthesis        2 partition(s) at once") != std::string::npos);
+}
+
+TEST_CASE("streaming: several syntheses at once stay within the budget and give the same proofs") {
+  const Params& p = params();
+  std::atomic<int> calls{0};
+  {
+    engine::SectorStream s(slow_devices(1, calls), 3 * p.partition_bytes);
+    auto j = job_of(7, p.path);
+    j.synth_threads = 5;  // capped at the 3 the budget allows
+    auto r = s.prove(j);
+    CHECK(calls == 7);
+    CHECK(r.synth_threads == 3);
+    CHECK(r.peak_resident <= 3);
+    CHECK(resident_by_timestamps(r) <= 3);
+    for (uint32_t k = 0; k < 7; ++k) CHECK(r.partitions[k].synth_end >= r.partitions[k].synth_begin);
+  }
+  // Which thread synthesizes a partition changes nothing in it: the proofs (fixed r, s) are equal.
+  std::vector<groth16::Proof> proofs[2];
+  for (uint32_t threads : {1u, 3u}) {
+    std::vector<std::unique_ptr<groth16::Backend>> b;
+    b.push_back(groth16::make_cpu_backend());
+    engine::SectorStream s(std::move(b), 3 * p.partition_bytes);
+    auto j = job_of(4, p.path);
+    j.synth_threads = threads;
+    auto r = s.prove(j);
+    for (uint32_t k = 0; k < 4; ++k) CHECK(groth16::verify(r.pk->vk, r.proofs[k], r.public_inputs[k]));
+    proofs[threads == 1 ? 0 : 1] = r.proofs;
+  }
+  CHECK(proofs[0] == proofs[1]);
+}
+
+TEST_CASE("streaming: keys already in memory are used without a parameters file") {
+  const Params& p = params();
+  std::vector<std::unique_ptr<groth16::Backend>> b;
+  b.push_back(groth16::make_cpu_backend());
+  engine::SectorStream s(std::move(b), 2 * p.partition_bytes);
+  auto j = job_of(2, "");
+  j.key = std::make_shared<const groth16::ProvingKey>(groth16::load_params(p.path));
+  auto r = s.prove(j);
+  for (uint32_t k = 0; k < 2; ++k) CHECK(groth16::verify(r.pk->vk, r.proofs[k], r.public_inputs[k]));
+  CHECK(r.pk == j.key);
+  CHECK(s.params().paths().empty());  // nothing loaded from a file
+  CHECK_THROWS_WITH(s.prove(job_of(2, "")), Catch::Contains("no parameters file"));
 }
 
 TEST_CASE("streaming: a budget below one partition is refused before any work") {
@@ -260,6 +330,8 @@ TEST_CASE("cuzk-bench prove --sector: plan, progress per partition, verified pro
                          Bad{"--sector 2e12x3 --memory-budget lots", "--memory-budget 'lots'"},
                          Bad{"--sector 2e12x3 --memory-budget -1", "--memory-budget '-1'"},
                          Bad{"--sector 2e12x3 --memory-budget 0.0000001", "cannot hold one synthesized partition"},
+                         Bad{"--sector 2e12x3 --synth-threads 0", "--synth-threads must be at least 1"},
+                         Bad{"--synth-threads 2", "need --sector"},
                          Bad{"--gpus 1", "need --sector"}}) {
       auto e = cuzk::test::run_bench(std::string("prove ") + b.args + " --out b.jsonl", d.path());
       INFO(b.args << "\n" << e.err);

@@ -3,7 +3,7 @@
 //   PoRep-shaped sector:  cuzk-bench prove [--partitions N --challenges N --layers N --parents N
 //                         --depth N] [--params FILE] [--reps N --warmup N|auto --warmup-cap N
 //                         --out FILE] [--stable]
-//   streamed sector:      cuzk-bench prove --sector 32g|2e20x10|2e12x3 [--memory-budget GiB] [--gpus N]
+//   streamed sector:      cuzk-bench prove --sector NAME [--memory-budget GiB] [--gpus N] [--synth-threads N]
 //                         [--plan] (prover/engine/sector_stream.hpp; docs/engine.md "Sector streaming")
 //   circom inputs:        cuzk-bench prove --zkey circuit.zkey --wtns witness.wtns [--r1cs F]
 //                         --proof proof.json --public public.json [--vk verification_key.json]
@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/gpu_activity_flag.hpp"
 #include "harness/cli/gpu_counter_pass.hpp"
 #include "harness/cli/porep_flags.hpp"
 #include "harness/cli/prove_circom.hpp"
@@ -43,6 +44,13 @@
 namespace cuzk::cli {
 namespace {
 
+// --sector's help: every named shape with its description (prover/engine/sector_stream.cpp).
+std::string sector_names_help() {
+  std::string h = "stream a named sector partition by partition under --memory-budget (docs/engine.md):";
+  for (const auto& s : engine::sector_shapes()) h += "\n  " + s.name + ": " + s.description;
+  return h;
+}
+
 struct ProveOptions {
   int64_t partitions = 2;
   PorepFlags porep;             // the defaults of srs generate and circuit --describe too
@@ -64,7 +72,9 @@ struct ProveOptions {
   std::string sector;
   std::optional<std::string> memory_budget;
   std::optional<int64_t> gpus;
+  std::optional<int64_t> synth_threads;
   bool plan = false;
+  bool gpu_activity = false;  // --gpu-activity: GPU time without gaps (docs/counters.md)
 };
 
 std::vector<std::string> prove_default_counters() { return with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"}); }
@@ -78,6 +88,8 @@ std::unique_ptr<Session> open_session(const ProveOptions& o) {
   so.overwrite = o.force;
   so.counters = o.counters;
   so.default_counters = prove_default_counters();
+  // CUPTI's Activity API is set up before the results file is opened or any work runs.
+  if (o.gpu_activity) so.gpu_activity = make_gpu_activity_collector();
   try {
     return std::make_unique<Session>(so);
   } catch (const std::exception& e) {
@@ -167,6 +179,10 @@ SectorJobSpec sector_spec(const ProveOptions& o) {
     if (*o.gpus < 1) throw Error(fmt::format("--gpus must be at least 1 (got {})", *o.gpus));
     spec.gpus = uint32_t(std::min<int64_t>(*o.gpus, INT32_MAX));
   }
+  if (o.synth_threads) {
+    if (*o.synth_threads < 1) throw Error(fmt::format("--synth-threads must be at least 1 (got {})", *o.synth_threads));
+    spec.synth_threads = uint32_t(std::min<int64_t>(*o.synth_threads, 4096));
+  }
   spec.backend = o.backend;
   spec.circuit_seed = o.circuit_seed;
   spec.params_seed = o.params_seed;
@@ -203,10 +219,12 @@ int run_prove_sector(const ProveOptions& o) {
   }
   spec.budget_bytes = plan.budget_bytes;
   fmt::print(stderr,
-             "sector {}: {} partition(s) of {} constraints, at most {} resident ({} each, budget {}), {} device(s)\n",
+             "sector {}: {} partition(s) of {} constraints, at most {} resident ({} each, budget {}), {} synthesized at "
+             "once, {} device(s)\n",
              o.sector, plan.partitions, plan.shape.constraints, plan.max_resident,
              limits::format_bytes(plan.partition_bytes),
-             plan.budget_bytes == 0 ? std::string("unlimited") : limits::format_bytes(plan.budget_bytes), plan.devices);
+             plan.budget_bytes == 0 ? std::string("unlimited") : limits::format_bytes(plan.budget_bytes),
+             plan.synth_threads, plan.devices);
   std::unique_ptr<Session> session = open_session(o);
   spec.on_rep = rep_progress("prove", o.warmup_plan, o.reps);
   SectorJobResult result;
@@ -238,8 +256,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto porep_given = add_porep_flags(sub, o->porep);
   auto* sector_opt = sub->add_option(
       "--sector", o->sector,
-      "stream a named sector partition by partition under --memory-budget: 32g (10 x 130,953,556 constraints), "
-      "2e20x10 (10 x 1,000,351), 2e12x3 (3 x 2,777) (docs/engine.md)");
+      sector_names_help());
   auto budget_text = std::make_shared<std::string>();
   auto* budget_opt = sub->add_option("--memory-budget", *budget_text,
                                      "with --sector: GiB for synthesized partitions (default: 3/4 of what this process "
@@ -247,6 +264,10 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto gpus = std::make_shared<int64_t>(0);
   auto* gpus_opt =
       sub->add_option("--gpus", *gpus, "with --sector: devices to prove on (default: all of the backend's)");
+  auto synth_threads = std::make_shared<int64_t>(0);
+  auto* synth_opt = sub->add_option(
+      "--synth-threads", *synth_threads,
+      "with --sector: partitions synthesized at once (default: one per core, at most the resident limit)");
   sub->add_flag("--plan", o->plan,
                 "with --sector: print the plan (constraints, bytes, resident partitions, devices) and exit");
   sub->add_option("--params", o->params, "parameter file (default: generated once and cached in results/local/params)");
@@ -276,6 +297,9 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
                                "GPU metrics per GPU phase from an untimed counters pass after the repetitions (Nsight "
                                "Compute names, comma-separated, or 'default'; default $CUZK_GPU_COUNTERS; docs/counters.md)");
   sub->add_option("--backend", o->backend, "cpu or cuda")->capture_default_str();
+  sub->add_flag("--gpu-activity", o->gpu_activity,
+                "GPU phases' kernel, copy and idle time from CUPTI's Activity API, beside their CUDA-event time "
+                "(--backend cuda; docs/counters.md)");
   sub->add_flag("--allow-cpu-fallback", o->allow_cpu_fallback, "use the cpu backend when --backend cannot run here (no GPU)");
   // circom inputs
   auto* zkey = sub->add_option("--zkey", o->circom.zkey, "snarkjs .zkey (circom mode)");
@@ -288,8 +312,9 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
     ProveOptions opt = *o;
     if (budget_opt->count() > 0) opt.memory_budget = *budget_text;
     if (gpus_opt->count() > 0) opt.gpus = *gpus;
-    if (sector_opt->count() == 0 && (opt.memory_budget || opt.gpus || opt.plan))
-      throw Error("--memory-budget, --gpus and --plan need --sector");
+    if (synth_opt->count() > 0) opt.synth_threads = *synth_threads;
+    if (sector_opt->count() == 0 && (opt.memory_budget || opt.gpus || opt.synth_threads || opt.plan))
+      throw Error("--memory-budget, --gpus, --synth-threads and --plan need --sector");
     // Every mode: a bad count is refused before anything runs or is written.
     if (opt.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", opt.reps));
     if (copt->count() > 0) opt.counters = *counters;
@@ -324,6 +349,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
       check_circom_paths(opt.circom, {{"--out", opt.out}});
       if (auto rc = run_under_callgrind_if_needed(sim_req)) return *rc;
       opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
+      check_gpu_activity(opt.gpu_activity, opt.backend);
       opt.circom.backend = opt.backend;
       return run_prove_circom_recorded(opt);
     }
@@ -340,6 +366,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
         return kExitOk;
       }
       opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
+      check_gpu_activity(opt.gpu_activity, opt.backend);
       return run_prove_sector(opt);
     }
     if (auto rc = run_under_callgrind_if_needed(sim_req)) return *rc;
@@ -352,6 +379,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
       fmt::print(stderr, "{}\n", summary(*opt.stable));
     }
     opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
+    check_gpu_activity(opt.gpu_activity, opt.backend);
     return run_prove_porep(opt);
   };
 });

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -51,7 +52,7 @@ engine::SectorPlan sector_job_plan(const SectorJobSpec& spec) {
   const r1cs::ShapeCounts counts = circuits::porep_shape_by_parts(shape.circuit);
   const uint64_t key = engine::estimate_key_bytes(counts);
   const uint64_t budget = spec.budget_bytes ? *spec.budget_bytes : default_sector_budget(key);
-  engine::SectorPlan plan = engine::plan_sector(shape.circuit, shape.partitions, budget, devices);
+  engine::SectorPlan plan = engine::plan_sector(shape.circuit, shape.partitions, budget, devices, spec.synth_threads);
   if (!spec.budget_bytes && budget != 0) {
     const uint64_t room = limits::memory_headroom(limits::read_memory_limits()).value_or(0);
     plan.budget_note = fmt::format(
@@ -98,6 +99,7 @@ nlohmann::json sector_json(const engine::SectorPlan& plan, const engine::SectorR
           {"partition_bytes", r.partition_bytes},
           {"budget_bytes", plan.budget_bytes},
           {"max_resident", r.max_resident},
+          {"synth_threads", r.synth_threads},
           {"peak_resident", r.peak_resident},
           {"peak_rss_bytes", r.peak_rss_bytes},
           {"devices", plan.devices},
@@ -108,8 +110,29 @@ SectorJobResult run_sector_job(Session& session, const SectorJobSpec& spec, cons
   // The backends first: a missing GPU is reported before parameters are generated.
   std::vector<std::unique_ptr<groth16::Backend>> backends;
   for (uint32_t d = 0; d < plan.devices; ++d) backends.push_back(groth16::make_backend_on(spec.backend, d));
-  const std::string params_path = ensure_porep_params(plan.circuit, spec.circuit_seed, spec.params_seed,
-                                                      spec.params_file, spec.suite, spec.case_name);
+  // Parameters: the given file, the cache, or generated into the cache; generated in memory
+  // only (not cached) when the file would not fit the cache's free disk space.
+  std::shared_ptr<const groth16::ProvingKey> key;
+  std::string params_path;
+  const std::string cache = porep_params_cache_path(plan.circuit, spec.params_seed);
+  std::error_code ec;
+  const auto space = std::filesystem::space(std::filesystem::path(cache).parent_path(), ec);
+  const uint64_t margin = uint64_t(1) << 30;
+  if (sector_params_missing(plan, spec) && !ec && space.available < plan.key_bytes + margin) {
+    fmt::print(stderr,
+               "[{}] {}: the parameters (about {:.1f} GiB) do not fit the {:.1f} GiB free beside {}: generating them "
+               "in memory for this run, not cached\n",
+               spec.suite, spec.case_name, sector_gib(plan.key_bytes), sector_gib(space.available), cache);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string where;
+    key = std::make_shared<const groth16::ProvingKey>(generate_porep_keys(
+        circuits::PorepCircuit::generate(plan.circuit, spec.circuit_seed), spec.params_seed, spec.backend, &where));
+    fmt::print(stderr, "[{}] {}: parameters generated in {:.1f} s (fixed-base multiplications on {})\n", spec.suite,
+               spec.case_name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), where);
+  } else {
+    params_path = ensure_porep_params(plan.circuit, spec.circuit_seed, spec.params_seed, spec.params_file, spec.suite,
+                                      spec.case_name, spec.backend);
+  }
   engine::SectorStream stream(std::move(backends), plan.budget_bytes);
   engine::SectorJob job;
   job.id = spec.case_name;
@@ -118,6 +141,8 @@ SectorJobResult run_sector_job(Session& session, const SectorJobSpec& spec, cons
   job.circuit_seed = spec.circuit_seed;
   job.rs_seed = spec.rs_seed;
   job.params_path = params_path;
+  job.key = key;
+  job.synth_threads = plan.synth_threads;
 
   const nlohmann::json recorded = {{"sector", spec.shape},
                                    {"partitions", plan.partitions},

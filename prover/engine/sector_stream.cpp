@@ -47,6 +47,12 @@ const std::vector<SectorShape>& sector_shapes() {
   static const std::vector<SectorShape> shapes = {
       {"32g", circuits::PorepParams{33, 11, 14, 30}, 10,
        "a 32 GiB PoRep sector: 10 partitions of 130,953,556 constraints (2^27 domain)"},
+      // The 32g structure with fewer challenges per partition: the same layers, parents and depth
+      // (so the same work per challenge) at sizes whose parameters fit a GPU of 80 GB.
+      {"32g-c16", circuits::PorepParams{16, 11, 14, 30}, 10,
+       "the 32g structure with 16 challenges: 10 partitions of 63,492,949 constraints (2^26 domain)"},
+      {"32g-c4", circuits::PorepParams{4, 11, 14, 30}, 10,
+       "the 32g structure with 4 challenges: 10 partitions of 15,873,697 constraints (2^24 domain)"},
       {"2e20x10", circuits::PorepParams{3, 1, 1, 6}, 10,
        "10 partitions of 1,000,351 constraints (2^20 domain): the 32g structure at a size a host can run"},
       {"2e12x3", circuits::PorepParams{1, 0, 0, 2}, 3,
@@ -96,8 +102,15 @@ uint32_t choose_device_count(std::optional<uint32_t> requested, uint32_t present
   return *requested;
 }
 
+uint32_t choose_synth_threads(std::optional<uint32_t> requested, uint32_t max_resident, uint32_t partitions,
+                              unsigned cores) {
+  if (requested && *requested == 0) throw std::invalid_argument("--synth-threads must be at least 1 (got 0)");
+  const uint32_t want = requested ? *requested : std::max(1u, cores);
+  return std::max<uint32_t>(1, std::min({want, max_resident, partitions}));
+}
+
 SectorPlan plan_sector(const circuits::PorepParams& circuit, uint32_t partitions, uint64_t budget_bytes,
-                       uint32_t devices) {
+                       uint32_t devices, std::optional<uint32_t> synth_threads) {
   if (partitions == 0) throw std::invalid_argument("a sector needs at least one partition");
   SectorPlan p;
   p.circuit = circuit;
@@ -118,6 +131,7 @@ SectorPlan plan_sector(const circuits::PorepParams& circuit, uint32_t partitions
       p.max_resident = 0;
     }
   }
+  p.synth_threads = choose_synth_threads(synth_threads, p.max_resident, partitions, std::thread::hardware_concurrency());
   return p;
 }
 
@@ -145,6 +159,7 @@ std::string SectorPlan::describe() const {
   else
     o << fmt::format("resident         at most {} partition(s) at once ({:.2f} GiB)\n", max_resident,
                      gib(partition_bytes * max_resident));
+  o << fmt::format("synthesis        {} partition(s) at once (one thread each)\n", synth_threads);
   o << fmt::format("devices          {}\n", devices);
   std::string a;
   for (uint32_t k = 0; k < assignment.size(); ++k) a += fmt::format("{}{}->{}", k ? " " : "", k, assignment[k]);
@@ -197,7 +212,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
   if (job.partitions == 0) throw EngineError(fmt::format("sector {}: no partitions", job.id));
   if (std::string err = job.circuit.validate(); !err.empty())
     throw EngineError(fmt::format("sector {}: {}", job.id, err));
-  if (job.params_path.empty()) throw EngineError(fmt::format("sector {}: no parameters file", job.id));
+  if (job.params_path.empty() && !job.key) throw EngineError(fmt::format("sector {}: no parameters file", job.id));
   const uint32_t P = job.partitions, G = devices();
   const r1cs::ShapeCounts shape = circuits::porep_shape_by_parts(job.circuit);
   SectorResult res;
@@ -209,7 +224,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
   res.begin = now_ns();
   {
     instr::Phase srs("srs_load", parent);
-    res.pk = impl_->cache.get(job.params_path);
+    res.pk = job.key ? job.key : impl_->cache.get(job.params_path);
     groth16::check_params_shape(*res.pk, shape.inputs, shape.aux, shape.constraints,
                                 "the circuit " + job.circuit.to_string() + " of sector " + job.id);
   }
@@ -238,18 +253,25 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
     cv.notify_all();
   };
 
-  std::thread synth([&] {
+  // Synthesis threads take the partitions in index order, each when the budget has room; the
+  // lowest partition not yet proved is always synthesized or being synthesized, so the device
+  // threads (which prove in index order) always make progress.
+  res.synth_threads = std::max<uint32_t>(1, std::min({job.synth_threads, res.max_resident, P}));
+  uint32_t next = 0;
+  auto synthesize = [&] {
     try {
-      for (uint32_t k = 0; k < P; ++k) {
+      for (;;) {
+        uint32_t k;
         {
           std::unique_lock lk(mu);
-          cv.wait(lk, [&] { return error || resident < res.max_resident; });
-          if (error) return;
+          cv.wait(lk, [&] { return error || next >= P || resident < res.max_resident; });
+          if (error || next >= P) return;
+          k = next++;
           res.peak_resident = std::max(res.peak_resident, ++resident);
         }
         PartitionRecord& rec = res.partitions[k];
         rec.witness_begin = now_ns();
-        // Witness generation is the input (C2's vanilla proof): made here, one at a time, so
+        // Witness generation is the input (C2's vanilla proof): made here, per partition, so
         // that no more than the resident partitions exist at once.
         const circuits::PorepCircuit circuit = circuits::PorepCircuit::generate(job.circuit, job.circuit_seed + k);
         res.public_inputs[k] = circuit.public_inputs();
@@ -270,20 +292,29 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
     } catch (...) {
       fail(std::current_exception());
     }
-  });
+  };
 
   std::vector<std::thread> provers;
   // Joins every started thread however this scope ends (a thread the system refuses to start
   // stops the others through `fail`).
+  std::vector<std::thread> synths;
   struct Joiner {
-    std::thread& synth;
+    std::vector<std::thread>& synths;
     std::vector<std::thread>& provers;
     ~Joiner() {
-      if (synth.joinable()) synth.join();
-      for (auto& t : provers)
-        if (t.joinable()) t.join();
+      for (auto* ts : {&synths, &provers})
+        for (auto& t : *ts)
+          if (t.joinable()) t.join();
     }
-  } joiner{synth, provers};
+  } joiner{synths, provers};
+  for (uint32_t i = 0; i < res.synth_threads; ++i) {
+    try {
+      synths.emplace_back(synthesize);
+    } catch (...) {
+      fail(std::current_exception());
+      break;
+    }
+  }
   for (uint32_t d = 0; d < G; ++d) {
     try {
       provers.emplace_back([&, d] {
@@ -327,7 +358,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
       break;
     }
   }
-  synth.join();
+  for (auto& t : synths) t.join();
   for (auto& t : provers) t.join();
   if (error) std::rethrow_exception(error);
   res.end = now_ns();

@@ -3,9 +3,11 @@
 // (10 partitions of ~130M constraints, 15+ GiB each) does not fit a host; here each partition
 // is generated, synthesized, proved and freed on its own.
 //
-//   synthesis thread:  witness k, synth k  ->  ready[k]  ->  device thread k mod G: prove k, free k
+//   synthesis threads:  witness k, synth k  ->  ready[k]  ->  device thread k mod G: prove k, free k
 //
 // - Synthesis of partition k+1 (CPU) overlaps the proving of partition k (a backend per device).
+// - Up to `synth_threads` partitions are synthesized at once (one thread each, taking partitions
+//   in index order), at most the resident limit: memory, not cores, bounds them at real size.
 // - At most `max_resident` synthesized partitions are held at once (from the start of their
 //   synthesis until their proof is done), with max_resident = floor(budget / bytes of one
 //   partition); a budget below one partition is refused before any work (SectorBudgetError).
@@ -64,6 +66,10 @@ std::vector<uint32_t> assign_partitions(uint32_t partitions, uint32_t devices);
 // The device count to use: `requested` (0 = all present) checked against `present`; throws
 // std::invalid_argument for requested > present (naming both and the backend). `present` >= 1.
 uint32_t choose_device_count(std::optional<uint32_t> requested, uint32_t present, const std::string& backend);
+// Partitions synthesized at once: `requested` when set (>= 1, else std::invalid_argument), else
+// one per core; never more than the resident limit or the partitions.
+uint32_t choose_synth_threads(std::optional<uint32_t> requested, uint32_t max_resident, uint32_t partitions,
+                              unsigned cores);
 
 // What a sector run will do, computed from the shape by arithmetic (no synthesis): printable
 // before any work, at sizes that do not fit this machine.
@@ -77,15 +83,16 @@ struct SectorPlan {
   uint64_t budget_bytes = 0;
   uint32_t max_resident = 0;  // 0 when the budget cannot hold one partition
   uint32_t devices = 1;
+  uint32_t synth_threads = 1;        // choose_synth_threads (1 when nothing can be resident)
   std::vector<uint32_t> assignment;  // assign_partitions(partitions, devices)
   std::string budget_note;           // where the budget came from (printed beside it), or 
   // Multi-line description (partitions, constraints, bytes, resident, devices, assignment).
   std::string describe() const;
 };
 // Never throws for a small budget (max_resident is then 0); throws std::invalid_argument for
-// an invalid circuit or 0 partitions/devices.
+// an invalid circuit, 0 partitions/devices or 0 synthesis threads.
 SectorPlan plan_sector(const circuits::PorepParams& circuit, uint32_t partitions, uint64_t budget_bytes,
-                       uint32_t devices);
+                       uint32_t devices, std::optional<uint32_t> synth_threads = std::nullopt);
 
 struct SectorJob {
   std::string id = "sector";
@@ -94,6 +101,10 @@ struct SectorJob {
   uint64_t circuit_seed = 42;       // partition k's witness from circuit_seed + k
   std::optional<uint64_t> rs_seed;  // partition k uses Randomness::from_seed(rs_seed + k); absent: secure
   std::string params_path;
+  // Keys already in memory, used instead of params_path when set (parameters generated for a
+  // run whose file would not fit the disk).
+  std::shared_ptr<const groth16::ProvingKey> key;
+  uint32_t synth_threads = 1;  // partitions synthesized at once (capped at the resident limit)
 };
 
 // Host steady-clock nanoseconds (since its epoch).
@@ -113,6 +124,7 @@ struct SectorResult {
   std::vector<PartitionRecord> partitions;       // in index order
   std::shared_ptr<const groth16::ProvingKey> pk;
   uint32_t max_resident = 0;    // the budget's limit
+  uint32_t synth_threads = 0;   // partitions synthesized at once (the job's, capped)
   uint32_t peak_resident = 0;   // the most partitions held at once
   uint64_t peak_rss_bytes = 0;  // VmHWM after the run (peak since process start; 0 if unreadable)
   uint64_t partition_bytes = 0;
