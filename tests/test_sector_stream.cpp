@@ -45,9 +45,11 @@ const Params& params() {
 // empty proofs or throws.
 class SlowBackend final : public groth16::Backend {
  public:
-  SlowBackend(std::chrono::milliseconds d, std::atomic<int>& calls, bool fail = false)
-      : delay_(d), calls_(calls), fail_(fail) {}
+  SlowBackend(std::chrono::milliseconds d, std::atomic<int>& calls, bool fail = false,
+              std::optional<uint64_t> used = std::nullopt)
+      : delay_(d), calls_(calls), fail_(fail), used_(used) {}
   std::string name() const override { return "slow"; }
+  std::optional<uint64_t> device_used_bytes() override { return used_; }
   std::vector<groth16::Proof> prove_batch(const groth16::ProvingKey&, std::span<const groth16::Witness> ws,
                                           std::span<const groth16::Randomness>) override {
     ++calls_;
@@ -60,6 +62,7 @@ class SlowBackend final : public groth16::Backend {
   std::chrono::milliseconds delay_;
   std::atomic<int>& calls_;
   bool fail_;
+  std::optional<uint64_t> used_;
 };
 
 // 40 ms a proof (scaled under sanitizers): several tiny syntheses fit in it.
@@ -258,6 +261,26 @@ TEST_CASE("streaming: keys already in memory are used without a parameters file"
   CHECK_THROWS_WITH(s.prove(job_of(2, "")), Catch::Contains("no parameters file"));
 }
 
+TEST_CASE("streaming: each partition records its device's memory in use, the sector the most") {
+  const Params& p = params();
+  std::atomic<int> calls{0};
+  const uint64_t gib = uint64_t(1) << 30;
+  std::vector<std::unique_ptr<groth16::Backend>> b;
+  b.push_back(std::make_unique<SlowBackend>(std::chrono::milliseconds(1), calls, false, 5 * gib));
+  b.push_back(std::make_unique<SlowBackend>(std::chrono::milliseconds(1), calls, false, 7 * gib));
+  engine::SectorStream s(std::move(b), 0);
+  auto r = s.prove(job_of(4, p.path));
+  for (uint32_t k = 0; k < 4; ++k) CHECK(r.partitions[k].device_used_bytes == (k % 2 ? 7 : 5) * gib);
+  CHECK(r.peak_device_used_bytes == 7 * gib);
+  // A backend without a device of its own (the CPU) records none.
+  std::vector<std::unique_ptr<groth16::Backend>> cpu;
+  cpu.push_back(groth16::make_cpu_backend());
+  engine::SectorStream c(std::move(cpu), 0);
+  auto rc = c.prove(job_of(1, p.path));
+  CHECK_FALSE(rc.partitions[0].device_used_bytes);
+  CHECK_FALSE(rc.peak_device_used_bytes);
+}
+
 TEST_CASE("streaming: a budget below one partition is refused before any work") {
   const Params& p = params();
   std::atomic<int> calls{0};
@@ -318,6 +341,8 @@ TEST_CASE("cuzk-bench prove --sector: plan, progress per partition, verified pro
   CHECK(!s["phases"]["proof/synth"].contains("gpu_index"));
   CHECK(s["sector"]["partitions"].size() == 3);
   CHECK(s["sector"]["peak_resident"].get<int>() >= 1);
+  CHECK(s["sector"]["peak_gpu_used_bytes"].is_null());  // the CPU backend has no device memory
+  CHECK(s["sector"]["partitions"][0]["gpu_used_bytes"].is_null());
 
   SECTION("bad input: one clear error, exit 2, nothing written") {
     struct Bad {

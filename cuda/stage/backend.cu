@@ -212,6 +212,15 @@ class CudaBackend final : public groth16::Backend {
     key_ = ResidentKey{};
   }
 
+  std::optional<uint64_t> device_used_bytes() override {
+    size_t free_b = 0, total_b = 0;
+    if (cudaSetDevice(opt_.device) != cudaSuccess || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return std::nullopt;
+    }
+    return uint64_t(total_b - free_b);
+  }
+
   std::vector<Proof> prove_batch(const ProvingKey& pk, std::span<const Witness> ws,
                                  std::span<const Randomness> rs) override {
     if (ws.size() != rs.size())

@@ -234,9 +234,12 @@ int run_prove_sector(const ProveOptions& o) {
     throw Error(e.what());
   }
   nlohmann::json summary = session->finish();
-  fmt::print("proved {} x sector {} ({} partition(s) of {} constraints), peak {} resident, peak rss {:.1f} GiB; {}\n",
+  const double gib = double(uint64_t(1) << 30);
+  const auto& gpu_used = result.last.peak_device_used_bytes;
+  fmt::print("proved {} x sector {} ({} partition(s) of {} constraints), peak {} resident, peak rss {:.1f} GiB{}; {}\n",
              o.reps, o.sector, plan.partitions, plan.shape.constraints, result.last.peak_resident,
-             double(result.last.peak_rss_bytes) / double(uint64_t(1) << 30),
+             double(result.last.peak_rss_bytes) / gib,
+             gpu_used ? fmt::format(", GPU memory in use {:.1f} GiB at most", double(*gpu_used) / gib) : "",
              result.all_verified ? "every proof verified" : "SOME PROOFS FAILED TO VERIFY");
   print_summary_table(summary, session->counter_status());
   fmt::print("results: {}\n", session->path());

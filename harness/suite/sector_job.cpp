@@ -21,6 +21,8 @@ namespace {
 
 double sector_gib(uint64_t bytes) { return double(bytes) / double(uint64_t(1) << 30); }
 
+nlohmann::json opt_json(const std::optional<uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
 }  // namespace
 
 uint64_t default_sector_budget(uint64_t key_bytes) {
@@ -94,7 +96,8 @@ nlohmann::json sector_json(const engine::SectorPlan& plan, const engine::SectorR
                      {"prove_begin_ns", rel(p.prove_begin)},
                      {"prove_end_ns", rel(p.prove_end)},
                      {"resident", p.resident},
-                     {"rss_bytes", p.rss_bytes}});
+                     {"rss_bytes", p.rss_bytes},
+                     {"gpu_used_bytes", opt_json(p.device_used_bytes)}});
   return {{"partitions", parts},
           {"partition_bytes", r.partition_bytes},
           {"budget_bytes", plan.budget_bytes},
@@ -102,6 +105,7 @@ nlohmann::json sector_json(const engine::SectorPlan& plan, const engine::SectorR
           {"synth_threads", r.synth_threads},
           {"peak_resident", r.peak_resident},
           {"peak_rss_bytes", r.peak_rss_bytes},
+          {"peak_gpu_used_bytes", opt_json(r.peak_device_used_bytes)},
           {"devices", plan.devices},
           {"wall_ns", r.end - r.begin}};
 }
@@ -164,9 +168,10 @@ SectorJobResult run_sector_job(Session& session, const SectorJobSpec& spec, cons
     gpu_index["proof/prove/partition_" + std::to_string(k)] = plan.assignment[k];
 
   auto progress = [&](const engine::PartitionRecord& p, uint32_t n) {
-    fmt::print(stderr, "partition {}/{}: synth {:.1f} s, prove {:.1f} s, resident {}, rss {:.1f} GiB, gpu {}\n",
+    fmt::print(stderr, "partition {}/{}: synth {:.1f} s, prove {:.1f} s, resident {}, rss {:.1f} GiB, gpu {}{}\n",
                p.index + 1, n, double(p.synth_ns()) / 1e9, double(p.prove_ns()) / 1e9, p.resident,
-               sector_gib(p.rss_bytes), p.device);
+               sector_gib(p.rss_bytes), p.device,
+               p.device_used_bytes ? fmt::format(" ({:.1f} GiB in use)", sector_gib(*p.device_used_bytes)) : "");
   };
   SectorJobResult result;
   const int total = spec.warmups + spec.reps;

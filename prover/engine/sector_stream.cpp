@@ -344,6 +344,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
             }
             cv.notify_all();
             rec.rss_bytes = read_host_rss().rss;
+            rec.device_used_bytes = impl_->backends[d]->device_used_bytes();
             if (on_partition) {
               std::lock_guard lk(cb_mu);
               on_partition(rec, P);
@@ -363,6 +364,9 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
   if (error) std::rethrow_exception(error);
   res.end = now_ns();
   res.peak_rss_bytes = read_host_rss().hwm;
+  for (const auto& p : res.partitions)
+    if (p.device_used_bytes)
+      res.peak_device_used_bytes = std::max(res.peak_device_used_bytes.value_or(0), *p.device_used_bytes);
   return res;
 }
 

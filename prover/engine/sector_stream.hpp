@@ -114,6 +114,7 @@ struct PartitionRecord {
   uint64_t witness_begin = 0, synth_begin = 0, synth_end = 0, prove_begin = 0, prove_end = 0;
   uint32_t resident = 0;   // synthesized partitions held when this one's proof finished (itself included)
   uint64_t rss_bytes = 0;  // the process's VmRSS then (0 where /proc is not readable)
+  std::optional<uint64_t> device_used_bytes;  // the device's memory in use then (Backend::device_used_bytes)
   uint64_t synth_ns() const { return synth_end - synth_begin; }
   uint64_t prove_ns() const { return prove_end - prove_begin; }
 };
@@ -127,6 +128,7 @@ struct SectorResult {
   uint32_t synth_threads = 0;   // partitions synthesized at once (the job's, capped)
   uint32_t peak_resident = 0;   // the most partitions held at once
   uint64_t peak_rss_bytes = 0;  // VmHWM after the run (peak since process start; 0 if unreadable)
+  std::optional<uint64_t> peak_device_used_bytes;  // the most of the partitions' device_used_bytes
   uint64_t partition_bytes = 0;
   uint64_t begin = 0, end = 0;
 };

@@ -10,6 +10,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,9 @@ class Backend {
   }
   // Drops whatever the backend keeps resident for `pk` (device copies of the key's points).
   virtual void release(const ProvingKey& /*pk*/) {}
+  // Bytes in use on the backend's device now, by every process (what nvidia-smi shows as used);
+  // nullopt for a backend without a device of its own (the CPU).
+  virtual std::optional<uint64_t> device_used_bytes() { return std::nullopt; }
 };
 
 // Factory: throws BackendUnavailable with the reason when the backend cannot run here.
