@@ -1,11 +1,11 @@
 # The GPU test binary (tests/gpu/): built wherever the CUDA backend is, labelled "gpu", and
 # reported as skipped by ctest where no GPU is found (it exits 77).
 if(TARGET cuzk_cuda)
-  # One source file per topic (test_gpu_arith, _ntt, _msm, _stage, _profiling, _keygen), one binary.
+  # One source file per topic (test_gpu_arith, _ntt, _msm, _stage, _profiling, _keygen, _sector), one binary.
   add_executable(test_gpu ${CMAKE_CURRENT_SOURCE_DIR}/gpu/gpu_main.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_arith.cpp
                           ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_ntt.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_msm.cpp
                           ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_stage.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_profiling.cpp
-                          ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_keygen.cpp)
+                          ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_keygen.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gpu/test_gpu_sector.cpp)
   # gpu_main.cpp: the device check before the tests (cuzk::test_preamble), as the tests' -Og.
   target_link_libraries(test_gpu PRIVATE cuzk_catch_main cuzk_cuda cuzk_harness)
   target_compile_options(test_gpu PRIVATE "$<$<CONFIG:RelWithDebInfo>:-g1;-Og>")
