@@ -19,9 +19,7 @@ using cuzk::test::TempDir;
 namespace {
 
 const cuzk::PhaseComparison* row(const cuzk::Comparison& c, const std::string& phase, const std::string& metric = "wall_ns") {
-  for (const auto& r : c.rows)
-    if (r.phase == phase && r.metric == metric) return &r;
-  return nullptr;
+  return cuzk::find_row(c, phase, metric);
 }
 
 }  // namespace

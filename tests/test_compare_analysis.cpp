@@ -19,11 +19,6 @@ namespace {
 
 const char* kMsm = "proof/prove/msm_h";
 
-const cuzk::PhaseComparison* row(const cuzk::Comparison& c, const std::string& phase, const std::string& metric) {
-  for (const auto& r : c.rows)
-    if (r.phase == phase && r.metric == metric) return &r;
-  return nullptr;
-}
 
 // B's msm_h GPU time 10% slower while its wall time stays as A's.
 SynthSpec gpu_slower_spec(uint64_t seed) {
@@ -45,8 +40,8 @@ TEST_CASE("a GPU phase is judged by its GPU time; its wall time is shown, not ju
   cuzk::test::write_synth(d.file("a.jsonl"), a);
   cuzk::test::write_synth(d.file("b.jsonl"), gpu_slower_spec(12));
   auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
-  const auto* gpu = row(c, kMsm, "gpu_ns");
-  const auto* wall = row(c, kMsm, "wall_ns");
+  const auto* gpu = cuzk::find_row(c, kMsm, "gpu_ns");
+  const auto* wall = cuzk::find_row(c, kMsm, "wall_ns");
   REQUIRE(gpu);
   REQUIRE(wall);
   CHECK(gpu->primary);
@@ -97,7 +92,7 @@ TEST_CASE("a GPU phase with GPU time missing in some samples is judged by wall t
   auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
   REQUIRE(cuzk::primary_row(c, kMsm));
   CHECK(cuzk::primary_row(c, kMsm)->metric == "wall_ns");
-  CHECK_FALSE(row(c, kMsm, "gpu_ns")->primary);
+  CHECK_FALSE(cuzk::find_row(c, kMsm, "gpu_ns")->primary);
 }
 
 TEST_CASE("processes are the units when repetitions share a process: per-process medians, as scipy computes") {
@@ -117,7 +112,7 @@ TEST_CASE("processes are the units when repetitions share a process: per-process
   auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
   for (const char* metric : {"wall_ns", "gpu_ns"}) {
     const std::string phase = std::string(metric) == "gpu_ns" ? kMsm : "proof";
-    const auto* r = row(c, phase, metric);
+    const auto* r = cuzk::find_row(c, phase, metric);
     REQUIRE(r);
     CHECK(r->unit == "processes");
     CHECK(r->observations_a == 6);
@@ -142,8 +137,8 @@ TEST_CASE("processes are the units when repetitions share a process: per-process
     cuzk::CompareOptions o;
     o.analysis.design = cuzk::DesignChoice::kSamples;
     auto s = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), o);
-    CHECK(row(s, "proof", "wall_ns")->unit == "samples");
-    CHECK(row(s, "proof", "wall_ns")->observations_a == 30);
+    CHECK(cuzk::find_row(s, "proof", "wall_ns")->unit == "samples");
+    CHECK(cuzk::find_row(s, "proof", "wall_ns")->observations_a == 30);
   }
 }
 
@@ -156,10 +151,10 @@ TEST_CASE("one repetition per process, or no process ids: samples are the units"
   cuzk::test::write_synth(d.file("a.jsonl"), a);
   cuzk::test::write_synth(d.file("b.jsonl"), b);
   auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
-  CHECK(row(c, "proof", "wall_ns")->unit == "samples");
+  CHECK(cuzk::find_row(c, "proof", "wall_ns")->unit == "samples");
   SynthSpec plain;
   cuzk::test::write_synth(d.file("p.jsonl"), plain);
-  CHECK(row(cuzk::compare_files(d.file("p.jsonl"), d.file("b.jsonl"), {}), "proof", "wall_ns")->unit == "samples");
+  CHECK(cuzk::find_row(cuzk::compare_files(d.file("p.jsonl"), d.file("b.jsonl"), {}), "proof", "wall_ns")->unit == "samples");
 }
 
 TEST_CASE("samples taken while the GPU throttled or the host was loaded are flagged, and dropped on request") {
@@ -190,13 +185,13 @@ TEST_CASE("samples taken while the GPU throttled or the host was loaded are flag
   CHECK(warn.find("B: 2 of 10 samples") != std::string::npos);
   CHECK(warn.find("repetition 2") != std::string::npos);
   CHECK(warn.find("kept") != std::string::npos);
-  CHECK(row(c, "proof", "wall_ns")->observations_b == 10);
+  CHECK(cuzk::find_row(c, "proof", "wall_ns")->observations_b == 10);
 
   cuzk::CompareOptions o;
   o.analysis.drop_disturbed = true;
   auto dropped = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), o);
   CHECK(dropped.env_b.dropped == 2);
-  CHECK(row(dropped, "proof", "wall_ns")->observations_b == 8);
+  CHECK(cuzk::find_row(dropped, "proof", "wall_ns")->observations_b == 8);
   warn.clear();
   for (const auto& w : dropped.warnings) warn += w + "\n";
   CHECK(warn.find("2 left out (--drop-disturbed)") != std::string::npos);

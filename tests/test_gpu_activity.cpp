@@ -334,16 +334,10 @@ std::function<void(json&, int)> with_kernel(double factor, int missing_rep = -1)
 }
 
 const cuzk::PhaseComparison* msm_row(const cuzk::Comparison& c, const std::string& metric) {
-  for (const auto& r : c.rows)
-    if (r.phase == "proof/prove/msm_h" && r.metric == metric) return &r;
-  return nullptr;
+  return cuzk::find_row(c, "proof/prove/msm_h", metric);
 }
 
-const cuzk::PhaseComparison* msm_primary(const cuzk::Comparison& c) {
-  for (const auto& r : c.rows)
-    if (r.phase == "proof/prove/msm_h" && r.primary) return &r;
-  return nullptr;
-}
+const cuzk::PhaseComparison* msm_primary(const cuzk::Comparison& c) { return cuzk::primary_row(c, "proof/prove/msm_h"); }
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include "catch.hpp"
 #include "prover/circuits/porep.hpp"
+#include "prover/groth16/backend.hpp"
 #include "prover/groth16/prover.hpp"
 #include "prover/groth16/setup.hpp"
 #include "prover/groth16/verifier.hpp"

@@ -85,11 +85,6 @@ void write_load(const std::string& path, const LoadSpec& s) {
   w.write(cuzk::make_summary(samples, 1000));
 }
 
-const cuzk::PhaseComparison* row(const cuzk::Comparison& c, const std::string& phase, const std::string& metric) {
-  for (const auto& r : c.rows)
-    if (r.phase == phase && r.metric == metric) return &r;
-  return nullptr;
-}
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
@@ -172,7 +167,7 @@ TEST_CASE("quantile metric names: p and a percent, both ways", "[load_rows]") {
 TEST_CASE("compare: an A/A of load files finds no tail change", "[load_rows]") {
   const cuzk::Comparison c = LoadPair(drawn(1), drawn(2)).compare();
   for (const char* m : {"p90", "p99"}) {
-    const auto* r = row(c, "request", m);
+    const auto* r = cuzk::find_row(c, "request", m);
     REQUIRE(r);
     INFO(m << " p " << r->p_value << " ratio " << r->ratio << " verdict " << r->verdict);
     CHECK(r->kind == "tail");
@@ -186,8 +181,8 @@ TEST_CASE("compare: an A/A of load files finds no tail change", "[load_rows]") {
 
 TEST_CASE("compare: a tail 1.5x longer is slower at p90 while the median row is unchanged", "[load_rows]") {
   const cuzk::Comparison c = LoadPair(drawn(1), drawn(2, 1.5)).compare();
-  const auto* p90 = row(c, "request", "p90");
-  const auto* median = row(c, "request", "wall_ns");
+  const auto* p90 = cuzk::find_row(c, "request", "p90");
+  const auto* median = cuzk::find_row(c, "request", "wall_ns");
   REQUIRE(p90);
   REQUIRE(median);
   INFO(cuzk::format_table(c));
@@ -206,7 +201,7 @@ TEST_CASE("compare: a tail 1.5x longer is slower at p90 while the median row is 
 
 TEST_CASE("compare: a p99 of 30 jobs has no upper bound and reads too noisy, not unchanged", "[load_rows]") {
   const cuzk::Comparison c = LoadPair(drawn(1, 1, 32), drawn(2, 1, 32)).compare();
-  const auto* r = row(c, "request", "p99");
+  const auto* r = cuzk::find_row(c, "request", "p99");
   REQUIRE(r);
   CHECK(r->observations_a == 30);
   CHECK(std::isinf(r->ci_high));
@@ -223,7 +218,7 @@ TEST_CASE("compare: a p99 of 30 jobs has no upper bound and reads too noisy, not
     }
   CHECK(seen);
   // Nor has the p90 (42 jobs would give it one): too noisy as well, never a claim of "unchanged".
-  const auto* p90 = row(c, "request", "p90");
+  const auto* p90 = cuzk::find_row(c, "request", "p90");
   REQUIRE(p90);
   CHECK(std::isinf(p90->ci_high));
   CHECK(p90->verdict == "too noisy");
@@ -231,7 +226,7 @@ TEST_CASE("compare: a p99 of 30 jobs has no upper bound and reads too noisy, not
 
 TEST_CASE("compare: the throughput row of paired rounds reads the time between completions", "[load_rows]") {
   const cuzk::Comparison c = throughput_pair().compare();
-  const auto* r = row(c, "request", "throughput");
+  const auto* r = cuzk::find_row(c, "request", "throughput");
   REQUIRE(r);
   CHECK(r->kind == "throughput");
   CHECK(r->unit == "rounds");
@@ -256,7 +251,7 @@ TEST_CASE("compare: the throughput row of paired rounds reads the time between c
 TEST_CASE("compare: throughput of unpaired rounds is Welch's; one round has no test", "[load_rows]") {
   {
     const cuzk::Comparison c = throughput_pair({0, 1, 2, 3}, {4, 5, 6}).compare();
-    const auto* r = row(c, "request", "throughput");
+    const auto* r = cuzk::find_row(c, "request", "throughput");
     REQUIRE(r);
     CHECK(r->design == "samples");
     CHECK(r->ci_method == "welch");
@@ -265,7 +260,7 @@ TEST_CASE("compare: throughput of unpaired rounds is Welch's; one round has no t
   }
   {
     const cuzk::Comparison c = throughput_pair({0}, {0}).compare();
-    const auto* r = row(c, "request", "throughput");
+    const auto* r = cuzk::find_row(c, "request", "throughput");
     REQUIRE(r);
     CHECK(r->p_value == 1.0);
     CHECK(std::isnan(r->ci_low));
@@ -280,8 +275,8 @@ TEST_CASE("compare: files without load.done_s have no throughput row, and a warn
   b.done_s = false;
   const LoadPair f(a, b);
   const cuzk::Comparison c = f.compare();
-  CHECK_FALSE(row(c, "request", "throughput"));
-  CHECK(row(c, "request", "p90"));
+  CHECK_FALSE(cuzk::find_row(c, "request", "throughput"));
+  CHECK(cuzk::find_row(c, "request", "p90"));
   CHECK(any_has(c.warnings, "no throughput row"));
   CHECK(any_has(c.warnings, "load.done_s"));
   // And [throughput] cannot be gated on them: an error, not a pass.
@@ -390,8 +385,8 @@ TEST_CASE("gate: a tail named in [tails] fails; compare's other quantiles are sh
       }
     CHECK(tails == std::vector<std::string>{"p90", "p75"});
     CHECK(g.comparison->rows.size() > 0);
-    CHECK(row(*g.comparison, "request", "p99"));
-    CHECK(row(*g.comparison, "request", "p75")->threshold == 0.5);
+    CHECK(cuzk::find_row(*g.comparison, "request", "p99"));
+    CHECK(cuzk::find_row(*g.comparison, "request", "p75")->threshold == 0.5);
   }
   // A phase of [tails] that a load case lacks, and [tails] against files without load cases.
   const auto missing = f.gate(std::string(kDefault) + "[tails.\"proof/synth\"]\np99 = 0.2\n");

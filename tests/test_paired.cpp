@@ -86,11 +86,6 @@ void write_rounds(const std::string& path, const RoundsSpec& s) {
   }
 }
 
-const cuzk::PhaseComparison* row(const cuzk::Comparison& c, const std::string& phase, const std::string& metric) {
-  for (const auto& r : c.rows)
-    if (r.phase == phase && r.metric == metric) return &r;
-  return nullptr;
-}
 
 using cuzk::DesignChoice;
 
@@ -153,8 +148,8 @@ TEST_CASE("pairing by round cancels a drift of +-30% that hides a 2% slowdown fr
   write_rounds(d.file("b.jsonl"), b);
   const auto paired = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto));
   const auto samples = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kSamples));
-  const auto* p = row(paired, "proof/synth", "wall_ns");
-  const auto* s = row(samples, "proof/synth", "wall_ns");
+  const auto* p = cuzk::find_row(paired, "proof/synth", "wall_ns");
+  const auto* s = cuzk::find_row(samples, "proof/synth", "wall_ns");
   REQUIRE(p);
   REQUIRE(s);
   CHECK(p->design == "paired");
@@ -176,7 +171,7 @@ TEST_CASE("pairing by round cancels a drift of +-30% that hides a 2% slowdown fr
   CHECK(p->verdict == "slower");
   CHECK(s->verdict == "too noisy");
   // The untouched phase stays unchanged under pairing.
-  CHECK(row(paired, "proof/prove", "wall_ns")->verdict == "unchanged");
+  CHECK(cuzk::find_row(paired, "proof/prove", "wall_ns")->verdict == "unchanged");
   // A change that stands among the case's phases gets its widened CI.
   CHECK(p->change_stands());
   // Each output says which design was used and why.
@@ -215,13 +210,13 @@ TEST_CASE("--paired-ci bootstrap reports the round bootstrap; --design blocks an
   auto o = with_design(DesignChoice::kPaired);
   o.analysis.paired_ci = cuzk::PairedCi::kBootstrap;
   const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), o);
-  const auto* r = row(c, "proof/synth", "wall_ns");
+  const auto* r = cuzk::find_row(c, "proof/synth", "wall_ns");
   REQUIRE(r);
   CHECK(r->ci_method == "bootstrap");
   CHECK(r->ci_low == r->boot_low);
   CHECK(r->ci_high == r->boot_high);
   const auto blocks = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kBlocks));
-  CHECK(row(blocks, "proof/synth", "wall_ns")->unit == "processes");
+  CHECK(cuzk::find_row(blocks, "proof/synth", "wall_ns")->unit == "processes");
   CHECK(blocks.summaries[0].design_reason == "processes as blocks (--design blocks)");
   // --blocks off, the older spelling of --design samples, is folded in by the command line.
   const auto off = cuzk::test::run_bench("compare --blocks off --json a.jsonl b.jsonl", d.path());
@@ -242,7 +237,7 @@ TEST_CASE("without round ids auto falls back to processes as blocks, and --desig
   write_rounds(d.file("a.jsonl"), a);
   write_rounds(d.file("b.jsonl"), b);
   const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto));
-  CHECK(row(c, "proof/synth", "wall_ns")->design == "blocks");
+  CHECK(cuzk::find_row(c, "proof/synth", "wall_ns")->design == "blocks");
   CHECK(c.summaries[0].design_reason ==
         "processes as blocks (no round ids: the files were not written by an interleaved run)");
   try {
@@ -329,7 +324,7 @@ TEST_CASE("a phase only B has is compared per round as a cost under the paired d
   write_rounds(d.file("a.jsonl"), a);
   write_rounds(d.file("b.jsonl"), b);
   const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto));
-  const auto* r = row(c, "proof/prove/pin_abc", "wall_ns");
+  const auto* r = cuzk::find_row(c, "proof/prove/pin_abc", "wall_ns");
   REQUIRE(r);
   CHECK(r->verdict == "only in B");
   CHECK(r->unit == "rounds");
@@ -357,7 +352,7 @@ TEST_CASE("a counter named as the primary metric judges the phase: identical cou
     CHECK(r->metric == "sim::instructions");
     CHECK(r->ratio == 1.0);
     CHECK(r->verdict == "unchanged");
-    CHECK_FALSE(row(same, "proof/synth", "wall_ns")->primary);
+    CHECK_FALSE(cuzk::find_row(same, "proof/synth", "wall_ns")->primary);
     CHECK(cuzk::primary_row(same, "proof/prove")->metric == "wall_ns");  // no counter there
   }
   b.instructions = 1e9 * 1.005;

@@ -27,7 +27,6 @@ __global__ void fixed_base_kernel(const Affine* __restrict__ table, const fr_t* 
                                   typename Affine::field_t* prefix, Affine* out) {
   using F = typename Affine::field_t;
   using Jac = jacobian_t<F, typename Affine::config_t>;
-  constexpr unsigned w = groth16::kFixedBaseWindowBits;
   const size_t b = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * kChunk;
   if (b >= n) return;
   const size_t e = b + kChunk < n ? b + kChunk : n;
@@ -37,10 +36,8 @@ __global__ void fixed_base_kernel(const Affine* __restrict__ table, const fr_t* 
     scalars[k].to_canonical(s);
     Jac p = Jac::infinity();
 #pragma unroll 1
-    for (unsigned i = 0; i < groth16::kFixedBaseWindows; ++i) {
-      const unsigned d = unsigned(s[(i * w) / 64] >> ((i * w) % 64)) & ((1u << w) - 1);
-      if (d) p = p + table[i * groth16::kFixedBaseDigits + d - 1];
-    }
+    for (unsigned i = 0; i < groth16::kFixedBaseWindows; ++i)
+      if (const unsigned d = groth16::fixed_base_digit(s, i)) p = p + table[i * groth16::kFixedBaseDigits + d - 1];
     jac[k] = p;
     prefix[k] = acc;
     if (!p.is_infinity()) acc = acc * p.Z;

@@ -515,6 +515,12 @@ const PhaseComparison* primary_row(const Comparison& c, const std::string& phase
   return nullptr;
 }
 
+const PhaseComparison* find_row(const Comparison& c, const std::string& phase, const std::string& metric) {
+  for (const auto& r : c.rows)
+    if (r.phase == phase && r.metric == metric) return &r;
+  return nullptr;
+}
+
 Comparison compare_files(const std::string& pa, const std::string& pb, const CompareOptions& o) {
   SideData a = load_side(pa, o), b = load_side(pb, o);
   if (a.format != b.format)

@@ -218,6 +218,8 @@ struct Comparison {
 // The row that carries a phase's verdict (its primary "phase" row), or nullptr when the phase is
 // not in the comparison.
 const PhaseComparison* primary_row(const Comparison& c, const std::string& phase);
+// The first row of `phase` for `metric` ("wall_ns", "gpu_ns", "gpu_kernel_ns", ...), or nullptr.
+const PhaseComparison* find_row(const Comparison& c, const std::string& phase, const std::string& metric);
 
 class CompareError : public std::runtime_error {
  public:

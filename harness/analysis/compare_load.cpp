@@ -239,20 +239,18 @@ SideData load_cuzk(const std::string& path, const ResultsFile& rf, const Compare
       pd.wall.push_back(rec["wall_ns"].get<double>());
       pd.wall_process.push_back(process);
       pd.wall_round.push_back(round);
-      if (rec.contains("gpu_ns") && rec["gpu_ns"].is_number()) {
-        pd.gpu.push_back(rec["gpu_ns"].get<double>());
-        pd.gpu_process.push_back(process);
-        pd.gpu_round.push_back(round);
-      } else {
-        ++pd.gpu_null;
-      }
-      if (rec.contains("gpu_kernel_ns") && rec["gpu_kernel_ns"].is_number()) {
-        pd.gpu_kernel.push_back(rec["gpu_kernel_ns"].get<double>());
-        pd.gpu_kernel_process.push_back(process);
-        pd.gpu_kernel_round.push_back(round);
-      } else {
-        ++pd.gpu_kernel_missing;
-      }
+      // An optional GPU time of the record into its series, or one more sample without it.
+      auto take = [&](const char* field, auto& values, auto& processes, auto& rounds, size_t& missing) {
+        if (rec.contains(field) && rec[field].is_number()) {
+          values.push_back(rec[field].get<double>());
+          processes.push_back(process);
+          rounds.push_back(round);
+        } else {
+          ++missing;
+        }
+      };
+      take("gpu_ns", pd.gpu, pd.gpu_process, pd.gpu_round, pd.gpu_null);
+      take("gpu_kernel_ns", pd.gpu_kernel, pd.gpu_kernel_process, pd.gpu_kernel_round, pd.gpu_kernel_missing);
       add_derived_counters(pd, rec);
       if (rec.contains("counters") && rec["counters"].is_object()) {
         for (auto& [cn, cv] : rec["counters"].items()) {

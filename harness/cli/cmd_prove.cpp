@@ -80,6 +80,13 @@ struct ProveOptions {
 std::vector<std::string> prove_default_counters() { return with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"}); }
 
 // The results file and recorder of a prove run; bad counters or an unwritable path fail here.
+// The backend to prove on (the CPU where --allow-cpu-fallback allows it), then what it can
+// measure: --gpu-activity needs one with GPU work.
+void resolve_prove_backend(ProveOptions& o) {
+  o.backend = resolve_backend(o.backend, o.allow_cpu_fallback);
+  check_gpu_activity(o.gpu_activity, o.backend);
+}
+
 std::unique_ptr<Session> open_session(const ProveOptions& o) {
   SessionOptions so;
   if (o.stable) so.header_extra = {{"stable", describe(*o.stable)}};
@@ -351,8 +358,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
       opt.circom.force = opt.force;
       check_circom_paths(opt.circom, {{"--out", opt.out}});
       if (auto rc = run_under_callgrind_if_needed(sim_req)) return *rc;
-      opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
-      check_gpu_activity(opt.gpu_activity, opt.backend);
+      resolve_prove_backend(opt);
       opt.circom.backend = opt.backend;
       return run_prove_circom_recorded(opt);
     }
@@ -368,8 +374,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
         fmt::print("{}", checked_sector_plan(sector_spec(opt)).describe());
         return kExitOk;
       }
-      opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
-      check_gpu_activity(opt.gpu_activity, opt.backend);
+      resolve_prove_backend(opt);
       return run_prove_sector(opt);
     }
     if (auto rc = run_under_callgrind_if_needed(sim_req)) return *rc;
@@ -381,8 +386,7 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
       }
       fmt::print(stderr, "{}\n", summary(*opt.stable));
     }
-    opt.backend = resolve_backend(opt.backend, opt.allow_cpu_fallback);
-    check_gpu_activity(opt.gpu_activity, opt.backend);
+    resolve_prove_backend(opt);
     return run_prove_porep(opt);
   };
 });

@@ -17,7 +17,6 @@
 #include "harness/measure/output_file.hpp"
 #include "harness/suite/porep_job.hpp"
 #include "prover/circuits/porep.hpp"
-#include "prover/groth16/backend.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/groth16/setup.hpp"
 
@@ -42,15 +41,7 @@ int run_generate(const SrsOptions& o) {
   if (std::error_code ec; std::filesystem::exists(o.out, ec) && !std::filesystem::is_regular_file(o.out, ec))
     throw Error(fmt::format("-o {} is not a regular file (parameter files are memory-mapped by prove)", o.out));
   check_sector_memory(P, 1, "srs generate");
-  try {
-    (void)groth16::make_backend(o.backend);  // names an unknown backend, or why it cannot run here
-  } catch (const groth16::BackendUnavailable& e) {
-    throw Error(fmt::format("--backend {}: {} (--backend cpu makes the same file on CPU threads)", o.backend, e.what()),
-                kExitFailure);
-  } catch (const std::invalid_argument& e) {
-    throw Error(std::string("--backend: ") + e.what());
-  }
-  const std::string& backend = o.backend;
+  const std::string backend = resolve_backend(o.backend, false, "--backend cpu makes the same file on CPU threads");
   const auto t0 = std::chrono::steady_clock::now();
   std::string where;
   auto pk = generate_porep_keys(circuits::PorepCircuit::generate(P, o.circuit_seed), o.seed, backend, &where);

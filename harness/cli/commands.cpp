@@ -76,12 +76,12 @@ void register_builtin_backends() {
 #endif
 }
 
-std::string resolve_backend(const std::string& name, bool allow_cpu_fallback) {
+std::string resolve_backend(const std::string& name, bool allow_cpu_fallback, const std::string& remedy) {
   try {
     (void)groth16::make_backend(name);  // probes the device; the backend itself is made again by the job
     return name;
   } catch (const groth16::BackendUnavailable& e) {
-    if (!allow_cpu_fallback) throw Error(std::string(e.what()) + " (pass --allow-cpu-fallback to use the cpu backend)", kExitFailure);
+    if (!allow_cpu_fallback) throw Error(std::string(e.what()) + " (" + remedy + ")", kExitFailure);
     std::fprintf(stderr, "cuzk-bench: warning: %s; using the cpu backend (--allow-cpu-fallback)\n", e.what());
     return "cpu";
   } catch (const std::invalid_argument& e) {

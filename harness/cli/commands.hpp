@@ -52,8 +52,10 @@ std::vector<double> parse_number_list(const std::string& flag, const std::string
 // Checks that --backend NAME can run here before any work starts, and returns the backend to
 // use: NAME itself, or "cpu" when NAME cannot run (no GPU, no driver, not built) and the user
 // passed --allow-cpu-fallback (a warning says so on stderr). Otherwise throws Error: an unknown
-// name is bad input (exit 2), an unavailable backend a failure (exit 1) with the reason.
-std::string resolve_backend(const std::string& name, bool allow_cpu_fallback);
+// name is bad input (exit 2), an unavailable backend a failure (exit 1) with the reason and
+// `remedy` (what the user can do instead).
+std::string resolve_backend(const std::string& name, bool allow_cpu_fallback,
+                            const std::string& remedy = "pass --allow-cpu-fallback to use the cpu backend");
 // Registers the backends this build has beyond the CPU's (cuda where nvcc was found). Every
 // binary that takes --backend calls it once at start: a static library's self-registering
 // objects would be dropped by the linker.

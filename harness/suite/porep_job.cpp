@@ -30,6 +30,17 @@ groth16::ProvingKey generate_porep_keys(const circuits::PorepCircuit& circuit, u
   return groth16::generate_keys(synth::record_matrices(circuit), params_seed, groth16::KeygenOptions{nullptr, device.get()});
 }
 
+groth16::ProvingKey generate_porep_keys_reported(const circuits::PorepParams& p, uint64_t circuit_seed,
+                                                 uint64_t params_seed, const std::string& backend,
+                                                 const std::string& suite, const std::string& case_name) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string where;
+  auto pk = generate_porep_keys(circuits::PorepCircuit::generate(p, circuit_seed), params_seed, backend, &where);
+  fmt::print(stderr, "[{}] {}: parameters generated in {:.1f} s (fixed-base multiplications on {})\n", suite, case_name,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), where);
+  return pk;
+}
+
 std::string ensure_porep_params(const circuits::PorepParams& p, uint64_t circuit_seed, uint64_t params_seed,
                                 const std::string& params_file, const std::string& suite, const std::string& case_name,
                                 const std::string& backend) {
@@ -38,12 +49,7 @@ std::string ensure_porep_params(const circuits::PorepParams& p, uint64_t circuit
   if (!std::filesystem::exists(path)) {
     fmt::print(stderr, "[{}] {}: generating parameters for {} ({} constraints; once, cached in {})\n", suite, case_name,
                p.to_string(), circuits::PorepCircuit::shape(p).constraints, path);
-    const auto t0 = std::chrono::steady_clock::now();
-    std::string where;
-    auto pk = generate_porep_keys(circuits::PorepCircuit::generate(p, circuit_seed), params_seed, backend, &where);
-    groth16::save_params(pk, path);
-    fmt::print(stderr, "[{}] {}: parameters generated in {:.1f} s (fixed-base multiplications on {})\n", suite,
-               case_name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), where);
+    groth16::save_params(generate_porep_keys_reported(p, circuit_seed, params_seed, backend, suite, case_name), path);
   }
   return path;
 }

@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -127,12 +126,8 @@ SectorJobResult run_sector_job(Session& session, const SectorJobSpec& spec, cons
                "[{}] {}: the parameters (about {:.1f} GiB) do not fit the {:.1f} GiB free beside {}: generating them "
                "in memory for this run, not cached\n",
                spec.suite, spec.case_name, sector_gib(plan.key_bytes), sector_gib(space.available), cache);
-    const auto t0 = std::chrono::steady_clock::now();
-    std::string where;
-    key = std::make_shared<const groth16::ProvingKey>(generate_porep_keys(
-        circuits::PorepCircuit::generate(plan.circuit, spec.circuit_seed), spec.params_seed, spec.backend, &where));
-    fmt::print(stderr, "[{}] {}: parameters generated in {:.1f} s (fixed-base multiplications on {})\n", spec.suite,
-               spec.case_name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), where);
+    key = std::make_shared<const groth16::ProvingKey>(generate_porep_keys_reported(
+        plan.circuit, spec.circuit_seed, spec.params_seed, spec.backend, spec.suite, spec.case_name));
   } else {
     params_path = ensure_porep_params(plan.circuit, spec.circuit_seed, spec.params_seed, spec.params_file, spec.suite,
                                       spec.case_name, spec.backend);

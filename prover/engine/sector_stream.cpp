@@ -256,7 +256,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
   // Synthesis threads take the partitions in index order, each when the budget has room; the
   // lowest partition not yet proved is always synthesized or being synthesized, so the device
   // threads (which prove in index order) always make progress.
-  res.synth_threads = std::max<uint32_t>(1, std::min({job.synth_threads, res.max_resident, P}));
+  res.synth_threads = choose_synth_threads(std::max(job.synth_threads, 1u), res.max_resident, P, 1);
   uint32_t next = 0;
   auto synthesize = [&] {
     try {

@@ -3,6 +3,8 @@
 #include <map>
 #include <mutex>
 
+#include "prover/groth16/setup.hpp"
+
 namespace cuzk::groth16 {
 namespace {
 
@@ -29,6 +31,7 @@ struct Registry {
   std::mutex mu;
   std::map<std::string, BackendFactory> factories{{"cpu", [] { return make_cpu_backend(); }}};
   std::map<std::string, std::pair<DeviceBackendFactory, DeviceCounter>> device_factories;
+  std::map<std::string, FixedBaseFactory> fixed_base;
 };
 Registry& registry() {
   static Registry r;
@@ -96,6 +99,22 @@ std::unique_ptr<Backend> make_backend_on(const std::string& name, unsigned devic
   if (device != 0)
     throw std::invalid_argument("backend '" + name + "' has one device (index 0), not device " + std::to_string(device));
   return make_backend(name);
+}
+
+void register_fixed_base_device(const std::string& backend, FixedBaseFactory factory) {
+  std::lock_guard lk(registry().mu);
+  registry().fixed_base[backend] = std::move(factory);
+}
+
+std::unique_ptr<FixedBaseDevice> make_fixed_base_device(const std::string& backend) {
+  FixedBaseFactory f;
+  {
+    std::lock_guard lk(registry().mu);
+    auto it = registry().fixed_base.find(backend);
+    if (it == registry().fixed_base.end()) return nullptr;
+    f = it->second;
+  }
+  return f();
 }
 
 }  // namespace cuzk::groth16

@@ -21,6 +21,8 @@
 
 namespace cuzk::groth16 {
 
+class FixedBaseDevice;  // prover/groth16/setup.hpp
+
 // The backend exists in this build but cannot run here (no GPU, no driver), or is not built.
 class BackendUnavailable : public std::runtime_error {
  public:
@@ -67,5 +69,13 @@ unsigned backend_device_count(const std::string& name);
 // The backend on device `device`: make_backend(name) for device 0 of a backend without a
 // device factory; std::invalid_argument for another index of such a backend.
 std::unique_ptr<Backend> make_backend_on(const std::string& name, unsigned device);
+
+// The device a backend offers parameter generation for its fixed-base multiplications
+// (groth16::generate_keys' KeygenOptions::device); the CUDA library registers one for "cuda".
+using FixedBaseFactory = std::function<std::unique_ptr<FixedBaseDevice>()>;
+void register_fixed_base_device(const std::string& backend, FixedBaseFactory factory);
+// The device of `backend`, or nullptr where it registered none (the CPU). Throws
+// BackendUnavailable when it cannot run here.
+std::unique_ptr<FixedBaseDevice> make_fixed_base_device(const std::string& backend);
 
 }  // namespace cuzk::groth16

@@ -1,8 +1,6 @@
 #include "prover/groth16/setup.hpp"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -34,7 +32,6 @@ std::vector<Affine> make_table(const Affine& base) {
 template <class Affine>
 std::vector<Affine> fixed_base(const std::vector<Affine>& table, std::span<const fr_t> scalars, ThreadPool* pool) {
   using Jac = jacobian_t<typename Affine::field_t, typename Affine::config_t>;
-  constexpr unsigned w = kFixedBaseWindowBits;
   std::vector<Affine> res(scalars.size());
   // Blocks of points: each summed, then normalized with one inversion per block.
   pick(pool).parallel_for(scalars.size(), [&](size_t b, size_t e) {
@@ -46,10 +43,8 @@ std::vector<Affine> fixed_base(const std::vector<Affine>& table, std::span<const
         uint64_t s[4];
         scalars[k].to_canonical(s);
         Jac acc = Jac::infinity();
-        for (unsigned i = 0; i < kFixedBaseWindows; ++i) {
-          unsigned d = unsigned(s[(i * w) / 64] >> ((i * w) % 64)) & ((1u << w) - 1);
-          if (d) acc = acc + table[i * kFixedBaseDigits + d - 1];
-        }
+        for (unsigned i = 0; i < kFixedBaseWindows; ++i)
+          if (const unsigned d = fixed_base_digit(s, i)) acc = acc + table[i * kFixedBaseDigits + d - 1];
         out[k - lo] = acc;
       }
       batch_to_affine(out.data(), res.data() + lo, hi - lo);
@@ -75,33 +70,6 @@ std::vector<g1_affine_t> fixed_base_g1(const g1_affine_t& base, std::span<const 
 }
 std::vector<g2_affine_t> fixed_base_g2(const g2_affine_t& base, std::span<const fr_t> s, ThreadPool* pool) {
   return fixed_base(make_table(base), s, pool);
-}
-
-namespace {
-std::mutex& registry_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::map<std::string, FixedBaseFactory>& registry() {
-  static std::map<std::string, FixedBaseFactory> r;
-  return r;
-}
-}  // namespace
-
-void register_fixed_base_device(const std::string& backend, FixedBaseFactory factory) {
-  std::lock_guard lk(registry_mutex());
-  registry()[backend] = std::move(factory);
-}
-
-std::unique_ptr<FixedBaseDevice> make_fixed_base_device(const std::string& backend) {
-  FixedBaseFactory f;
-  {
-    std::lock_guard lk(registry_mutex());
-    auto it = registry().find(backend);
-    if (it == registry().end()) return nullptr;
-    f = it->second;
-  }
-  return f();
 }
 
 ToxicWaste ToxicWaste::from_seed(uint64_t seed) {
@@ -196,8 +164,8 @@ ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, cons
   auto many_g2 = [&](std::span<const fr_t> s) {
     return o.device && o.device->has_g2() ? o.device->g2(t2, s) : fixed_base(t2, s, &pool);
   };
-  auto one_g1 = [&](const fr_t& k) { return fixed_base(t1, std::span<const fr_t>(&k, 1), &pool)[0]; };
-  auto one_g2 = [&](const fr_t& k) { return fixed_base(t2, std::span<const fr_t>(&k, 1), &pool)[0]; };
+  auto one_g1 = [&](const fr_t& k) { return g1.to_jacobian().mul(k).to_affine(); };
+  auto one_g2 = [&](const fr_t& k) { return g2.to_jacobian().mul(k).to_affine(); };
 
   ProvingKey pk;
   pk.convention = HConvention::kBellman;

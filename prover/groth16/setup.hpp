@@ -1,7 +1,6 @@
 // Groth16 parameter generation from seeded toxic waste (deterministic, for benchmarks and
 // tests: the same matrices and seed give the same keys). Not a trusted setup.
 #pragma once
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -27,13 +26,19 @@ struct ToxicWaste {
 inline constexpr unsigned kFixedBaseWindowBits = 8;
 inline constexpr unsigned kFixedBaseWindows = 32;
 inline constexpr unsigned kFixedBaseDigits = 255;
+// Digit i of a canonical scalar (four little-endian limbs): the table row it picks, 0 for none.
+CUZK_HD unsigned fixed_base_digit(const uint64_t* s, unsigned i) {
+  return unsigned(s[(i * kFixedBaseWindowBits) / 64] >> ((i * kFixedBaseWindowBits) % 64)) &
+         ((1u << kFixedBaseWindowBits) - 1);
+}
 std::vector<g1_affine_t> fixed_base_table(const g1_affine_t& base);
 std::vector<g2_affine_t> fixed_base_table(const g2_affine_t& base);
 
 // A device that does the key generation's fixed-base multiplications, almost all of its work
 // at large sizes: result[k] = sum over windows i of table[i * 255 + digit_i(scalars[k]) - 1].
-// The keys are the same bit for bit wherever they are computed. The CUDA library registers one
-// for "cuda" (cuda/keygen/fixed_base.hpp).
+// The keys are the same bit for bit wherever they are computed. Backends register theirs
+// (prover/groth16/backend.hpp, register_fixed_base_device); the CUDA library's is
+// cuda/keygen/fixed_base.hpp.
 class FixedBaseDevice {
  public:
   virtual ~FixedBaseDevice() = default;
@@ -44,11 +49,6 @@ class FixedBaseDevice {
   virtual bool has_g2() const = 0;
   virtual std::vector<g2_affine_t> g2(std::span<const g2_affine_t> table, std::span<const fr_t> scalars) = 0;
 };
-using FixedBaseFactory = std::function<std::unique_ptr<FixedBaseDevice>()>;
-void register_fixed_base_device(const std::string& backend, FixedBaseFactory factory);
-// The device of `backend`, or nullptr where it registered none (the CPU). Throws
-// BackendUnavailable (prover/groth16/backend.hpp) when it cannot run here.
-std::unique_ptr<FixedBaseDevice> make_fixed_base_device(const std::string& backend);
 
 struct KeygenOptions {
   ThreadPool* pool = nullptr;          // CPU threads (nullptr: the global pool)
