@@ -239,18 +239,20 @@ SideData load_cuzk(const std::string& path, const ResultsFile& rf, const Compare
       pd.wall.push_back(rec["wall_ns"].get<double>());
       pd.wall_process.push_back(process);
       pd.wall_round.push_back(round);
-      // An optional GPU time of the record into its series, or one more sample without it.
-      auto take = [&](const char* field, auto& values, auto& processes, auto& rounds, size_t& missing) {
-        if (rec.contains(field) && rec[field].is_number()) {
-          values.push_back(rec[field].get<double>());
+      // An optional GPU time of the record into its series, or one more sample without it. (The
+      // record is a parameter: clang 14 cannot capture a structured binding.)
+      auto take = [&](const nlohmann::json& r, const char* field, auto& values, auto& processes, auto& rounds,
+                      size_t& missing) {
+        if (r.contains(field) && r[field].is_number()) {
+          values.push_back(r[field].get<double>());
           processes.push_back(process);
           rounds.push_back(round);
         } else {
           ++missing;
         }
       };
-      take("gpu_ns", pd.gpu, pd.gpu_process, pd.gpu_round, pd.gpu_null);
-      take("gpu_kernel_ns", pd.gpu_kernel, pd.gpu_kernel_process, pd.gpu_kernel_round, pd.gpu_kernel_missing);
+      take(rec, "gpu_ns", pd.gpu, pd.gpu_process, pd.gpu_round, pd.gpu_null);
+      take(rec, "gpu_kernel_ns", pd.gpu_kernel, pd.gpu_kernel_process, pd.gpu_kernel_round, pd.gpu_kernel_missing);
       add_derived_counters(pd, rec);
       if (rec.contains("counters") && rec["counters"].is_object()) {
         for (auto& [cn, cv] : rec["counters"].items()) {
