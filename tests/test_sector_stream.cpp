@@ -218,6 +218,21 @@ TEST_CASE("choose_synth_threads: one per core by default, never more than the re
   CHECK(plan.describe().find("synthesis        2 partition(s) at once") != std::string::npos);
 }
 
+TEST_CASE("choose_partition_threads: the cores shared among the partitions synthesized at once") {
+  CHECK(engine::choose_partition_threads(std::nullopt, 2, 16) == 8);
+  CHECK(engine::choose_partition_threads(std::nullopt, 3, 16) == 5);
+  CHECK(engine::choose_partition_threads(std::nullopt, 16, 16) == 1);
+  CHECK(engine::choose_partition_threads(std::nullopt, 8, 2) == 1);  // more partitions than cores
+  CHECK(engine::choose_partition_threads(std::nullopt, 1, 0) == 1);  // cores unknown
+  CHECK(engine::choose_partition_threads(4u, 2, 16) == 4);
+  CHECK_THROWS_WITH(engine::choose_partition_threads(0u, 2, 16), Catch::Contains("--partition-threads must be at least 1"));
+  const uint64_t gib = uint64_t(1) << 30;
+  const auto& s = engine::sector_shape("32g");
+  const auto plan = engine::plan_sector(s.circuit, s.partitions, 40 * gib, 1, 2u, 8u);
+  CHECK(plan.partition_threads == 8);
+  CHECK(plan.describe().find("synthesis        2 partition(s) at once, 8 threads each") != std::string::npos);
+}
+
 TEST_CASE("streaming: several syntheses at once stay within the budget and give the same proofs") {
   const Params& p = params();
   std::atomic<int> calls{0};
@@ -232,19 +247,23 @@ TEST_CASE("streaming: several syntheses at once stay within the budget and give 
     CHECK(resident_by_timestamps(r) <= 3);
     for (uint32_t k = 0; k < 7; ++k) CHECK(r.partitions[k].synth_end >= r.partitions[k].synth_begin);
   }
-  // Which thread synthesizes a partition changes nothing in it: the proofs (fixed r, s) are equal.
-  std::vector<groth16::Proof> proofs[2];
-  for (uint32_t threads : {1u, 3u}) {
+  // Which thread synthesizes a partition, and on how many threads (sliced), changes nothing in
+  // it: the proofs (fixed r, s) are equal.
+  std::vector<std::vector<groth16::Proof>> proofs;
+  for (auto [threads, per_partition] : {std::pair{1u, 1u}, std::pair{3u, 1u}, std::pair{2u, 3u}}) {
     std::vector<std::unique_ptr<groth16::Backend>> b;
     b.push_back(groth16::make_cpu_backend());
     engine::SectorStream s(std::move(b), 3 * p.partition_bytes);
     auto j = job_of(4, p.path);
     j.synth_threads = threads;
+    j.partition_threads = per_partition;
     auto r = s.prove(j);
+    CHECK(r.partition_threads == per_partition);
     for (uint32_t k = 0; k < 4; ++k) CHECK(groth16::verify(r.pk->vk, r.proofs[k], r.public_inputs[k]));
-    proofs[threads == 1 ? 0 : 1] = r.proofs;
+    proofs.push_back(r.proofs);
   }
   CHECK(proofs[0] == proofs[1]);
+  CHECK(proofs[0] == proofs[2]);
 }
 
 TEST_CASE("streaming: keys already in memory are used without a parameters file") {
@@ -329,7 +348,8 @@ TEST_CASE("cuzk-bench prove --sector: plan, progress per partition, verified pro
   CHECK(plan.out.find("130953556 per partition (domain 2^27)") != std::string::npos);
   CHECK(plan.out.find("at most 2 partition(s)") != std::string::npos);
 
-  auto r = cuzk::test::run_bench("prove --sector 2e12x3 --memory-budget 0.001 --seed 3 --out out.jsonl", d.path());
+  auto r = cuzk::test::run_bench(
+      "prove --sector 2e12x3 --memory-budget 0.001 --partition-threads 2 --seed 3 --out out.jsonl", d.path());
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   for (int k = 1; k <= 3; ++k) CHECK(r.err.find("partition " + std::to_string(k) + "/3: synth ") != std::string::npos);
@@ -340,6 +360,7 @@ TEST_CASE("cuzk-bench prove --sector: plan, progress per partition, verified pro
   CHECK(s["phases"]["proof/prove/partition_2"]["gpu_index"] == 0);
   CHECK(!s["phases"]["proof/synth"].contains("gpu_index"));
   CHECK(s["sector"]["partitions"].size() == 3);
+  CHECK(s["sector"]["partition_threads"] == 2);
   CHECK(s["sector"]["peak_resident"].get<int>() >= 1);
   CHECK(s["sector"]["peak_gpu_used_bytes"].is_null());  // the CPU backend has no device memory
   CHECK(s["sector"]["partitions"][0]["gpu_used_bytes"].is_null());
@@ -357,6 +378,8 @@ TEST_CASE("cuzk-bench prove --sector: plan, progress per partition, verified pro
                          Bad{"--sector 2e12x3 --memory-budget 0.0000001", "cannot hold one synthesized partition"},
                          Bad{"--sector 2e12x3 --synth-threads 0", "--synth-threads must be at least 1"},
                          Bad{"--synth-threads 2", "need --sector"},
+                         Bad{"--sector 2e12x3 --partition-threads 0", "--partition-threads must be at least 1"},
+                         Bad{"--partition-threads 2", "need --sector"},
                          Bad{"--gpus 1", "need --sector"}}) {
       auto e = cuzk::test::run_bench(std::string("prove ") + b.args + " --out b.jsonl", d.path());
       INFO(b.args << "\n" << e.err);

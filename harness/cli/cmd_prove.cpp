@@ -73,6 +73,7 @@ struct ProveOptions {
   std::optional<std::string> memory_budget;
   std::optional<int64_t> gpus;
   std::optional<int64_t> synth_threads;
+  std::optional<int64_t> partition_threads;
   bool plan = false;
   bool gpu_activity = false;  // --gpu-activity: GPU time without gaps (docs/counters.md)
 };
@@ -190,6 +191,11 @@ SectorJobSpec sector_spec(const ProveOptions& o) {
     if (*o.synth_threads < 1) throw Error(fmt::format("--synth-threads must be at least 1 (got {})", *o.synth_threads));
     spec.synth_threads = uint32_t(std::min<int64_t>(*o.synth_threads, 4096));
   }
+  if (o.partition_threads) {
+    if (*o.partition_threads < 1)
+      throw Error(fmt::format("--partition-threads must be at least 1 (got {})", *o.partition_threads));
+    spec.partition_threads = uint32_t(std::min<int64_t>(*o.partition_threads, 4096));
+  }
   spec.backend = o.backend;
   spec.circuit_seed = o.circuit_seed;
   spec.params_seed = o.params_seed;
@@ -227,11 +233,11 @@ int run_prove_sector(const ProveOptions& o) {
   spec.budget_bytes = plan.budget_bytes;
   fmt::print(stderr,
              "sector {}: {} partition(s) of {} constraints, at most {} resident ({} each, budget {}), {} synthesized at "
-             "once, {} device(s)\n",
+             "once ({} thread(s) each), {} device(s)\n",
              o.sector, plan.partitions, plan.shape.constraints, plan.max_resident,
              limits::format_bytes(plan.partition_bytes),
              plan.budget_bytes == 0 ? std::string("unlimited") : limits::format_bytes(plan.budget_bytes),
-             plan.synth_threads, plan.devices);
+             plan.synth_threads, plan.partition_threads, plan.devices);
   std::unique_ptr<Session> session = open_session(o);
   spec.on_rep = rep_progress("prove", o.warmup_plan, o.reps);
   SectorJobResult result;
@@ -278,6 +284,11 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto* synth_opt = sub->add_option(
       "--synth-threads", *synth_threads,
       "with --sector: partitions synthesized at once (default: one per core, at most the resident limit)");
+  auto partition_threads = std::make_shared<int64_t>(0);
+  auto* partition_threads_opt = sub->add_option(
+      "--partition-threads", *partition_threads,
+      "with --sector: threads synthesizing one partition, its challenges in parallel (default: the cores shared among "
+      "the partitions synthesized at once; 1: serial synthesis)");
   sub->add_flag("--plan", o->plan,
                 "with --sector: print the plan (constraints, bytes, resident partitions, devices) and exit");
   sub->add_option("--params", o->params, "parameter file (default: generated once and cached in results/local/params)");
@@ -323,8 +334,10 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
     if (budget_opt->count() > 0) opt.memory_budget = *budget_text;
     if (gpus_opt->count() > 0) opt.gpus = *gpus;
     if (synth_opt->count() > 0) opt.synth_threads = *synth_threads;
-    if (sector_opt->count() == 0 && (opt.memory_budget || opt.gpus || opt.synth_threads || opt.plan))
-      throw Error("--memory-budget, --gpus, --synth-threads and --plan need --sector");
+    if (partition_threads_opt->count() > 0) opt.partition_threads = *partition_threads;
+    if (sector_opt->count() == 0 &&
+        (opt.memory_budget || opt.gpus || opt.synth_threads || opt.partition_threads || opt.plan))
+      throw Error("--memory-budget, --gpus, --synth-threads, --partition-threads and --plan need --sector");
     // Every mode: a bad count is refused before anything runs or is written.
     if (opt.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", opt.reps));
     if (copt->count() > 0) opt.counters = *counters;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "prover/groth16/backend.hpp"
@@ -13,7 +14,10 @@
 #include "prover/groth16/setup.hpp"
 #include "prover/groth16/verifier.hpp"
 #include "prover/instr/phase.hpp"
+#include "prover/circuits/porep_shape.hpp"
+#include "prover/synth/sliced.hpp"
 #include "prover/synth/synth.hpp"
+#include "prover/util/thread_pool.hpp"
 
 namespace cuzk {
 
@@ -27,7 +31,19 @@ groth16::ProvingKey generate_porep_keys(const circuits::PorepCircuit& circuit, u
                                         const std::string& backend, std::string* where) {
   std::unique_ptr<groth16::FixedBaseDevice> device = groth16::make_fixed_base_device(backend);
   if (where) *where = device ? device->describe() : "CPU threads";
-  return groth16::generate_keys(synth::record_matrices(circuit), params_seed, groth16::KeygenOptions{nullptr, device.get()});
+  // The QAP at tau straight from a sliced synthesis on every core: no matrices are kept (at
+  // 130M constraints they would be tens of GiB beside the keys).
+  const r1cs::ShapeCounts counts = circuits::porep_shape_by_parts(circuit.params());
+  const groth16::ToxicWaste tw = groth16::ToxicWaste::from_seed(params_seed);
+  groth16::QapAtTau q = groth16::QapAtTau::zeros(counts.inputs, counts.aux, counts.constraints);
+  {
+    const std::vector<fr_t> lag = groth16::lagrange_at_tau(tw.tau, counts.constraints, nullptr);
+    synth::evaluate_qap_sliced(circuit, counts, synth::QapColumns{q.u.data(), q.v.data(), q.w.data(), lag.data(), counts.inputs},
+                               ThreadPool::global().size());
+  }
+  groth16::ProvingKey pk = groth16::generate_keys(std::move(q), tw, groth16::KeygenOptions{nullptr, device.get()});
+  pk.seed = params_seed;
+  return pk;
 }
 
 groth16::ProvingKey generate_porep_keys_reported(const circuits::PorepParams& p, uint64_t circuit_seed,
@@ -48,7 +64,7 @@ std::string ensure_porep_params(const circuits::PorepParams& p, uint64_t circuit
   const std::string path = porep_params_cache_path(p, params_seed);
   if (!std::filesystem::exists(path)) {
     fmt::print(stderr, "[{}] {}: generating parameters for {} ({} constraints; once, cached in {})\n", suite, case_name,
-               p.to_string(), circuits::PorepCircuit::shape(p).constraints, path);
+               p.to_string(), circuits::porep_shape_by_parts(p).constraints, path);
     groth16::save_params(generate_porep_keys_reported(p, circuit_seed, params_seed, backend, suite, case_name), path);
   }
   return path;
@@ -61,7 +77,7 @@ nlohmann::json porep_job_parameters(const PorepJob& job) {
           {"layers", P.layers},
           {"parents", P.parents},
           {"depth", P.depth},
-          {"constraints", circuits::PorepCircuit::shape(P).constraints},
+          {"constraints", circuits::porep_shape_by_parts(P).constraints},
           {"backend", job.backend},
           {"rs_seed", job.rs_seed ? nlohmann::json(*job.rs_seed) : nlohmann::json("secure")},
           {"circuit_seed", job.circuit_seed},

@@ -53,7 +53,8 @@ engine::SectorPlan sector_job_plan(const SectorJobSpec& spec) {
   const r1cs::ShapeCounts counts = circuits::porep_shape_by_parts(shape.circuit);
   const uint64_t key = engine::estimate_key_bytes(counts);
   const uint64_t budget = spec.budget_bytes ? *spec.budget_bytes : default_sector_budget(key);
-  engine::SectorPlan plan = engine::plan_sector(shape.circuit, shape.partitions, budget, devices, spec.synth_threads);
+  engine::SectorPlan plan = engine::plan_sector(shape.circuit, shape.partitions, budget, devices, spec.synth_threads,
+                                                    spec.partition_threads);
   if (!spec.budget_bytes && budget != 0) {
     const uint64_t room = limits::memory_headroom(limits::read_memory_limits()).value_or(0);
     plan.budget_note = fmt::format(
@@ -69,7 +70,7 @@ bool sector_params_missing(const engine::SectorPlan& plan, const SectorJobSpec& 
 
 void check_sector_job(const engine::SectorPlan& plan, bool generating, const std::string& who) {
   // The parameters and the resident partitions (at least one) at once; generating the
-  // parameters first needs the key generation's matrices beside the key
+  // parameters first needs the key generation's evaluations beside the key
   // (circuits::groth16_prove_bytes counts them). Checked before the budget: a default budget
   // too small for one partition usually means the parameters alone take what there is.
   uint64_t need = plan.key_bytes + uint64_t(std::max<uint32_t>(plan.max_resident, 1)) * plan.partition_bytes;
@@ -102,6 +103,7 @@ nlohmann::json sector_json(const engine::SectorPlan& plan, const engine::SectorR
           {"budget_bytes", plan.budget_bytes},
           {"max_resident", r.max_resident},
           {"synth_threads", r.synth_threads},
+          {"partition_threads", r.partition_threads},
           {"peak_resident", r.peak_resident},
           {"peak_rss_bytes", r.peak_rss_bytes},
           {"peak_gpu_used_bytes", opt_json(r.peak_device_used_bytes)},
@@ -142,6 +144,7 @@ SectorJobResult run_sector_job(Session& session, const SectorJobSpec& spec, cons
   job.params_path = params_path;
   job.key = key;
   job.synth_threads = plan.synth_threads;
+  job.partition_threads = plan.partition_threads;
 
   const nlohmann::json recorded = {{"sector", spec.shape},
                                    {"partitions", plan.partitions},

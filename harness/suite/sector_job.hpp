@@ -32,6 +32,7 @@ struct SectorJobSpec {
   std::optional<uint64_t> budget_bytes;  // absent: default_sector_budget
   std::optional<uint32_t> gpus;          // absent: every device of the backend
   std::optional<uint32_t> synth_threads; // absent: engine::choose_synth_threads' rule
+  std::optional<uint32_t> partition_threads;  // absent: engine::choose_partition_threads' rule
   std::string backend = "cpu";
   uint64_t circuit_seed = 42, params_seed = 1;
   std::optional<uint64_t> rs_seed;

@@ -98,8 +98,27 @@ class PorepCircuit {
   r1cs::SizeHint size_hint() const;
   static r1cs::ShapeCounts shape(const PorepParams& params);
 
+  // The variables every challenge names: the public inputs, the commitments and the replica
+  // id's bits.
+  struct Shared {
+    AllocatedNum comm_d_in{}, comm_r_in{}, comm_c{}, comm_r_last{};
+    std::vector<AllocatedNum> index_in;
+    std::vector<Boolean> replica_bits;
+  };
+  // synthesize() is synthesize_shared() then synthesize_slice() for every challenge in order.
+  // A challenge allocates no input and names only its own variables and the shared ones, and
+  // every challenge adds the same counts (porep_shape.hpp): what synthesizing the challenges on
+  // several threads relies on (prover/synth/sliced.hpp).
   template <class CS>
-  void synthesize(CS& cs) const;
+  void synthesize(CS& cs) const {
+    const Shared shared = synthesize_shared(cs);
+    for (size_t c = 0; c < slices(); c++) synthesize_slice(cs, shared, c);
+  }
+  template <class CS>
+  Shared synthesize_shared(CS& cs) const;
+  size_t slices() const { return w_.challenges.size(); }
+  template <class CS>
+  void synthesize_slice(CS& cs, const Shared& shared, size_t c) const;
 
  private:
   PorepParams params_;
@@ -147,33 +166,39 @@ AllocatedNum column_hash(CS& cs, const std::vector<AllocatedNum>& column) {
 }  // namespace detail
 
 template <class CS>
-void PorepCircuit::synthesize(CS& cs) const {
+PorepCircuit::Shared PorepCircuit::synthesize_shared(CS& cs) const {
   using L = typename CS::lc_t;
-  using r1cs::Variable;
-  const PorepParams& P = params_;
-  const uint32_t d8 = P.poseidon8_levels();
-
+  Shared s;
   // public inputs
-  AllocatedNum comm_d_in{};
-  if (P.layers > 0) comm_d_in = AllocatedNum::alloc_input(cs, fr_from_truncated_digest(w_.comm_d));
-  AllocatedNum comm_r_in = AllocatedNum::alloc_input(cs, w_.comm_r);
-  std::vector<AllocatedNum> index_in;
-  for (const PorepChallenge& ch : w_.challenges) index_in.push_back(AllocatedNum::alloc_input(cs, fr_t::from_u64(ch.index)));
+  if (params_.layers > 0) s.comm_d_in = AllocatedNum::alloc_input(cs, fr_from_truncated_digest(w_.comm_d));
+  s.comm_r_in = AllocatedNum::alloc_input(cs, w_.comm_r);
+  for (const PorepChallenge& ch : w_.challenges) s.index_in.push_back(AllocatedNum::alloc_input(cs, fr_t::from_u64(ch.index)));
 
   // comm_r = Poseidon-2(comm_c, comm_r_last)
-  AllocatedNum comm_c = AllocatedNum::alloc(cs, w_.comm_c);
-  AllocatedNum comm_r_last = AllocatedNum::alloc(cs, w_.comm_r_last);
+  s.comm_c = AllocatedNum::alloc(cs, w_.comm_c);
+  s.comm_r_last = AllocatedNum::alloc(cs, w_.comm_r_last);
   {
     using N = gadgets::NumLc<L>;
-    std::array<N, 2> in = {N::of(comm_c), N::of(comm_r_last)};
+    std::array<N, 2> in = {N::of(s.comm_c), N::of(s.comm_r_last)};
     AllocatedNum r = gadgets::poseidon_hash(cs, gadgets::poseidon_params(3), std::span<const N>(in));
-    gadgets::enforce_equal(cs, L(r.var), L(comm_r_in.var));
+    gadgets::enforce_equal(cs, L(r.var), L(s.comm_r_in.var));
   }
 
-  std::vector<Boolean> replica_bits;
-  if (P.layers > 0) replica_bits = gadgets::alloc_bytes_be(cs, std::span<const uint8_t>(w_.replica_id));
+  if (params_.layers > 0) s.replica_bits = gadgets::alloc_bytes_be(cs, std::span<const uint8_t>(w_.replica_id));
+  return s;
+}
 
-  for (size_t c = 0; c < w_.challenges.size(); c++) {
+template <class CS>
+void PorepCircuit::synthesize_slice(CS& cs, const Shared& shared, size_t c) const {
+  using L = typename CS::lc_t;
+  const PorepParams& P = params_;
+  const uint32_t d8 = P.poseidon8_levels();
+  const AllocatedNum& comm_d_in = shared.comm_d_in;
+  const AllocatedNum& comm_c = shared.comm_c;
+  const AllocatedNum& comm_r_last = shared.comm_r_last;
+  const std::vector<AllocatedNum>& index_in = shared.index_in;
+  const std::vector<Boolean>& replica_bits = shared.replica_bits;
+  {
     const PorepChallenge& ch = w_.challenges[c];
     // index bits, bound to the public index
     std::vector<Boolean> idx_bits;

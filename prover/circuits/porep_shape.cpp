@@ -104,10 +104,12 @@ uint64_t groth16_key_bytes(const r1cs::ShapeCounts& s) {
 }
 
 uint64_t groth16_prove_bytes(const r1cs::ShapeCounts& s, uint64_t partitions) {
-  constexpr uint64_t kFr = 32, kNonZero = 36;
+  constexpr uint64_t kFr = 32;
   const uint64_t vars = s.inputs + s.aux, n = next_pow2(s.constraints);
   const uint64_t key = groth16_key_bytes(s);
-  const uint64_t setup = kNonZero * (s.nnz_a + s.nnz_b + s.nnz_c) + kFr * (3 * vars + 2 * n);
+  // Key generation evaluates the QAP as the constraints arrive (no matrices): u, v, w with the
+  // Lagrange basis, then with the two scaled vectors (ic, l).
+  const uint64_t setup = kFr * (4 * vars + n);
   const uint64_t prove = partitions * kFr * (3 * s.constraints + vars) + 4 * kFr * n;
   return key + std::max(setup, prove);
 }

@@ -24,8 +24,8 @@ r1cs::ShapeCounts porep_shape_by_parts(const PorepParams& params);
 // Estimated peak memory, in bytes, of proving `partitions` partitions of a circuit of shape `s`
 // with generated parameters: the proving key's points (104 bytes per G1 point, 200 per G2:
 // a, b_g1, b_g2 per variable, h per domain element, l per auxiliary, ic per input), plus the
-// larger of the key generation's matrices (36 bytes per non-zero, 32 per variable and domain
-// element for the evaluations) and the proof's vectors (a, b, c and the assignment of every
+// larger of the key generation's evaluations (32 bytes for four vectors per variable and one
+// per domain element; it keeps no matrices) and the proof's vectors (a, b, c and the assignment of every
 // partition, 32 bytes per constraint and variable, and 4 domain-sized vectors for H).
 // docs/reliability.md, "Limits of the machine".
 uint64_t groth16_prove_bytes(const r1cs::ShapeCounts& s, uint64_t partitions);

@@ -13,6 +13,7 @@
 #include "prover/circuits/porep_shape.hpp"
 #include "prover/groth16/params_file.hpp"
 #include "prover/instr/phase.hpp"
+#include "prover/synth/sliced.hpp"
 #include "prover/synth/synth.hpp"
 
 namespace cuzk::engine {
@@ -33,6 +34,13 @@ uint64_t next_pow2(uint64_t n) {
 }
 
 using Assignment = r1cs::ProvingAssignment<r1cs::DefaultPolicy>;
+
+// A synthesized partition: serially (one thread, the build's synthesis policy) or sliced.
+struct Synthesized {
+  std::optional<Assignment> serial;
+  synth::SlicedAssignment sliced;
+  groth16::Witness witness() const { return serial ? groth16::witness_of(*serial) : groth16::witness_of(sliced); }
+};
 
 }  // namespace
 
@@ -109,8 +117,15 @@ uint32_t choose_synth_threads(std::optional<uint32_t> requested, uint32_t max_re
   return std::max<uint32_t>(1, std::min({want, max_resident, partitions}));
 }
 
+uint32_t choose_partition_threads(std::optional<uint32_t> requested, uint32_t synth_threads, unsigned cores) {
+  if (requested && *requested == 0) throw std::invalid_argument("--partition-threads must be at least 1 (got 0)");
+  if (requested) return *requested;
+  return std::max<uint32_t>(1, cores / std::max<uint32_t>(1, synth_threads));
+}
+
 SectorPlan plan_sector(const circuits::PorepParams& circuit, uint32_t partitions, uint64_t budget_bytes,
-                       uint32_t devices, std::optional<uint32_t> synth_threads) {
+                       uint32_t devices, std::optional<uint32_t> synth_threads,
+                       std::optional<uint32_t> partition_threads) {
   if (partitions == 0) throw std::invalid_argument("a sector needs at least one partition");
   SectorPlan p;
   p.circuit = circuit;
@@ -132,6 +147,7 @@ SectorPlan plan_sector(const circuits::PorepParams& circuit, uint32_t partitions
     }
   }
   p.synth_threads = choose_synth_threads(synth_threads, p.max_resident, partitions, std::thread::hardware_concurrency());
+  p.partition_threads = choose_partition_threads(partition_threads, p.synth_threads, std::thread::hardware_concurrency());
   return p;
 }
 
@@ -159,7 +175,11 @@ std::string SectorPlan::describe() const {
   else
     o << fmt::format("resident         at most {} partition(s) at once ({:.2f} GiB)\n", max_resident,
                      gib(partition_bytes * max_resident));
-  o << fmt::format("synthesis        {} partition(s) at once (one thread each)\n", synth_threads);
+  if (partition_threads == 1)
+    o << fmt::format("synthesis        {} partition(s) at once (one thread each)\n", synth_threads);
+  else
+    o << fmt::format("synthesis        {} partition(s) at once, {} threads each (its challenges in parallel)\n",
+                     synth_threads, partition_threads);
   o << fmt::format("devices          {}\n", devices);
   std::string a;
   for (uint32_t k = 0; k < assignment.size(); ++k) a += fmt::format("{}{}->{}", k ? " " : "", k, assignment[k]);
@@ -242,7 +262,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
   // and the first failure (which stops every thread at its next wait).
   std::mutex mu, cb_mu;
   std::condition_variable cv;
-  std::vector<std::unique_ptr<Assignment>> slots(P);
+  std::vector<std::unique_ptr<Synthesized>> slots(P);
   uint32_t resident = 0;
   std::exception_ptr error;
   auto fail = [&](std::exception_ptr e) {
@@ -257,6 +277,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
   // lowest partition not yet proved is always synthesized or being synthesized, so the device
   // threads (which prove in index order) always make progress.
   res.synth_threads = choose_synth_threads(std::max(job.synth_threads, 1u), res.max_resident, P, 1);
+  res.partition_threads = std::max(job.partition_threads, 1u);
   uint32_t next = 0;
   auto synthesize = [&] {
     try {
@@ -275,12 +296,15 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
         // that no more than the resident partitions exist at once.
         const circuits::PorepCircuit circuit = circuits::PorepCircuit::generate(job.circuit, job.circuit_seed + k);
         res.public_inputs[k] = circuit.public_inputs();
-        auto a = std::make_unique<Assignment>();
+        auto a = std::make_unique<Synthesized>();
         rec.synth_begin = now_ns();
         {
           instr::Phase s("synth", parent);
           instr::Phase part("partition_" + std::to_string(k), instr::current_path());
-          *a = synth::prove_assignment<r1cs::DefaultPolicy>(circuit);
+          if (res.partition_threads == 1)
+            a->serial = synth::prove_assignment<r1cs::DefaultPolicy>(circuit);
+          else
+            a->sliced = synth::prove_assignment_sliced<r1cs::DefaultPolicy>(circuit, shape, res.partition_threads);
         }
         rec.synth_end = now_ns();
         {
@@ -320,7 +344,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
       provers.emplace_back([&, d] {
         try {
           for (uint32_t k = d; k < P; k += G) {
-            std::unique_ptr<Assignment> a;
+            std::unique_ptr<Synthesized> a;
             {
               std::unique_lock lk(mu);
               cv.wait(lk, [&] { return error || slots[k]; });
@@ -334,7 +358,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
             {
               instr::Phase p("prove", parent);
               instr::Phase part("partition_" + std::to_string(k), instr::current_path());
-              res.proofs[k] = impl_->backends[d]->prove(pk, groth16::witness_of(*a), r);
+              res.proofs[k] = impl_->backends[d]->prove(pk, a->witness(), r);
             }
             rec.prove_end = now_ns();
             a.reset();  // the partition's share of the budget is free from here

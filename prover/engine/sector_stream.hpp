@@ -6,8 +6,10 @@
 //   synthesis threads:  witness k, synth k  ->  ready[k]  ->  device thread k mod G: prove k, free k
 //
 // - Synthesis of partition k+1 (CPU) overlaps the proving of partition k (a backend per device).
-// - Up to `synth_threads` partitions are synthesized at once (one thread each, taking partitions
-//   in index order), at most the resident limit: memory, not cores, bounds them at real size.
+// - Up to `synth_threads` partitions are synthesized at once (taking partitions in index order),
+//   at most the resident limit: memory, not cores, bounds them at real size. Each partition's
+//   challenges are synthesized on `partition_threads` threads (prover/synth/sliced.hpp; with 1,
+//   the serial synthesis of the build's policy), by default the cores shared among them.
 // - At most `max_resident` synthesized partitions are held at once (from the start of their
 //   synthesis until their proof is done), with max_resident = floor(budget / bytes of one
 //   partition); a budget below one partition is refused before any work (SectorBudgetError).
@@ -70,6 +72,9 @@ uint32_t choose_device_count(std::optional<uint32_t> requested, uint32_t present
 // one per core; never more than the resident limit or the partitions.
 uint32_t choose_synth_threads(std::optional<uint32_t> requested, uint32_t max_resident, uint32_t partitions,
                               unsigned cores);
+// Threads synthesizing one partition: `requested` when set (>= 1, else std::invalid_argument),
+// else the cores shared among the partitions synthesized at once (at least 1).
+uint32_t choose_partition_threads(std::optional<uint32_t> requested, uint32_t synth_threads, unsigned cores);
 
 // What a sector run will do, computed from the shape by arithmetic (no synthesis): printable
 // before any work, at sizes that do not fit this machine.
@@ -84,6 +89,7 @@ struct SectorPlan {
   uint32_t max_resident = 0;  // 0 when the budget cannot hold one partition
   uint32_t devices = 1;
   uint32_t synth_threads = 1;        // choose_synth_threads (1 when nothing can be resident)
+  uint32_t partition_threads = 1;    // choose_partition_threads
   std::vector<uint32_t> assignment;  // assign_partitions(partitions, devices)
   std::string budget_note;           // where the budget came from (printed beside it), or 
   // Multi-line description (partitions, constraints, bytes, resident, devices, assignment).
@@ -92,7 +98,8 @@ struct SectorPlan {
 // Never throws for a small budget (max_resident is then 0); throws std::invalid_argument for
 // an invalid circuit, 0 partitions/devices or 0 synthesis threads.
 SectorPlan plan_sector(const circuits::PorepParams& circuit, uint32_t partitions, uint64_t budget_bytes,
-                       uint32_t devices, std::optional<uint32_t> synth_threads = std::nullopt);
+                       uint32_t devices, std::optional<uint32_t> synth_threads = std::nullopt,
+                       std::optional<uint32_t> partition_threads = std::nullopt);
 
 struct SectorJob {
   std::string id = "sector";
@@ -104,7 +111,8 @@ struct SectorJob {
   // Keys already in memory, used instead of params_path when set (parameters generated for a
   // run whose file would not fit the disk).
   std::shared_ptr<const groth16::ProvingKey> key;
-  uint32_t synth_threads = 1;  // partitions synthesized at once (capped at the resident limit)
+  uint32_t synth_threads = 1;      // partitions synthesized at once (capped at the resident limit)
+  uint32_t partition_threads = 1;  // threads synthesizing one partition (1: serial synthesis)
 };
 
 // Host steady-clock nanoseconds (since its epoch).
@@ -126,6 +134,7 @@ struct SectorResult {
   std::shared_ptr<const groth16::ProvingKey> pk;
   uint32_t max_resident = 0;    // the budget's limit
   uint32_t synth_threads = 0;   // partitions synthesized at once (the job's, capped)
+  uint32_t partition_threads = 0;  // threads synthesizing one partition (the job's)
   uint32_t peak_resident = 0;   // the most partitions held at once
   uint64_t peak_rss_bytes = 0;  // VmHWM after the run (peak since process start; 0 if unreadable)
   std::optional<uint64_t> peak_device_used_bytes;  // the most of the partitions' device_used_bytes

@@ -4,6 +4,7 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "prover/ntt/ntt.hpp"
 #include "prover/util/thread_pool.hpp"
@@ -114,47 +115,85 @@ void powers(std::vector<fr_t>& out, const fr_t& x, const fr_t& scale, ThreadPool
 
 }  // namespace
 
+namespace {
+Domain keygen_domain(uint64_t constraints, const fr_t& tau) {
+  const Domain dom = Domain::at_least(std::max<uint64_t>(constraints, 2));
+  // The domain must have room for the evaluation at tau to differ from the roots; a tau that
+  // is itself a root of unity of the domain would make Z(tau) = 0.
+  if (dom.vanishing_on_coset(tau).is_zero()) throw std::invalid_argument("tau lies in the evaluation domain");
+  return dom;
+}
+}  // namespace
+
+std::vector<fr_t> lagrange_at_tau(const fr_t& tau, uint64_t constraints, ThreadPool* pool) {
+  const Domain dom = keygen_domain(constraints, tau);
+  // L_j(tau) = (1/n) sum_i tau^i omega^{-ij}: the inverse NTT of tau's powers.
+  std::vector<fr_t> lag(dom.size());
+  powers(lag, tau, fr_t::one(), pick(pool));
+  dom.inverse(lag, &pick(pool));
+  return lag;
+}
+
+QapAtTau qap_at_tau(const r1cs::R1csMatrices& m, std::span<const fr_t> lag) {
+  if (lag.size() < m.num_constraints)
+    throw std::invalid_argument("qap_at_tau: " + std::to_string(lag.size()) + " Lagrange values for " +
+                                std::to_string(m.num_constraints) + " constraints");
+  QapAtTau q = QapAtTau::zeros(m.num_inputs, m.num_aux, m.num_constraints);
+  // One thread per matrix: a row scatters into any column, so a matrix is summed by one thread.
+  auto accumulate = [&](const r1cs::CsrMatrix& mat, std::vector<fr_t>& out) {
+    for (uint64_t row = 0; row < m.num_constraints; ++row)
+      for (uint64_t k = mat.row_ptr[row]; k < mat.row_ptr[row + 1]; ++k) out[mat.col[k]] += mat.coeff[k] * lag[row];
+  };
+  std::thread ta([&] { accumulate(m.A, q.u); });
+  std::thread tb([&] { accumulate(m.B, q.v); });
+  accumulate(m.C, q.w);
+  ta.join();
+  tb.join();
+  return q;
+}
+
+QapAtTau QapAtTau::zeros(uint64_t inputs, uint64_t aux, uint64_t constraints) {
+  QapAtTau q;
+  q.num_inputs = inputs;
+  q.num_aux = aux;
+  q.num_constraints = constraints;
+  for (auto* v : {&q.u, &q.v, &q.w}) v->assign(inputs + aux, fr_t::zero());
+  return q;
+}
+
 ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, const KeygenOptions& o) {
   if (m.num_constraints == 0) throw std::invalid_argument("cannot generate keys for a circuit with no constraints");
   if (m.num_inputs == 0) throw std::invalid_argument("the circuit has no constant-one input");
-  ThreadPool& pool = pick(o.pool);
-  const Domain dom = Domain::at_least(std::max<uint64_t>(m.num_constraints, 2));
-  const size_t n = dom.size();
-  // The domain must have room for the evaluation at tau to differ from the roots; a tau that
-  // is itself a root of unity of the domain would make Z(tau) = 0.
-  if (dom.vanishing_on_coset(tw.tau).is_zero()) throw std::invalid_argument("tau lies in the evaluation domain");
-
-  // Lagrange basis at tau: L_j(tau) = (1/n) sum_i tau^i omega^{-ij}, the inverse NTT of tau's powers.
-  const size_t vars = m.num_inputs + m.num_aux;
-  std::vector<fr_t> u(vars, fr_t::zero()), v(vars, fr_t::zero()), w(vars, fr_t::zero());
+  QapAtTau q;
   {
-    std::vector<fr_t> lag(n);
-    powers(lag, tw.tau, fr_t::one(), pool);
-    dom.inverse(lag, &pool);
-    // One thread per matrix: a row scatters into any column, so a matrix is summed by one thread.
-    auto accumulate = [&](const r1cs::CsrMatrix& mat, std::vector<fr_t>& out) {
-      for (uint64_t row = 0; row < m.num_constraints; ++row)
-        for (uint64_t k = mat.row_ptr[row]; k < mat.row_ptr[row + 1]; ++k) out[mat.col[k]] += mat.coeff[k] * lag[row];
-    };
-    std::thread ta([&] { accumulate(m.A, u); });
-    std::thread tb([&] { accumulate(m.B, v); });
-    accumulate(m.C, w);
-    ta.join();
-    tb.join();
+    const std::vector<fr_t> lag = lagrange_at_tau(tw.tau, m.num_constraints, o.pool);
+    q = qap_at_tau(m, lag);
   }
+  return generate_keys(std::move(q), tw, o);
+}
+
+ProvingKey generate_keys(QapAtTau q, const ToxicWaste& tw, const KeygenOptions& o) {
+  if (q.num_constraints == 0) throw std::invalid_argument("cannot generate keys for a circuit with no constraints");
+  if (q.num_inputs == 0) throw std::invalid_argument("the circuit has no constant-one input");
+  const size_t vars = q.num_inputs + q.num_aux;
+  if (q.u.size() != vars || q.v.size() != vars || q.w.size() != vars)
+    throw std::invalid_argument("generate_keys: the QAP's columns do not have one value per variable");
+  ThreadPool& pool = pick(o.pool);
+  const Domain dom = keygen_domain(q.num_constraints, tw.tau);
+  const size_t n = dom.size();
 
   const fr_t gamma_inv = tw.gamma.inv(), delta_inv = tw.delta.inv();
-  std::vector<fr_t> ic_s(m.num_inputs), l_s(m.num_aux);
+  std::vector<fr_t> ic_s(q.num_inputs), l_s(q.num_aux);
   pool.parallel_for(vars, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) {
-      fr_t k = tw.beta * u[i] + tw.alpha * v[i] + w[i];
-      if (i < m.num_inputs)
+      fr_t k = tw.beta * q.u[i] + tw.alpha * q.v[i] + q.w[i];
+      if (i < q.num_inputs)
         ic_s[i] = k * gamma_inv;
       else
-        l_s[i - m.num_inputs] = k * delta_inv;
+        l_s[i - q.num_inputs] = k * delta_inv;
     }
   });
-  std::vector<fr_t>().swap(w);
+  std::vector<fr_t>().swap(q.w);
 
   const g1_affine_t& g1 = g1_generator();
   const g2_affine_t& g2 = g2_generator();
@@ -169,9 +208,9 @@ ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, cons
 
   ProvingKey pk;
   pk.convention = HConvention::kBellman;
-  pk.num_inputs = m.num_inputs;
-  pk.num_aux = m.num_aux;
-  pk.num_constraints = m.num_constraints;
+  pk.num_inputs = q.num_inputs;
+  pk.num_aux = q.num_aux;
+  pk.num_constraints = q.num_constraints;
   pk.domain_size = n;
   pk.origin = "generated";
   pk.vk.alpha_g1 = one_g1(tw.alpha);
@@ -184,11 +223,11 @@ ProvingKey generate_keys(const r1cs::R1csMatrices& m, const ToxicWaste& tw, cons
   pk.vk.ic = many_g1(ic_s);
   pk.l_query = many_g1(l_s);
   std::vector<fr_t>().swap(l_s);
-  pk.a_query = many_g1(u);
-  std::vector<fr_t>().swap(u);
-  pk.b_g1_query = many_g1(v);
-  pk.b_g2_query = many_g2(v);
-  std::vector<fr_t>().swap(v);
+  pk.a_query = many_g1(q.u);
+  std::vector<fr_t>().swap(q.u);
+  pk.b_g1_query = many_g1(q.v);
+  pk.b_g2_query = many_g2(q.v);
+  std::vector<fr_t>().swap(q.v);
   {
     // h_query[i] = tau^i Z(tau) / delta, i < n - 1 (deg H <= n - 2).
     std::vector<fr_t> h_s(n - 1);

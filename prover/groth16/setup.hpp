@@ -55,6 +55,22 @@ struct KeygenOptions {
   FixedBaseDevice* device = nullptr;   // the fixed-base multiplications there (nullptr: CPU threads)
 };
 
+// The QAP's polynomials at tau, one value per variable (inputs first, as R1csMatrices numbers
+// its columns): u_j(tau), v_j(tau), w_j(tau) from the A, B, C matrices.
+struct QapAtTau {
+  uint64_t num_inputs = 0, num_aux = 0, num_constraints = 0;
+  std::vector<fr_t> u, v, w;
+  static QapAtTau zeros(uint64_t inputs, uint64_t aux, uint64_t constraints);
+};
+// L_i(tau) for every i of the domain of `constraints` (the Lagrange basis at tau); throws
+// std::invalid_argument when tau lies in the domain.
+std::vector<fr_t> lagrange_at_tau(const fr_t& tau, uint64_t constraints, ThreadPool* pool);
+// From the matrices (a thread per matrix); `lag` from lagrange_at_tau. Without matrices, a sliced
+// circuit's evaluation comes from synth::evaluate_qap_sliced.
+QapAtTau qap_at_tau(const r1cs::R1csMatrices& m, std::span<const fr_t> lag);
+// Keys from the QAP at tw.tau; each of its vectors is freed once its points exist.
+ProvingKey generate_keys(QapAtTau qap, const ToxicWaste& tw, const KeygenOptions& options);
+
 // Keys for the circuit whose constraints are `m` (which must include bellman's input
 // constraints, as r1cs::enforce_input_constraints appends them).
 ProvingKey generate_keys(const r1cs::R1csMatrices& m, uint64_t seed, ThreadPool* pool = nullptr);
