@@ -1,6 +1,7 @@
 // Synthesis throughput of the PoRep-shaped circuit (constraints per second), single-threaded at
-// several sizes and multi-threaded (N partitions on the thread pool), with page faults and peak
-// memory as counters. The variant (CUZK_SMALLVEC / CUZK_PRESIZE) is the build's: run this binary
+// several sizes, multi-threaded (N partitions on the thread pool) and sliced (one partition's
+// challenges on T threads, prover/synth/sliced.hpp), with page faults and peak memory as
+// counters. The variant (CUZK_SMALLVEC / CUZK_PRESIZE) is the build's: run this binary
 // from build/baseline, build/smallvec and build/presize to compare (docs/synthesis.md).
 //
 // Counters per benchmark:
@@ -24,6 +25,8 @@
 #include <vector>
 
 #include "prover/circuits/porep.hpp"
+#include "prover/circuits/porep_shape.hpp"
+#include "prover/synth/sliced.hpp"
 #include "prover/synth/synth.hpp"
 
 using namespace cuzk;
@@ -128,6 +131,28 @@ void BM_SynthesisPartitions(benchmark::State& state) {
   report(state, constraints, threads, before, Usage::now(), hwm, cpu_s);
 }
 
+// One partition on `threads` threads (sliced); threads = 1 is the sliced pass on one thread, to
+// compare with BM_SynthesisSingle (the serial pass of the build's policy).
+void BM_SynthesisSliced(benchmark::State& state) {
+  const PorepParams p = kSizes[state.range(0)];
+  const unsigned threads = unsigned(state.range(1));
+  const PorepCircuit c = PorepCircuit::generate(p, 1);
+  const r1cs::ShapeCounts counts = circuits::porep_shape_by_parts(p);
+  const bool hwm = reset_peak_rss();
+  const Usage before = Usage::now();
+  double cpu_s = 0;
+  for (auto _ : state) {
+    const double t0 = process_cpu_s();
+    auto pa = synth::prove_assignment_sliced<r1cs::DefaultPolicy>(c, counts, threads);
+    cpu_s += process_cpu_s() - t0;
+    benchmark::DoNotOptimize(pa.c().data());
+    state.PauseTiming();
+    { auto drop = std::move(pa); }
+    state.ResumeTiming();
+  }
+  report(state, counts.constraints, threads, before, Usage::now(), hwm, cpu_s);
+}
+
 }  // namespace
 
 BENCHMARK(BM_SynthesisSingle)->ArgName("size")->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -135,6 +160,15 @@ BENCHMARK(BM_SynthesisPartitions)
     ->ArgNames({"size", "partitions"})
     ->Args({1, 2})
     ->Args({1, 4})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_SynthesisSliced)
+    ->ArgNames({"size", "threads"})
+    ->Args({2, 1})
+    ->Args({2, 2})
+    ->Args({2, 4})
+    ->Args({2, 8})
+    ->Args({2, 16})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
