@@ -99,6 +99,17 @@ TEST_CASE("the memory check prints the estimate and the limit it exceeds") {
   CHECK(has(lim::check_memory_request(uint64_t(1) << 30, "x", l), "MemAvailable 256.0 MiB"));
 }
 
+TEST_CASE("a cgroup's inactive page cache is read from memory.stat, v2 and v1 names") {
+  t::TempDir d;
+  t::spit(d.file("memory.stat"), "anon 4096\nfile 8192\ninactive_anon 0\ninactive_file 7000\nactive_file 1192\n");
+  CHECK(lim::memory_stat_field(d.file("memory.stat"), "inactive_file") == 7000u);
+  CHECK(lim::memory_stat_field(d.file("memory.stat"), "active_file") == 1192u);
+  CHECK_FALSE(lim::memory_stat_field(d.file("memory.stat"), "total_inactive_file"));
+  t::spit(d.file("v1.stat"), "cache 100\ntotal_inactive_file 3000\n");
+  CHECK(lim::memory_stat_field(d.file("v1.stat"), "total_inactive_file") == 3000u);
+  CHECK_FALSE(lim::memory_stat_field(d.file("missing.stat"), "inactive_file"));
+}
+
 // Hidden: run by the test below in a fresh process, whose address space it limits so that only a
 // few thread stacks fit. Prints what the pool's construction did.
 TEST_CASE("child: a pool the system refuses", "[.][pool-child]") {

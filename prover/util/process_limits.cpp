@@ -40,6 +40,19 @@ std::optional<std::string> field(const std::string& path, const std::string& key
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<uint64_t> memory_stat_field(const std::string& path, const std::string& key) {
+  std::ifstream f(path);
+  std::string k;
+  uint64_t v = 0;
+  while (f >> k >> v)
+    if (k == key) return v;
+  return std::nullopt;
+}
+
+namespace {
+
 std::optional<uint64_t> kib_field(const std::string& path, const std::string& key) {
   auto v = field(path, key);
   if (!v) return std::nullopt;
@@ -178,13 +191,17 @@ MemoryLimits read_memory_limits() {
     std::string file = dir + "/memory.max";
     auto max = read_number(file);
     auto cur = read_number(dir + "/memory.current");
+    // Inactive page cache is reclaimed before the cgroup runs out (a file just written, such as
+    // generated parameters, is all cache): what remains is the working set.
+    auto inactive = memory_stat_field(dir + "/memory.stat", "inactive_file");
     if (!max) {
       file = dir + "/memory.limit_in_bytes";
       max = read_number(file);
       cur = read_number(dir + "/memory.usage_in_bytes");
+      inactive = memory_stat_field(dir + "/memory.stat", "total_inactive_file");
     }
     if (!max) continue;
-    const uint64_t used = cur.value_or(0);
+    const uint64_t used = cur.value_or(0) - std::min(cur.value_or(0), inactive.value_or(0));
     if (!l.cgroup_limit ||
         *max - std::min(*max, used) < *l.cgroup_limit - std::min(*l.cgroup_limit, l.cgroup_usage)) {
       l.cgroup_limit = max;
