@@ -202,14 +202,21 @@ TEST_CASE("streaming: never more partitions resident than the budget, though syn
   }
 }
 
-TEST_CASE("choose_synth_threads: one per core by default, never more than the resident limit or the partitions") {
-  CHECK(engine::choose_synth_threads(std::nullopt, 8, 10, 16) == 8);
-  CHECK(engine::choose_synth_threads(std::nullopt, 8, 10, 4) == 4);
-  CHECK(engine::choose_synth_threads(std::nullopt, 10, 3, 16) == 3);
+TEST_CASE("choose_synth_threads: two at once by default, never more than the resident limit or the partitions") {
+  CHECK(engine::choose_synth_threads(std::nullopt, 8, 10, 16) == 2);
+  CHECK(engine::choose_synth_threads(std::nullopt, 1, 10, 16) == 1);
+  CHECK(engine::choose_synth_threads(std::nullopt, 8, 1, 16) == 1);
+  // With the threads per partition given: the cores divided among them.
+  CHECK(engine::choose_synth_threads(std::nullopt, 8, 10, 16, 1u) == 8);
+  CHECK(engine::choose_synth_threads(std::nullopt, 8, 10, 4, 1u) == 4);
+  CHECK(engine::choose_synth_threads(std::nullopt, 10, 3, 16, 1u) == 3);
+  CHECK(engine::choose_synth_threads(std::nullopt, 10, 10, 16, 4u) == 4);
+  CHECK_THROWS_WITH(engine::choose_synth_threads(std::nullopt, 8, 10, 16, 0u),
+                    Catch::Contains("--partition-threads must be at least 1"));
   CHECK(engine::choose_synth_threads(3u, 8, 10, 16) == 3);
   CHECK(engine::choose_synth_threads(20u, 2, 10, 16) == 2);
   CHECK(engine::choose_synth_threads(std::nullopt, 0, 10, 16) == 1);  // a budget below one partition
-  CHECK(engine::choose_synth_threads(std::nullopt, 8, 10, 0) == 1);   // cores unknown
+  CHECK(engine::choose_synth_threads(std::nullopt, 8, 10, 0, 1u) == 1);  // cores unknown
   CHECK_THROWS_WITH(engine::choose_synth_threads(0u, 8, 10, 16), Catch::Contains("--synth-threads must be at least 1"));
   const uint64_t gib = uint64_t(1) << 30;
   const auto& s = engine::sector_shape("32g");

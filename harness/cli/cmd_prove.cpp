@@ -283,7 +283,8 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
   auto synth_threads = std::make_shared<int64_t>(0);
   auto* synth_opt = sub->add_option(
       "--synth-threads", *synth_threads,
-      "with --sector: partitions synthesized at once (default: one per core, at most the resident limit)");
+      "with --sector: partitions synthesized at once (default: 2, or with --partition-threads T the cores divided by "
+      "T; at most the resident limit)");
   auto partition_threads = std::make_shared<int64_t>(0);
   auto* partition_threads_opt = sub->add_option(
       "--partition-threads", *partition_threads,

@@ -111,9 +111,13 @@ uint32_t choose_device_count(std::optional<uint32_t> requested, uint32_t present
 }
 
 uint32_t choose_synth_threads(std::optional<uint32_t> requested, uint32_t max_resident, uint32_t partitions,
-                              unsigned cores) {
+                              unsigned cores, std::optional<uint32_t> partition_threads) {
   if (requested && *requested == 0) throw std::invalid_argument("--synth-threads must be at least 1 (got 0)");
-  const uint32_t want = requested ? *requested : std::max(1u, cores);
+  if (partition_threads && *partition_threads == 0)
+    throw std::invalid_argument("--partition-threads must be at least 1 (got 0)");
+  const uint32_t want = requested            ? *requested
+                        : partition_threads ? std::max(1u, cores / *partition_threads)
+                                            : kSynthAtOnce;
   return std::max<uint32_t>(1, std::min({want, max_resident, partitions}));
 }
 
@@ -146,7 +150,8 @@ SectorPlan plan_sector(const circuits::PorepParams& circuit, uint32_t partitions
       p.max_resident = 0;
     }
   }
-  p.synth_threads = choose_synth_threads(synth_threads, p.max_resident, partitions, std::thread::hardware_concurrency());
+  p.synth_threads = choose_synth_threads(synth_threads, p.max_resident, partitions, std::thread::hardware_concurrency(),
+                                         partition_threads);
   p.partition_threads = choose_partition_threads(partition_threads, p.synth_threads, std::thread::hardware_concurrency());
   return p;
 }

@@ -69,9 +69,15 @@ std::vector<uint32_t> assign_partitions(uint32_t partitions, uint32_t devices);
 // std::invalid_argument for requested > present (naming both and the backend). `present` >= 1.
 uint32_t choose_device_count(std::optional<uint32_t> requested, uint32_t present, const std::string& backend);
 // Partitions synthesized at once: `requested` when set (>= 1, else std::invalid_argument), else
-// one per core; never more than the resident limit or the partitions.
+// kSynthAtOnce, or with threads per partition given, the cores divided among them (so
+// `--partition-threads 1` synthesizes one partition per core); never more than the resident
+// limit or the partitions.
 uint32_t choose_synth_threads(std::optional<uint32_t> requested, uint32_t max_resident, uint32_t partitions,
-                              unsigned cores);
+                              unsigned cores, std::optional<uint32_t> partition_threads = std::nullopt);
+// Two partitions at once, each sliced over half the cores: the first proof can start after one
+// partition's synthesis, and a slice pool of 8 threads was faster than one of 16 on the GPU
+// machine's 16 cores (docs/engine.md, "Sliced synthesis").
+inline constexpr uint32_t kSynthAtOnce = 2;
 // Threads synthesizing one partition: `requested` when set (>= 1, else std::invalid_argument),
 // else the cores shared among the partitions synthesized at once (at least 1).
 uint32_t choose_partition_threads(std::optional<uint32_t> requested, uint32_t synth_threads, unsigned cores);
