@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -323,19 +324,60 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
     }
   };
 
+  // Proved partitions are freed by the releaser thread, in the order their proofs ended: unmapping
+  // a partition's arrays takes a few hundred milliseconds at real size, which the device thread
+  // would otherwise spend before its next proof. A partition leaves the budget once freed.
+  std::deque<std::pair<uint32_t, std::unique_ptr<Synthesized>>> to_free;
+  uint32_t released = 0;
+  auto release = [&] {
+    try {
+      for (;;) {
+        std::pair<uint32_t, std::unique_ptr<Synthesized>> item;
+        {
+          std::unique_lock lk(mu);
+          cv.wait(lk, [&] { return error || !to_free.empty() || released == P; });
+          if (error || to_free.empty()) return;
+          item = std::move(to_free.front());
+          to_free.pop_front();
+        }
+        item.second.reset();
+        PartitionRecord& rec = res.partitions[item.first];
+        {
+          std::lock_guard lk(mu);
+          rec.resident = resident--;
+          ++released;
+        }
+        cv.notify_all();
+        rec.rss_bytes = read_host_rss().rss;
+        if (on_partition) {
+          std::lock_guard lk(cb_mu);
+          on_partition(rec, P);
+        }
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  };
+
   std::vector<std::thread> provers;
   // Joins every started thread however this scope ends (a thread the system refuses to start
   // stops the others through `fail`).
-  std::vector<std::thread> synths;
+  std::vector<std::thread> synths, releasers;
   struct Joiner {
     std::vector<std::thread>& synths;
     std::vector<std::thread>& provers;
+    std::vector<std::thread>& releasers;
     ~Joiner() {
-      for (auto* ts : {&synths, &provers})
+      for (auto* ts : {&synths, &provers, &releasers})
         for (auto& t : *ts)
           if (t.joinable()) t.join();
     }
-  } joiner{synths, provers};
+  } joiner{synths, provers, releasers};
+  try {
+    releasers.emplace_back(release);
+  } catch (...) {
+    fail(std::current_exception());
+  }
   for (uint32_t i = 0; i < res.synth_threads; ++i) {
     try {
       synths.emplace_back(synthesize);
@@ -366,18 +408,12 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
               res.proofs[k] = impl_->backends[d]->prove(pk, a->witness(), r);
             }
             rec.prove_end = now_ns();
-            a.reset();  // the partition's share of the budget is free from here
+            rec.device_used_bytes = impl_->backends[d]->device_used_bytes();
             {
               std::lock_guard lk(mu);
-              rec.resident = resident--;
+              to_free.push_back({k, std::move(a)});
             }
             cv.notify_all();
-            rec.rss_bytes = read_host_rss().rss;
-            rec.device_used_bytes = impl_->backends[d]->device_used_bytes();
-            if (on_partition) {
-              std::lock_guard lk(cb_mu);
-              on_partition(rec, P);
-            }
           }
         } catch (...) {
           fail(std::current_exception());
@@ -390,6 +426,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
   }
   for (auto& t : synths) t.join();
   for (auto& t : provers) t.join();
+  for (auto& t : releasers) t.join();
   if (error) std::rethrow_exception(error);
   res.end = now_ns();
   res.peak_rss_bytes = read_host_rss().hwm;

@@ -126,9 +126,9 @@ struct PartitionRecord {
   uint32_t index = 0;
   uint32_t device = 0;
   uint64_t witness_begin = 0, synth_begin = 0, synth_end = 0, prove_begin = 0, prove_end = 0;
-  uint32_t resident = 0;   // synthesized partitions held when this one's proof finished (itself included)
-  uint64_t rss_bytes = 0;  // the process's VmRSS then (0 where /proc is not readable)
-  std::optional<uint64_t> device_used_bytes;  // the device's memory in use then (Backend::device_used_bytes)
+  uint32_t resident = 0;   // synthesized partitions held when this one was freed after its proof (itself included)
+  uint64_t rss_bytes = 0;  // the process's VmRSS once it was freed (0 where /proc is not readable)
+  std::optional<uint64_t> device_used_bytes;  // the device's memory in use when its proof ended (Backend::device_used_bytes)
   uint64_t synth_ns() const { return synth_end - synth_begin; }
   uint64_t prove_ns() const { return prove_end - prove_begin; }
 };
@@ -163,7 +163,8 @@ class SectorStream {
   SectorStream(const SectorStream&) = delete;
   SectorStream& operator=(const SectorStream&) = delete;
 
-  // Called once per partition after its proof, from a device thread (calls are serialized).
+  // Called once per partition after its proof, once its memory is freed, from the releaser
+  // thread (in the order the proofs ended).
   using OnPartition = std::function<void(const PartitionRecord&, uint32_t partitions)>;
   // Proves every partition of `job`. Checks first, before any work: the budget against one
   // partition (SectorBudgetError), the parameters file (groth16::ParamsError, also for a key of
