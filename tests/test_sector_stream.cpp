@@ -402,7 +402,7 @@ TEST_CASE("run --suite: the sector kind records a streamed sector; e2e/porep-32g
   TempDir d;
   cuzk::test::spit(d.file("s.toml"),
                    "name = \"s\"\n[[case]]\nname = \"tiny\"\nkind = \"sector\"\nsector = \"2e12x3\"\nbudget_mib = 1\n"
-                   "reps = 1\nwarmup = 0\n");
+                   "synth_threads = 1\npartition_threads = 3\nreps = 1\nwarmup = 0\n");
   auto r = cuzk::test::run_bench("run --suite s.toml --out out.jsonl", d.path());
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
@@ -411,6 +411,8 @@ TEST_CASE("run --suite: the sector kind records a streamed sector; e2e/porep-32g
   const auto& s = f.samples[0].value;
   CHECK(s["sector"]["max_resident"] == 2);  // 1 MiB holds two partitions of 355,712 bytes
   CHECK(s["sector"]["peak_resident"].get<int>() <= 2);
+  CHECK(s["sector"]["synth_threads"] == 1);
+  CHECK(s["sector"]["partition_threads"] == 3);
   CHECK(s["phases"]["proof/prove/partition_1/msm_h"]["gpu_index"] == 0);
 
   auto list = cuzk::test::run_bench("run --suite e2e --list", d.path());

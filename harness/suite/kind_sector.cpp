@@ -27,6 +27,8 @@ bool run_sector(RunContext& ctx) {
   spec.shape = p.at("sector").get<std::string>();
   if (const int64_t mib = p.at("budget_mib").get<int64_t>(); mib > 0) spec.budget_bytes = uint64_t(mib) << 20;
   if (const int64_t g = p.at("gpus").get<int64_t>(); g > 0) spec.gpus = uint32_t(g);
+  if (const int64_t s = p.at("synth_threads").get<int64_t>(); s > 0) spec.synth_threads = uint32_t(s);
+  if (const int64_t t = p.at("partition_threads").get<int64_t>(); t > 0) spec.partition_threads = uint32_t(t);
   spec.backend = ctx.backend;
   spec.rs_seed = uint64_t(p.at("seed").get<int64_t>());
   spec.circuit_seed = uint64_t(p.at("circuit_seed").get<int64_t>());
@@ -52,6 +54,9 @@ KindSpec sector_kind() {
        {"budget_mib", 0, INT64_MAX >> 20, 0,
         "MiB for synthesized partitions (0: 3/4 of what the process may use once the parameters are taken off)"},
        {"gpus", 0, 1024, 0, "devices to prove on (0: every device of the backend)"},
+       {"synth_threads", 0, 4096, 0, "partitions synthesized at once (0: engine::choose_synth_threads' default)"},
+       {"partition_threads", 0, 4096, 0,
+        "threads synthesizing one partition (0: the cores shared among those at once; 1: serial synthesis)"},
        {"seed", 0, INT64_MAX, 1, "seed of r and s: partition k uses seed + k"},
        {"circuit_seed", 0, INT64_MAX, 42, "witness generation seed: partition k uses circuit_seed + k"},
        {"params_seed", 0, INT64_MAX, 1, "toxic-waste seed of the generated parameters"}},
