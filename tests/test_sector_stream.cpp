@@ -297,14 +297,14 @@ TEST_CASE("streaming: each partition records its device's memory in use, the sec
   engine::SectorStream s(std::move(b), 0);
   auto r = s.prove(job_of(4, p.path));
   for (uint32_t k = 0; k < 4; ++k) CHECK(r.partitions[k].device_used_bytes == (k % 2 ? 7 : 5) * gib);
-  CHECK(r.peak_device_used_bytes == 7 * gib);
+  CHECK(r.peak_device_used_bytes() == 7 * gib);
   // A backend without a device of its own (the CPU) records none.
   std::vector<std::unique_ptr<groth16::Backend>> cpu;
   cpu.push_back(groth16::make_cpu_backend());
   engine::SectorStream c(std::move(cpu), 0);
   auto rc = c.prove(job_of(1, p.path));
   CHECK_FALSE(rc.partitions[0].device_used_bytes);
-  CHECK_FALSE(rc.peak_device_used_bytes);
+  CHECK_FALSE(rc.peak_device_used_bytes());
 }
 
 TEST_CASE("streaming: a budget below one partition is refused before any work") {

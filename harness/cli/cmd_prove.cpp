@@ -80,7 +80,6 @@ struct ProveOptions {
 
 std::vector<std::string> prove_default_counters() { return with_os_defaults({"perf::PAGE-FAULTS", "perf::TASK-CLOCK"}); }
 
-// The results file and recorder of a prove run; bad counters or an unwritable path fail here.
 // The backend to prove on (the CPU where --allow-cpu-fallback allows it), then what it can
 // measure: --gpu-activity needs one with GPU work.
 void resolve_prove_backend(ProveOptions& o) {
@@ -88,6 +87,7 @@ void resolve_prove_backend(ProveOptions& o) {
   check_gpu_activity(o.gpu_activity, o.backend);
 }
 
+// The results file and recorder of a prove run; bad counters or an unwritable path fail here.
 std::unique_ptr<Session> open_session(const ProveOptions& o) {
   SessionOptions so;
   if (o.stable) so.header_extra = {{"stable", describe(*o.stable)}};
@@ -248,7 +248,7 @@ int run_prove_sector(const ProveOptions& o) {
   }
   nlohmann::json summary = session->finish();
   const double gib = double(uint64_t(1) << 30);
-  const auto& gpu_used = result.last.peak_device_used_bytes;
+  const auto& gpu_used = result.last.peak_device_used_bytes();
   fmt::print("proved {} x sector {} ({} partition(s) of {} constraints), peak {} resident, peak rss {:.1f} GiB{}; {}\n",
              o.reps, o.sector, plan.partitions, plan.shape.constraints, result.last.peak_resident,
              double(result.last.peak_rss_bytes) / gib,

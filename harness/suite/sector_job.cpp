@@ -106,7 +106,7 @@ nlohmann::json sector_json(const engine::SectorPlan& plan, const engine::SectorR
           {"partition_threads", r.partition_threads},
           {"peak_resident", r.peak_resident},
           {"peak_rss_bytes", r.peak_rss_bytes},
-          {"peak_gpu_used_bytes", opt_json(r.peak_device_used_bytes)},
+          {"peak_gpu_used_bytes", opt_json(r.peak_device_used_bytes())},
           {"devices", plan.devices},
           {"wall_ns", r.end - r.begin}};
 }

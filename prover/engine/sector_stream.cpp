@@ -266,7 +266,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
 
   // Everything below mu: the synthesized partitions waiting for their device, the count held,
   // and the first failure (which stops every thread at its next wait).
-  std::mutex mu, cb_mu;
+  std::mutex mu;
   std::condition_variable cv;
   std::vector<std::unique_ptr<Synthesized>> slots(P);
   uint32_t resident = 0;
@@ -324,9 +324,9 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
     }
   };
 
-  // Proved partitions are freed by the releaser thread, in the order their proofs ended: unmapping
-  // a partition's arrays takes a few hundred milliseconds at real size, which the device thread
-  // would otherwise spend before its next proof. A partition leaves the budget once freed.
+  // Proved partitions are freed by the releaser thread, in the order their proofs ended, so the
+  // device thread goes on to its next proof instead of unmapping gigabytes of arrays (docs/engine.md,
+  // "Sector streaming"). A partition leaves the budget once freed.
   std::deque<std::pair<uint32_t, std::unique_ptr<Synthesized>>> to_free;
   uint32_t released = 0;
   auto release = [&] {
@@ -349,10 +349,7 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
         }
         cv.notify_all();
         rec.rss_bytes = read_host_rss().rss;
-        if (on_partition) {
-          std::lock_guard lk(cb_mu);
-          on_partition(rec, P);
-        }
+        if (on_partition) on_partition(rec, P);  // one releaser thread: the calls are serialized
       }
     } catch (...) {
       fail(std::current_exception());
@@ -430,10 +427,14 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
   if (error) std::rethrow_exception(error);
   res.end = now_ns();
   res.peak_rss_bytes = read_host_rss().hwm;
-  for (const auto& p : res.partitions)
-    if (p.device_used_bytes)
-      res.peak_device_used_bytes = std::max(res.peak_device_used_bytes.value_or(0), *p.device_used_bytes);
   return res;
+}
+
+std::optional<uint64_t> SectorResult::peak_device_used_bytes() const {
+  std::optional<uint64_t> peak;
+  for (const auto& p : partitions)
+    if (p.device_used_bytes) peak = std::max(peak.value_or(0), *p.device_used_bytes);
+  return peak;
 }
 
 }  // namespace cuzk::engine

@@ -143,9 +143,10 @@ struct SectorResult {
   uint32_t partition_threads = 0;  // threads synthesizing one partition (the job's)
   uint32_t peak_resident = 0;   // the most partitions held at once
   uint64_t peak_rss_bytes = 0;  // VmHWM after the run (peak since process start; 0 if unreadable)
-  std::optional<uint64_t> peak_device_used_bytes;  // the most of the partitions' device_used_bytes
   uint64_t partition_bytes = 0;
   uint64_t begin = 0, end = 0;
+  // The most of the partitions' device_used_bytes; nullopt when none recorded one.
+  std::optional<uint64_t> peak_device_used_bytes() const;
 };
 
 // VmRSS and VmHWM of this process from /proc/self/status, in bytes; 0 when unreadable.

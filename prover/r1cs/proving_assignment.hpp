@@ -6,12 +6,21 @@
 // (CUZK_PRESIZE); otherwise they grow geometrically as std::vector does.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
 #include "prover/r1cs/constraint_system.hpp"
 
 namespace cuzk::r1cs {
+
+// Index of the first constraint with a*b != c, or -1 when every constraint holds. Because a, b,
+// c are the evaluations of the constraints' combinations, this is the R1CS check.
+inline int64_t first_unsatisfied(std::span<const fr_t> a, std::span<const fr_t> b, std::span<const fr_t> c) {
+  for (size_t i = 0; i < a.size(); i++)
+    if (a[i] * b[i] != c[i]) return static_cast<int64_t>(i);
+  return -1;
+}
 
 template <class Policy = DefaultPolicy>
 class ProvingAssignment {
@@ -71,13 +80,7 @@ class ProvingAssignment {
     return Vectors{std::move(a_), std::move(b_), std::move(c_), std::move(input_), std::move(aux_)};
   }
 
-  // Index of the first constraint with a*b != c, or -1 when every constraint holds. Because a,
-  // b, c are the evaluations of the constraints' combinations, this is the R1CS check.
-  int64_t first_unsatisfied() const {
-    for (size_t i = 0; i < a_.size(); i++)
-      if (a_[i] * b_[i] != c_[i]) return static_cast<int64_t>(i);
-    return -1;
-  }
+  int64_t first_unsatisfied() const { return r1cs::first_unsatisfied(a_, b_, c_); }
   bool is_satisfied() const { return first_unsatisfied() < 0; }
 
  private:

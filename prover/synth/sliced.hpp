@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "prover/r1cs/constraint_system.hpp"
+#include "prover/r1cs/proving_assignment.hpp"
 #include "prover/r1cs/shape.hpp"
 
 namespace cuzk::synth {
@@ -177,12 +178,7 @@ class SlicedAssignment {
   size_t num_inputs() const { return inputs_; }
   size_t num_aux() const { return aux_count_; }
 
-  // Index of the first constraint with a*b != c, or -1 when every constraint holds.
-  int64_t first_unsatisfied() const {
-    for (uint64_t i = 0; i < constraints_; i++)
-      if (a_[i] * b_[i] != c_[i]) return static_cast<int64_t>(i);
-    return -1;
-  }
+  int64_t first_unsatisfied() const { return r1cs::first_unsatisfied(a(), b(), c()); }
   bool is_satisfied() const { return first_unsatisfied() < 0; }
 
  private:

@@ -62,8 +62,8 @@ TEST_CASE("a sector on the GPU records the device's memory in use after each par
     REQUIRE(r.partitions[k].device_used_bytes);
     CHECK(*r.partitions[k].device_used_bytes > 0);  // at least the resident key
   }
-  REQUIRE(r.peak_device_used_bytes);
-  CHECK(*r.peak_device_used_bytes >= *r.partitions[0].device_used_bytes);
+  REQUIRE(r.peak_device_used_bytes());
+  CHECK(*r.peak_device_used_bytes() >= *r.partitions[0].device_used_bytes);
 }
 
 TEST_CASE("a sector over two GPUs: partition k on GPU k mod 2, each proof verifies, gpu_index in the record") {
