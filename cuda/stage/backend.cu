@@ -3,7 +3,8 @@
 //             after the copies is counted in the same phase)
 //   h2d       copy a, b, c and the assignment to the device (and, on the first proof with a key,
 //             the key's G1 points, and with CUZK_GPU_G2 its B query's G2 points: sub-phase
-//             h2d/srs; they stay resident for later proofs)
+//             h2d/srs; they stay resident for later proofs, or from hold_key on, after which
+//             the caller may drop those points from the host: prover/groth16/key_residency.hpp)
 //   ntt_h     H on the device (cuda/stage/h_poly.cuh)
 //   msm_h, msm_l, msm_a, msm_b_g1   G1 MSMs on the device (cuda/msm/msm.cuh); the assignment's
 //             digits are sorted once for all of its MSMs, in msm_l's sub-phase msm_l/digits
@@ -32,7 +33,8 @@
 //
 // A job that fails on the device (out of memory, a CUDA error) releases every device buffer the
 // backend holds (the resident key included) before the error reaches the caller, so the next
-// job starts from a clean device; $CUZK_INJECT_FAULT cuda_oom_at / cuda_error_at
+// job starts from a clean device (a key whose host points were dropped must then be loaded
+// again: ensure_key says so); $CUZK_INJECT_FAULT cuda_oom_at / cuda_error_at
 // (prover/engine/fault.hpp) fire such failures at a GPU phase's start, for the tests.
 #include <algorithm>
 #include <exception>
@@ -80,10 +82,13 @@ using groth16::Randomness;
 using groth16::Witness;
 
 constexpr bool kGpuG2 = CUZK_GPU_G2 != 0;
+// What proving reads on the host once the device holds a key: the G2 query where msm_b_g2
+// runs on CPU threads (CpuG2), nothing otherwise.
+constexpr groth16::HostQueries kHeldHostQueries = {false, false, !kGpuG2, false, false};
 
 // The key's points on the device, for the key they were uploaded from.
 struct ResidentKey {
-  const void* id = nullptr;  // the h_query data pointer identifies the key's storage
+  const void* id = nullptr;  // ProvingKey::identity of the key they were uploaded from
   size_t h = 0, l = 0, a = 0, b = 0;
   DeviceArray<g1_affine_t> h_q, l_q, a_q, b_q;
 #if CUZK_GPU_G2
@@ -207,9 +212,20 @@ class CudaBackend final : public groth16::Backend {
   std::string name() const override { return "cuda"; }
 
   void release(const ProvingKey& pk) override {
-    if (key_.id != pk.h_query.data()) return;
+    if (key_.id != pk.identity()) return;
     (void)cudaSetDevice(opt_.device);  // the key's device memory is freed on its own device
     key_ = ResidentKey{};
+  }
+
+  groth16::HostQueries hold_key(const ProvingKey& pk) override {
+    CUZK_CUDA_CHECK(cudaSetDevice(opt_.device));
+    try {
+      ensure_key(pk, stream_);
+    } catch (...) {
+      release_device_memory();
+      throw;
+    }
+    return kHeldHostQueries;
   }
 
   std::optional<uint64_t> device_used_bytes() override {
@@ -288,8 +304,10 @@ class CudaBackend final : public groth16::Backend {
   // through the staging buffers, as the key is usually in pageable memory (at 2^27, 77 GB of
   // points with the G2 query, which the driver's own pageable copies would take about 15 s for).
   void ensure_key(const ProvingKey& pk, cudaStream_t s) {
-    if (key_.id == pk.h_query.data() && key_.h == pk.h_query.size()) return;
+    if (key_.id == pk.identity() && key_.h == pk.h_query.size()) return;
     key_ = ResidentKey{};  // free the previous key first
+    // A copy of the key without its host points is proved only while the device holds them.
+    groth16::require_host_points(pk, kHeldHostQueries.others(), "the CUDA backend's upload of the key");
     instr::Phase p("srs");
     // A query of G1 or G2 points into its device array.
     auto up = [&]<class T>(const groth16::PointArray<T>& q, DeviceArray<T>& d, const char* what) {
@@ -304,7 +322,7 @@ class CudaBackend final : public groth16::Backend {
     up(pk.b_g2_query, key_.b_g2_q, "the key's B query (G2)");
 #endif
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
-    key_.id = pk.h_query.data();
+    key_.id = pk.identity();
     key_.h = pk.h_query.size();
   }
 
@@ -612,7 +630,7 @@ void register_backend() {
         o.device = int(device);
         return make_cuda_backend(o);
       },
-      [] { return device_count(); });
+      [] { return device_count(); }, kHeldHostQueries);
   // Parameter generation's fixed-base multiplications, for runs on this backend.
   groth16::register_fixed_base_device("cuda", [] { return make_fixed_base_device(0); });
 }

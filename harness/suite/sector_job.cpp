@@ -51,21 +51,45 @@ engine::SectorPlan sector_job_plan(const SectorJobSpec& spec) {
   if (present == 0) throw std::invalid_argument(fmt::format("backend '{}' has no device here", spec.backend));
   const uint32_t devices = engine::choose_device_count(spec.gpus, present, spec.backend);
   const r1cs::ShapeCounts counts = circuits::porep_shape_by_parts(shape.circuit);
-  const uint64_t key = engine::estimate_key_bytes(counts);
+  // A key generated in memory is held on the devices, and the host keeps only what their
+  // backend reads there; a key from a file is mapped, its pages the kernel's to reclaim.
+  const groth16::HostQueries host =
+      sector_params_in_memory(shape.circuit, engine::estimate_key_bytes(counts), spec)
+          ? groth16::backend_held_host_queries(spec.backend)
+          : groth16::HostQueries{};
+  const uint64_t key = engine::estimate_key_host_bytes(counts, host);
   const uint64_t budget = spec.budget_bytes ? *spec.budget_bytes : default_sector_budget(key);
   engine::SectorPlan plan = engine::plan_sector(shape.circuit, shape.partitions, budget, devices, spec.synth_threads,
                                                     spec.partition_threads);
+  plan.key_host = host;
+  plan.key_host_bytes = key;
   if (!spec.budget_bytes && budget != 0) {
     const uint64_t room = limits::memory_headroom(limits::read_memory_limits()).value_or(0);
     plan.budget_note = fmt::format(
-        "default: 3/4 of what this process may use, {:.2f} GiB, once the parameters' {:.2f} GiB are taken off{}",
+        "default: 3/4 of what this process may use, {:.2f} GiB, once the {:.2f} GiB the host keeps of the parameters "
+        "are taken off{}",
         sector_gib(room), sector_gib(key), room <= key ? ": nothing is left" : "");
   }
   return plan;
 }
 
+namespace {
+bool params_missing(const circuits::PorepParams& circuit, const SectorJobSpec& spec) {
+  return spec.params_file.empty() && !std::filesystem::exists(porep_params_cache_path(circuit, spec.params_seed));
+}
+}  // namespace
+
 bool sector_params_missing(const engine::SectorPlan& plan, const SectorJobSpec& spec) {
-  return spec.params_file.empty() && !std::filesystem::exists(porep_params_cache_path(plan.circuit, spec.params_seed));
+  return params_missing(plan.circuit, spec);
+}
+
+bool sector_params_in_memory(const circuits::PorepParams& circuit, uint64_t key_bytes, const SectorJobSpec& spec) {
+  if (!params_missing(circuit, spec)) return false;
+  const std::string cache = porep_params_cache_path(circuit, spec.params_seed);
+  std::error_code ec;
+  const auto space = std::filesystem::space(std::filesystem::path(cache).parent_path(), ec);
+  const uint64_t margin = uint64_t(1) << 30;
+  return !ec && space.available < key_bytes + margin;
 }
 
 void check_sector_job(const engine::SectorPlan& plan, bool generating, const std::string& who) {
@@ -73,7 +97,7 @@ void check_sector_job(const engine::SectorPlan& plan, bool generating, const std
   // parameters first needs the key generation's evaluations beside the key
   // (circuits::groth16_prove_bytes counts them). Checked before the budget: a default budget
   // too small for one partition usually means the parameters alone take what there is.
-  uint64_t need = plan.key_bytes + uint64_t(std::max<uint32_t>(plan.max_resident, 1)) * plan.partition_bytes;
+  uint64_t need = plan.key_host_bytes + uint64_t(std::max<uint32_t>(plan.max_resident, 1)) * plan.partition_bytes;
   if (generating) need = std::max(need, circuits::groth16_prove_bytes(plan.shape, 1));
   const std::string what =
       fmt::format("{}: {} partition(s) of {} ({} constraints each, {} resident at once)", who, plan.partitions,
@@ -101,6 +125,8 @@ nlohmann::json sector_json(const engine::SectorPlan& plan, const engine::SectorR
   return {{"partitions", parts},
           {"partition_bytes", r.partition_bytes},
           {"budget_bytes", plan.budget_bytes},
+          {"key_bytes", plan.key_bytes},
+          {"key_host_bytes", plan.key_host_bytes},
           {"max_resident", r.max_resident},
           {"synth_threads", r.synth_threads},
           {"partition_threads", r.partition_threads},
@@ -115,26 +141,32 @@ SectorJobResult run_sector_job(Session& session, const SectorJobSpec& spec, cons
   // The backends first: a missing GPU is reported before parameters are generated.
   std::vector<std::unique_ptr<groth16::Backend>> backends;
   for (uint32_t d = 0; d < plan.devices; ++d) backends.push_back(groth16::make_backend_on(spec.backend, d));
+  engine::SectorStream stream(std::move(backends), plan.budget_bytes);
   // Parameters: the given file, the cache, or generated into the cache; generated in memory
-  // only (not cached) when the file would not fit the cache's free disk space.
+  // only (not cached) when the file would not fit the cache's free disk space, and then held on
+  // the devices, the host keeping only the queries their backend reads there (the plan's
+  // budget counted on it).
   std::shared_ptr<const groth16::ProvingKey> key;
   std::string params_path;
-  const std::string cache = porep_params_cache_path(plan.circuit, spec.params_seed);
-  std::error_code ec;
-  const auto space = std::filesystem::space(std::filesystem::path(cache).parent_path(), ec);
-  const uint64_t margin = uint64_t(1) << 30;
-  if (sector_params_missing(plan, spec) && !ec && space.available < plan.key_bytes + margin) {
+  if (sector_params_in_memory(plan.circuit, plan.key_bytes, spec)) {
     fmt::print(stderr,
-               "[{}] {}: the parameters (about {:.1f} GiB) do not fit the {:.1f} GiB free beside {}: generating them "
+               "[{}] {}: the parameters (about {:.1f} GiB) do not fit the free disk space beside {}: generating them "
                "in memory for this run, not cached\n",
-               spec.suite, spec.case_name, sector_gib(plan.key_bytes), sector_gib(space.available), cache);
-    key = std::make_shared<const groth16::ProvingKey>(generate_porep_keys_reported(
-        plan.circuit, spec.circuit_seed, spec.params_seed, spec.backend, spec.suite, spec.case_name));
+               spec.suite, spec.case_name, sector_gib(plan.key_bytes),
+               porep_params_cache_path(plan.circuit, spec.params_seed));
+    engine::SectorStream::HeldKey held = stream.hold_key(std::make_shared<const groth16::ProvingKey>(
+        generate_porep_keys_reported(plan.circuit, spec.circuit_seed, spec.params_seed, spec.backend, spec.suite,
+                                     spec.case_name)));
+    if (held.dropped_bytes > 0)
+      fmt::print(stderr, "[{}] {}: the parameters are held on {} device(s), uploaded in {:.1f} s; the host keeps {} "
+                 "({:.1f} GiB) and has freed {:.1f} GiB\n",
+                 spec.suite, spec.case_name, stream.devices(), double(held.upload_ns) / 1e9, held.host.describe(),
+                 sector_gib(groth16::host_point_bytes(*held.key)), sector_gib(held.dropped_bytes));
+    key = std::move(held.key);
   } else {
     params_path = ensure_porep_params(plan.circuit, spec.circuit_seed, spec.params_seed, spec.params_file, spec.suite,
                                       spec.case_name, spec.backend);
   }
-  engine::SectorStream stream(std::move(backends), plan.budget_bytes);
   engine::SectorJob job;
   job.id = spec.case_name;
   job.circuit = plan.circuit;

@@ -1,7 +1,8 @@
 // One streamed sector as `cuzk-bench prove --sector` and the suites' "sector" kind run it
 // (prover/engine/sector_stream.hpp, docs/engine.md "Sector streaming"): the checks before any
 // work (device count, budget against one partition, what this machine can hold), parameters
-// (given, or generated once and cached), then per repetition one recorded sample with the
+// (given, generated once and cached, or where the file would not fit the disk generated in
+// memory and held on the devices), then per repetition one recorded sample with the
 // phases proof, proof/srs_load, proof/synth (+ partition_<k>), proof/prove (+ partition_<k>, with
 // its "gpu_index", and the backend's phases under it), a top-level "sector" object (per-partition
 // timestamps and devices, peak resident partitions, peak RSS), a progress line per partition on
@@ -53,6 +54,10 @@ engine::SectorPlan sector_job_plan(const SectorJobSpec& spec);
 void check_sector_job(const engine::SectorPlan& plan, bool generating, const std::string& who);
 // Whether run_sector_job would generate parameters (no file given, none cached yet).
 bool sector_params_missing(const engine::SectorPlan& plan, const SectorJobSpec& spec);
+// Whether it would generate them in memory, not cached: missing, and a key of `key_bytes` (plus
+// 1 GiB) would not fit the free disk space beside the cache. Such a key is held on the devices
+// (engine::SectorStream::hold_key), the host keeping only the queries their backend reads there.
+bool sector_params_in_memory(const circuits::PorepParams& circuit, uint64_t key_bytes, const SectorJobSpec& spec);
 
 // The "sector" object of a sample line from a streamed sector's result (timestamps relative to
 // the sector's start).

@@ -85,6 +85,11 @@ uint64_t estimate_partition_bytes(const r1cs::ShapeCounts& s) {
 
 uint64_t estimate_key_bytes(const r1cs::ShapeCounts& s) { return circuits::groth16_key_bytes(s); }
 
+uint64_t estimate_key_host_bytes(const r1cs::ShapeCounts& s, const groth16::HostQueries& kept) {
+  const uint64_t dropped = groth16::host_point_bytes(s.inputs + s.aux, s.aux, next_pow2(s.constraints), kept.others());
+  return estimate_key_bytes(s) - std::min(dropped, estimate_key_bytes(s));
+}
+
 uint32_t max_resident_partitions(uint64_t budget_bytes, uint64_t partition_bytes, uint32_t partitions) {
   const uint64_t n = partition_bytes == 0 ? partitions : budget_bytes / partition_bytes;
   if (n == 0)
@@ -139,6 +144,7 @@ SectorPlan plan_sector(const circuits::PorepParams& circuit, uint32_t partitions
   p.domain = next_pow2(p.shape.constraints);
   p.partition_bytes = estimate_partition_bytes(p.shape);
   p.key_bytes = estimate_key_bytes(p.shape);
+  p.key_host_bytes = p.key_bytes;
   p.budget_bytes = budget_bytes;
   p.devices = devices;
   p.assignment = assign_partitions(partitions, devices);
@@ -170,7 +176,12 @@ std::string SectorPlan::describe() const {
                    gib(partition_bytes));
   o << fmt::format("sector bytes     {} ({:.2f} GiB if every partition were resident)\n", partition_bytes * partitions,
                    gib(partition_bytes * partitions));
-  o << fmt::format("parameters       {:.2f} GiB resident (estimate; not counted in the budget)\n", gib(key_bytes));
+  if (key_host == groth16::HostQueries{})
+    o << fmt::format("parameters       {:.2f} GiB resident (estimate; not counted in the budget)\n", gib(key_bytes));
+  else
+    o << fmt::format("parameters       {:.2f} GiB, held on the device(s); the host keeps {}: {:.2f} GiB (estimate; not "
+                     "counted in the budget)\n",
+                     gib(key_bytes), key_host.describe(), gib(key_host_bytes));
   if (budget_bytes == 0)
     o << "memory budget    unlimited\n";
   else
@@ -231,6 +242,25 @@ SectorStream::SectorStream(std::vector<std::unique_ptr<groth16::Backend>> backen
 SectorStream::~SectorStream() = default;
 
 uint32_t SectorStream::devices() const { return uint32_t(impl_->backends.size()); }
+
+SectorStream::HeldKey SectorStream::hold_key(std::shared_ptr<const groth16::ProvingKey> key) {
+  if (!key) throw std::invalid_argument("sector stream: no key to hold");
+  HeldKey held;
+  held.host = groth16::HostQueries::none();
+  auto marked = std::make_shared<const groth16::ProvingKey>(groth16::with_residency(*key));
+  key.reset();  // from here only `marked` (and the caller's copies) reference the points
+  const uint64_t t0 = now_ns();
+  for (auto& b : impl_->backends) held.host = held.host | b->hold_key(*marked);
+  held.upload_ns = now_ns() - t0;
+  const uint64_t before = groth16::host_point_bytes(*marked);
+  if (held.host == groth16::HostQueries{}) {
+    held.key = std::move(marked);
+  } else {
+    held.key = std::make_shared<const groth16::ProvingKey>(groth16::keep_host_queries(*marked, held.host));
+    held.dropped_bytes = before - groth16::host_point_bytes(*held.key);
+  }
+  return held;
+}
 ParamsCache& SectorStream::params() { return impl_->cache; }
 
 SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_partition) {

@@ -30,6 +30,7 @@
 #include "prover/engine/engine.hpp"
 #include "prover/engine/params_cache.hpp"
 #include "prover/groth16/backend.hpp"
+#include "prover/groth16/key_residency.hpp"
 #include "prover/r1cs/shape.hpp"
 
 namespace cuzk::engine {
@@ -57,6 +58,10 @@ const SectorShape& sector_shape(const std::string& name);
 uint64_t estimate_partition_bytes(const r1cs::ShapeCounts& shape);
 // Bytes of the resident proving key of a circuit of this shape (circuits::groth16_key_bytes).
 uint64_t estimate_key_bytes(const r1cs::ShapeCounts& shape);
+// The share of those the host keeps once devices hold the key and the host keeps only the
+// queries `kept` names (prover/groth16/key_residency.hpp): estimate_key_bytes less the points
+// of the others.
+uint64_t estimate_key_host_bytes(const r1cs::ShapeCounts& shape, const groth16::HostQueries& kept);
 
 // Partitions resident at once under `budget_bytes` (capped at `partitions`); throws
 // SectorBudgetError naming the budget and the one-partition estimate in GiB when it is 0.
@@ -91,6 +96,10 @@ struct SectorPlan {
   uint64_t domain = 0;           // NTT domain: the next power of two >= constraints
   uint64_t partition_bytes = 0;  // estimate_partition_bytes
   uint64_t key_bytes = 0;        // the resident parameters (not counted in the budget)
+  // The queries the host keeps of them (every one unless devices hold the key: set by the
+  // caller, with key_host_bytes = estimate_key_host_bytes(shape, key_host)).
+  groth16::HostQueries key_host;
+  uint64_t key_host_bytes = 0;
   uint64_t budget_bytes = 0;
   uint32_t max_resident = 0;  // 0 when the budget cannot hold one partition
   uint32_t devices = 1;
@@ -172,6 +181,20 @@ class SectorStream {
   // another shape). The first failure of a stage stops the others and is rethrown here. Phases:
   // "synth/partition_<k>" and "prove/partition_<k>" under the caller's open phase.
   SectorResult prove(const SectorJob& job, const OnPartition& on_partition = {});
+
+  // What hold_key did.
+  struct HeldKey {
+    std::shared_ptr<const groth16::ProvingKey> key;  // the copy to prove with (SectorJob::key)
+    groth16::HostQueries host;                       // the queries that copy keeps on the host
+    uint64_t dropped_bytes = 0;                      // host point bytes it no longer references
+    uint64_t upload_ns = 0;                          // the devices' uploads, one after another
+  };
+  // Uploads `key` to every device now (Backend::hold_key) and returns a copy keeping on the host
+  // only the queries some backend still reads there. Once the caller drops its other references
+  // to `key`, the others' points are freed: a key generated in memory leaves most of its bytes
+  // to partitions (docs/engine.md, "Keys held on the device"). With a backend that holds
+  // nothing (the CPU), the copy keeps every query. A device failure is rethrown.
+  HeldKey hold_key(std::shared_ptr<const groth16::ProvingKey> key);
 
   uint32_t devices() const;
   ParamsCache& params();

@@ -31,6 +31,7 @@ struct Registry {
   std::mutex mu;
   std::map<std::string, BackendFactory> factories{{"cpu", [] { return make_cpu_backend(); }}};
   std::map<std::string, std::pair<DeviceBackendFactory, DeviceCounter>> device_factories;
+  std::map<std::string, HostQueries> held_host_queries;
   std::map<std::string, FixedBaseFactory> fixed_base;
 };
 Registry& registry() {
@@ -72,9 +73,17 @@ std::unique_ptr<Backend> make_backend(const std::string& name) {
   return f();
 }
 
-void register_device_backend(const std::string& name, DeviceBackendFactory factory, DeviceCounter count) {
+void register_device_backend(const std::string& name, DeviceBackendFactory factory, DeviceCounter count,
+                             HostQueries held) {
   std::lock_guard lk(registry().mu);
   registry().device_factories[name] = {std::move(factory), std::move(count)};
+  registry().held_host_queries[name] = held;
+}
+
+HostQueries backend_held_host_queries(const std::string& name) {
+  std::lock_guard lk(registry().mu);
+  auto it = registry().held_host_queries.find(name);
+  return it == registry().held_host_queries.end() ? HostQueries{} : it->second;
 }
 
 unsigned backend_device_count(const std::string& name) {

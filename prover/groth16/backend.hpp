@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "prover/groth16/key_residency.hpp"
 #include "prover/groth16/keys.hpp"
 #include "prover/groth16/prover.hpp"
 
@@ -42,6 +43,11 @@ class Backend {
   }
   // Drops whatever the backend keeps resident for `pk` (device copies of the key's points).
   virtual void release(const ProvingKey& /*pk*/) {}
+  // Uploads `pk`'s points to the device now, as its first proof would, and keeps them there
+  // (under pk.identity()); returns the queries proving still reads on the host
+  // (prover/groth16/key_residency.hpp). A backend without a device holds nothing and reads
+  // every query (the default).
+  virtual HostQueries hold_key(const ProvingKey& /*pk*/) { return {}; }
   // Bytes in use on the backend's device now, by every process (what nvidia-smi shows as used);
   // nullopt for a backend without a device of its own (the CPU).
   virtual std::optional<uint64_t> device_used_bytes() { return std::nullopt; }
@@ -63,9 +69,15 @@ std::unique_ptr<Backend> make_cpu_backend(ThreadPool* pool = nullptr);
 // exactly one device, index 0 ("cpu": the whole host).
 using DeviceBackendFactory = std::function<std::unique_ptr<Backend>(unsigned device)>;
 using DeviceCounter = std::function<unsigned()>;
-void register_device_backend(const std::string& name, DeviceBackendFactory factory, DeviceCounter count);
+// `held`: the queries its instances still read on the host once they hold a key (what their
+// hold_key returns), known before any instance exists so that a plan can count them.
+void register_device_backend(const std::string& name, DeviceBackendFactory factory, DeviceCounter count,
+                             HostQueries held = {});
 // Devices `name` can use here: the registered counter's answer, else 1.
 unsigned backend_device_count(const std::string& name);
+// The queries a backend of `name` reads on the host once it holds a key: as registered, else
+// every query (a backend without devices, such as the CPU, holds nothing).
+HostQueries backend_held_host_queries(const std::string& name);
 // The backend on device `device`: make_backend(name) for device 0 of a backend without a
 // device factory; std::invalid_argument for another index of such a backend.
 std::unique_ptr<Backend> make_backend_on(const std::string& name, unsigned device);

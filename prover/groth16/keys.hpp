@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,16 +34,31 @@ class PointArray {
     a.n_ = n;
     return a;
   }
+  // n points that only a device holds: the count stays, the host has no points to read
+  // (prover/groth16/key_residency.hpp).
+  static PointArray device_only(size_t n) {
+    PointArray a;
+    a.n_ = n;
+    return a;
+  }
+  bool has_points() const { return n_ == 0 || data_ != nullptr; }
   size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
-  const T* data() const { return data_; }
+  const T* data() const {
+    // A reader on the host of points only a device holds is a caller's mistake, not a crash
+    // (std::span's range constructor reads here too).
+    if (!has_points()) throw std::logic_error("a key query whose points only a device holds was read on the host");
+    return data_;
+  }
   const T& operator[](size_t i) const { return data_[i]; }
   const T& back() const { return data_[n_ - 1]; }
   const T* begin() const { return data_; }
   const T* end() const { return data_ + n_; }
-  operator std::span<const T>() const { return {data_, n_}; }  // NOLINT
-  // The same points in the same order, wherever each array's memory comes from.
+  operator std::span<const T>() const { return {data(), n_}; }  // NOLINT
+  // The same points in the same order, wherever each array's memory comes from (arrays only a
+  // device holds: the same count).
   friend bool operator==(const PointArray& a, const PointArray& b) {
+    if (!a.has_points() || !b.has_points()) return a.has_points() == b.has_points() && a.n_ == b.n_;
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
 
@@ -86,6 +102,11 @@ struct ProvingKey {
   PointArray<g1_affine_t> l_query;     // num_aux
   uint64_t seed = 0;             // toxic-waste seed (generated keys only; 0 for imported ones)
   std::string origin;            // "generated", "file:<path>", "zkey:<path>"
+  // Set on a key held on devices (groth16::with_residency): shared by its copies, including
+  // those whose host points were dropped, so that a device knows them all as one key.
+  std::shared_ptr<const void> residency;
+  // What a backend keeps device copies under: the residency token, else the H query's address.
+  const void* identity() const { return residency ? residency.get() : static_cast<const void*>(h_query.data()); }
   // The same keys: every point and count (where the points live and `origin` aside).
   bool same_keys(const ProvingKey& o) const {
     return vk == o.vk && convention == o.convention && num_inputs == o.num_inputs && num_aux == o.num_aux &&

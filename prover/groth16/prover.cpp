@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "prover/groth16/key_residency.hpp"
 #include "prover/instr/phase.hpp"
 #include "prover/msm/msm.hpp"
 #include "prover/ntt/ntt.hpp"
@@ -120,6 +121,7 @@ Proof assemble(const ProvingKey& pk, const MsmResults& m, const Randomness& rs) 
 
 Proof prove_cpu(const ProvingKey& pk, const Witness& w, const Randomness& rs, ThreadPool* pool) {
   check_witness_shape(pk, w);
+  require_host_points(pk, HostQueries{}, "the CPU prover");
   ThreadPool& tp = pick(pool);
   std::vector<fr_t> h = compute_h(pk.convention, w, pk.domain_size, &tp);
   if (h.size() != pk.h_query.size())

@@ -302,6 +302,29 @@ TEST_CASE("CUDA errors are exceptions naming what was needed") {
 // Fault injection on the device (docs/reliability.md): a job that runs out of device memory or
 // hits a CUDA error mid-stage fails with the reason, gives back every device buffer it held,
 // and the same backend proves the next job. Run alone: `test_gpu "[faults]"`.
+TEST_CASE("a key held on the device proves without its host points, in both schedules, until released") {
+  PorepBatch batch;
+  INFO("r, s seed " << batch.seed);
+  const auto& [f, seed, ws, rs, cpu] = batch;
+  for (bool overlap : {false, true}) {
+    INFO("overlap " << overlap);
+    auto be = cuda::make_cuda_backend({.overlap = overlap});
+    const groth16::ProvingKey marked = groth16::with_residency(f.pk);
+    const groth16::HostQueries host = be->hold_key(marked);
+    // Only the G2 query stays on the host, and only where msm_b_g2 runs on CPU threads.
+    CHECK(host == groth16::HostQueries{false, false, !cuda::msm_b_g2_on_gpu(), false, false});
+    const groth16::ProvingKey dropped = groth16::keep_host_queries(marked, host);
+    CHECK_FALSE(dropped.h_query.has_points());
+    CHECK(be->prove_batch(dropped, ws, rs) == cpu);
+    // Once the device lets the key go, the copy without points cannot be uploaded again: a
+    // clear error, no crash.
+    be->release(dropped);
+    CHECK_THROWS_WITH(be->prove_batch(dropped, ws, rs), Catch::Contains("upload of the key") &&
+                                                           Catch::Contains("load or generate the key again"));
+    CHECK(be->prove_batch(f.pk, ws, rs) == cpu);  // the whole key still proves
+  }
+}
+
 TEST_CASE("a device fault mid-proof fails the job, frees device memory, and the next job proves", "[faults]") {
   // A circuit whose key and a/b/c take tens of MiB on the device, so that a leak would show
   // beyond cudaMemGetInfo's granularity (2 MiB pages).
