@@ -16,6 +16,8 @@
 #include "prover/groth16/setup.hpp"
 #include "prover/groth16/verifier.hpp"
 #include "prover/synth/synth.hpp"
+#include "harness/measure/results.hpp"
+#include "test_util.hpp"
 
 using namespace cuzk;
 using groth16::HostQueries;
@@ -192,4 +194,21 @@ TEST_CASE("the plan counts only what the host keeps of a held key") {
   p.key_host = g2;
   p.key_host_bytes = host;
   CHECK(p.describe().find("held on the device(s); the host keeps the B (G2) query") != std::string::npos);
+}
+
+TEST_CASE("cuzk-bench prove --sector --params-in-memory: generated for the run, nothing cached") {
+  cuzk::test::TempDir d;
+  auto r = cuzk::test::run_bench("prove --sector 2e12x3 --params-in-memory --seed 3 --out out.jsonl", d.path());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("in memory for this run, not cached (--params-in-memory)") != std::string::npos);
+  CHECK(r.out.find("every proof verified") != std::string::npos);
+  // The CPU backend holds nothing on a device: the host keeps the whole key, and the record says so.
+  CHECK(r.err.find("held on") == std::string::npos);
+  const auto f = cuzk::read_results(d.file("out.jsonl"));
+  REQUIRE(f.samples.size() == 1);
+  const auto& s = f.samples[0].value["sector"];
+  CHECK(s["key_host_bytes"] == s["key_bytes"]);
+  CHECK(s["key_bytes"].get<uint64_t>() > 0);
+  CHECK_FALSE(cuzk::test::exists(d.file("results/local/params/porep-c1-l0-p0-d2-seed1.params")));
 }

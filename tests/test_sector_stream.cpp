@@ -387,6 +387,8 @@ TEST_CASE("cuzk-bench prove --sector: plan, progress per partition, verified pro
                          Bad{"--synth-threads 2", "need --sector"},
                          Bad{"--sector 2e12x3 --partition-threads 0", "--partition-threads must be at least 1"},
                          Bad{"--partition-threads 2", "need --sector"},
+                         Bad{"--params-in-memory", "need --sector"},
+                         Bad{"--sector 2e12x3 --params-in-memory --params p.params", "drop --params"},
                          Bad{"--gpus 1", "need --sector"}}) {
       auto e = cuzk::test::run_bench(std::string("prove ") + b.args + " --out b.jsonl", d.path());
       INFO(b.args << "\n" << e.err);

@@ -75,6 +75,7 @@ struct ProveOptions {
   std::optional<int64_t> synth_threads;
   std::optional<int64_t> partition_threads;
   bool plan = false;
+  bool params_in_memory = false;  // --params-in-memory
   bool gpu_activity = false;  // --gpu-activity: GPU time without gaps (docs/counters.md)
 };
 
@@ -201,6 +202,7 @@ SectorJobSpec sector_spec(const ProveOptions& o) {
   spec.params_seed = o.params_seed;
   spec.rs_seed = o.seed;
   spec.params_file = o.params;
+  spec.params_in_memory = o.params_in_memory;
   spec.case_name = "sector-" + o.sector;
   spec.warmups = o.warmup_plan.count;
   spec.reps = o.reps;
@@ -292,6 +294,9 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
       "the partitions synthesized at once; 1: serial synthesis)");
   sub->add_flag("--plan", o->plan,
                 "with --sector: print the plan (constraints, bytes, resident partitions, devices) and exit");
+  sub->add_flag("--params-in-memory", o->params_in_memory,
+                "with --sector: generate the parameters in memory for this run (not cached) and hold them on the "
+                "devices, the host keeping only what proving reads there (what a key too large for the disk gets)");
   sub->add_option("--params", o->params, "parameter file (default: generated once and cached in results/local/params)");
   sub->add_option("--params-seed", o->params_seed, "toxic-waste seed of generated parameters (srs generate's too)")
       ->capture_default_str()
@@ -336,9 +341,12 @@ Registrar reg_prove("prove", [](CLI::App& app) -> Runner {
     if (gpus_opt->count() > 0) opt.gpus = *gpus;
     if (synth_opt->count() > 0) opt.synth_threads = *synth_threads;
     if (partition_threads_opt->count() > 0) opt.partition_threads = *partition_threads;
-    if (sector_opt->count() == 0 &&
-        (opt.memory_budget || opt.gpus || opt.synth_threads || opt.partition_threads || opt.plan))
-      throw Error("--memory-budget, --gpus, --synth-threads, --partition-threads and --plan need --sector");
+    if (sector_opt->count() == 0 && (opt.memory_budget || opt.gpus || opt.synth_threads || opt.partition_threads ||
+                                     opt.plan || opt.params_in_memory))
+      throw Error(
+          "--memory-budget, --gpus, --synth-threads, --partition-threads, --plan and --params-in-memory need --sector");
+    if (opt.params_in_memory && !opt.params.empty())
+      throw Error("--params-in-memory generates the parameters: drop --params, or drop --params-in-memory to use the file");
     // Every mode: a bad count is refused before anything runs or is written.
     if (opt.reps < 1) throw Error(fmt::format("--reps must be at least 1 (got {})", opt.reps));
     if (copt->count() > 0) opt.counters = *counters;

@@ -80,10 +80,11 @@ bool params_missing(const circuits::PorepParams& circuit, const SectorJobSpec& s
 }  // namespace
 
 bool sector_params_missing(const engine::SectorPlan& plan, const SectorJobSpec& spec) {
-  return params_missing(plan.circuit, spec);
+  return (spec.params_in_memory && spec.params_file.empty()) || params_missing(plan.circuit, spec);
 }
 
 bool sector_params_in_memory(const circuits::PorepParams& circuit, uint64_t key_bytes, const SectorJobSpec& spec) {
+  if (spec.params_in_memory && spec.params_file.empty()) return true;
   if (!params_missing(circuit, spec)) return false;
   const std::string cache = porep_params_cache_path(circuit, spec.params_seed);
   std::error_code ec;
@@ -150,10 +151,11 @@ SectorJobResult run_sector_job(Session& session, const SectorJobSpec& spec, cons
   std::string params_path;
   if (sector_params_in_memory(plan.circuit, plan.key_bytes, spec)) {
     fmt::print(stderr,
-               "[{}] {}: the parameters (about {:.1f} GiB) do not fit the free disk space beside {}: generating them "
-               "in memory for this run, not cached\n",
+               "[{}] {}: generating the parameters (about {:.1f} GiB) in memory for this run, not cached ({})\n",
                spec.suite, spec.case_name, sector_gib(plan.key_bytes),
-               porep_params_cache_path(plan.circuit, spec.params_seed));
+               spec.params_in_memory ? "--params-in-memory"
+                                     : "the file would not fit the free disk space beside " +
+                                           porep_params_cache_path(plan.circuit, spec.params_seed));
     engine::SectorStream::HeldKey held = stream.hold_key(std::make_shared<const groth16::ProvingKey>(
         generate_porep_keys_reported(plan.circuit, spec.circuit_seed, spec.params_seed, spec.backend, spec.suite,
                                      spec.case_name)));

@@ -38,6 +38,7 @@ struct SectorJobSpec {
   uint64_t circuit_seed = 42, params_seed = 1;
   std::optional<uint64_t> rs_seed;
   std::string params_file;  // "" -> the results/local/params cache
+  bool params_in_memory = false;  // generate them in memory for this run even where the file would fit
   std::string suite = "prove", case_name = "sector";
   int warmups = 0, reps = 1;
   std::function<void(int rep, bool warm)> on_rep;
@@ -52,10 +53,12 @@ engine::SectorPlan sector_job_plan(const SectorJobSpec& spec);
 // process may use (std::invalid_argument naming the limit); `generating`: the parameters are
 // to be generated first, whose estimate (circuits::groth16_prove_bytes) is larger.
 void check_sector_job(const engine::SectorPlan& plan, bool generating, const std::string& who);
-// Whether run_sector_job would generate parameters (no file given, none cached yet).
+// Whether run_sector_job would generate parameters (no file given, and none cached yet or
+// params_in_memory).
 bool sector_params_missing(const engine::SectorPlan& plan, const SectorJobSpec& spec);
-// Whether it would generate them in memory, not cached: missing, and a key of `key_bytes` (plus
-// 1 GiB) would not fit the free disk space beside the cache. Such a key is held on the devices
+// Whether it would generate them in memory, not cached: asked for (params_in_memory, no file
+// given), or missing and a key of `key_bytes` (plus 1 GiB) would not fit the free disk space
+// beside the cache. Such a key is held on the devices
 // (engine::SectorStream::hold_key), the host keeping only the queries their backend reads there.
 bool sector_params_in_memory(const circuits::PorepParams& circuit, uint64_t key_bytes, const SectorJobSpec& spec);
 
