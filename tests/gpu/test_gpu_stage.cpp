@@ -319,8 +319,8 @@ TEST_CASE("a key held on the device proves without its host points, in both sche
     // Once the device lets the key go, the copy without points cannot be uploaded again: a
     // clear error, no crash.
     be->release(dropped);
-    CHECK_THROWS_WITH(be->prove_batch(dropped, ws, rs), Catch::Contains("upload of the key") &&
-                                                           Catch::Contains("load or generate the key again"));
+    CHECK_THROWS_WITH(be->prove_batch(dropped, ws, rs), Catch::Matchers::Contains("upload of the key") &&
+                                                           Catch::Matchers::Contains("load or generate the key again"));
     CHECK(be->prove_batch(f.pk, ws, rs) == cpu);  // the whole key still proves
   }
 }
