@@ -371,6 +371,17 @@ TEST_CASE("cuzk-bench prove --sector: plan, progress per partition, verified pro
   CHECK(s["sector"]["peak_resident"].get<int>() >= 1);
   CHECK(s["sector"]["peak_gpu_used_bytes"].is_null());  // the CPU backend has no device memory
   CHECK(s["sector"]["partitions"][0]["gpu_used_bytes"].is_null());
+  CHECK(s["parameters"]["budget_bytes"] == 1073741);  // as given: 0.001 GiB
+
+  // A default budget follows the machine's free memory: the case records "default", so two runs
+  // under it are one case for compare; the bytes used are in the sector object.
+  auto def = cuzk::test::run_bench("prove --sector 2e12x3 --seed 3 --out def.jsonl", d.path());
+  INFO(def.err);
+  REQUIRE(def.code == 0);
+  const auto fd = cuzk::read_results(d.file("def.jsonl"));
+  REQUIRE(fd.samples.size() == 1);
+  CHECK(fd.samples[0].value["parameters"]["budget_bytes"] == "default");
+  CHECK(fd.samples[0].value["sector"]["budget_bytes"].get<uint64_t>() > 0);
 
   SECTION("bad input: one clear error, exit 2, nothing written") {
     struct Bad {

@@ -232,7 +232,6 @@ int run_prove_sector(const ProveOptions& o) {
   } catch (const std::exception& e) {  // the budget below one partition, or beyond this machine
     throw Error(e.what());
   }
-  spec.budget_bytes = plan.budget_bytes;
   fmt::print(stderr,
              "sector {}: {} partition(s) of {} constraints, at most {} resident ({} each, budget {}), {} synthesized at "
              "once ({} thread(s) each), {} device(s)\n",

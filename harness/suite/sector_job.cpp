@@ -187,7 +187,11 @@ SectorJobResult run_sector_job(Session& session, const SectorJobSpec& spec, cons
                                    {"parents", plan.circuit.parents},
                                    {"depth", plan.circuit.depth},
                                    {"constraints", plan.shape.constraints},
-                                   {"budget_bytes", plan.budget_bytes},
+                                   // A default budget follows the machine's free memory at
+                                   // the run: recorded as "default" so that runs under it
+                                   // compare (the bytes are in the sector object).
+                                   {"budget_bytes", spec.budget_bytes ? nlohmann::json(*spec.budget_bytes)
+                                                                      : nlohmann::json("default")},
                                    {"gpus", plan.devices},
                                    {"backend", spec.backend},
                                    {"rs_seed", spec.rs_seed ? nlohmann::json(*spec.rs_seed) : nlohmann::json("secure")},
