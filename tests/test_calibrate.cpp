@@ -25,7 +25,15 @@ TEST_CASE("calibrate: normal quantile and runs needed", "[calibrate]") {
   // threshold 3%: n2 = (pi/2) 2 1.642375 0.0004 / 0.0004 = 5.16 -> 6
   CHECK(runs_needed(0.05, 0.02, 0.05, 0.9, 0.03) == 6);
   CHECK(runs_needed(0.03, 0.02, 0.05, 0.9, 0.03) == -1);
-  CHECK(runs_needed(0.10, 0.001, 0.05, 0.9, 0.0) == 2);
+  // A tiny spread needs, by the formula, 1 run; the exact rank test needs 4 per side before any
+  // p-value can fall below 0.05 (2 / C(6, 3) = 0.1 with 3), and 5 at alpha 0.01.
+  CHECK(runs_needed(0.10, 0.001, 0.05, 0.9, 0.0) == 4);
+  CHECK(cuzk::power::min_runs_rank_test(0.05) == 4);
+  CHECK(cuzk::power::min_runs_rank_test(0.01) == 5);
+  // The signed-rank test over rounds: 2 / 2^5 = 0.0625, 2 / 2^6 = 0.031.
+  CHECK(cuzk::power::min_rounds_signed_rank(0.05) == 6);
+  CHECK(cuzk::power::paired_rounds_needed(1.2, 0.001, 0.05, 0.9, 0.0) == 6);
+  CHECK(cuzk::power::paired_rounds_needed(1.0, 0.001, 0.05, 0.9, 0.05) == 2);  // within: the t CI, no floor
 }
 
 namespace {

@@ -298,3 +298,24 @@ TEST_CASE("the summary sets apart changes that may be chance among the phases co
   CHECK(t.find("proof/prove/assemble") > chance);
   CHECK(t.find("proof/prove/pin_abc") < chance);
 }
+
+TEST_CASE("a large change on too few samples for the rank test: at least 4 per side, not the formula's 2") {
+  TempDir d;
+  StorySpec a, b;
+  a.seed = 41;
+  b.seed = 43;
+  a.sigma = b.sigma = 0.01;
+  a.reps = b.reps = 3;
+  b.synth_ms = 800;  // proof about +50%, beside 1% noise
+  cuzk::test::write_story(d.file("a.jsonl"), a);
+  cuzk::test::write_story(d.file("b.jsonl"), b);
+  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  REQUIRE(c.summaries.size() == 1);
+  const auto& s = c.summaries[0];
+  INFO(s.text);
+  // With 3 per side the exact test's smallest p is 2 / C(6, 3) = 0.1: no verdict can be called.
+  REQUIRE(s.verdict == "too noisy");
+  CHECK(s.rounds_needed == 4);
+  CHECK(s.text.find("would take at least 4 samples per side (now 3): with fewer, the exact rank test's p-value "
+                    "cannot fall below alpha 0.05") != std::string::npos);
+}

@@ -122,6 +122,12 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
       s.rounds_needed = power::paired_rounds_needed(r.ratio, r.sd_log_ratio, o.alpha, kPower, r.threshold);
       if (s.rounds_needed < 0)
         text += fmt::format(" The change sits at the {:g}% threshold: no number of rounds settles it.", 100 * r.threshold);
+      else if (e > std::log1p(r.threshold) && s.rounds_needed == power::min_rounds_signed_rank(o.alpha) &&
+               r.observations_a < size_t(s.rounds_needed))
+        text += fmt::format(
+            " To call a change of this size ({}) {} would take at least {} rounds (now {}): with fewer, the exact "
+            "signed-rank test's p-value cannot fall below alpha {:g}, however steady the rounds.",
+            output::change_pct(r.ratio), r.ratio > 1 ? "slower" : "faster", s.rounds_needed, r.observations_a, o.alpha);
       else
         text += fmt::format(
             " To {} with 90% power would take about {} rounds (now {}; the paired formula with this run's sd of the "
@@ -137,7 +143,13 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
       const size_t now = std::min(r.observations_a, r.observations_b);
       if (effect > r.threshold) {
         s.rounds_needed = power::runs_needed(effect, cv, o.alpha, kPower, r.threshold);
-        text += fmt::format(
+        if (s.rounds_needed == power::min_runs_rank_test(o.alpha) && now < size_t(s.rounds_needed))
+          text += fmt::format(
+              " To call a change of this size ({}) {} would take at least {} {} per side (now {}): with fewer, the "
+              "exact rank test's p-value cannot fall below alpha {:g}, however small the spread.",
+              output::change_pct(r.ratio), r.ratio > 1 ? "slower" : "faster", s.rounds_needed, r.unit, now, o.alpha);
+        else
+          text += fmt::format(
             " To call a change of this size ({}) {} with 90% power would take about {} {} per side (now {}; "
             "calibrate's formula with this run's spread, cv {:.1f}%).",
             output::change_pct(r.ratio), r.ratio > 1 ? "slower" : "faster", s.rounds_needed, r.unit, now, 100 * cv);

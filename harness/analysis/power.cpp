@@ -25,13 +25,29 @@ double normal_quantile(double p) {
   return 0.5 * (lo + hi);
 }
 
+int min_runs_rank_test(double alpha) {
+  // C(2n, n) grows past 2 / alpha quickly: n = 4 at alpha 0.05, 5 at 0.01.
+  for (int n = 1; n < 64; ++n) {
+    double c = 1;
+    for (int i = 1; i <= n; ++i) c = c * static_cast<double>(n + i) / static_cast<double>(i);
+    if (2.0 / c < alpha) return n;
+  }
+  return 64;
+}
+
+int min_rounds_signed_rank(double alpha) {
+  for (int n = 1; n < 64; ++n)
+    if (2.0 / std::ldexp(1.0, n) < alpha) return n;
+  return 64;
+}
+
 int runs_needed(double effect, double cv, double alpha, double power, double threshold) {
   if (!(effect > threshold)) return -1;
   const double za = normal_quantile(1 - alpha / 2), zb = normal_quantile(power);
   const double n1 = (pi / 3) * 2 * (za + zb) * (za + zb) * cv * cv / (effect * effect);
   const double d = effect - threshold;
   const double n2 = (pi / 2) * 2 * zb * zb * cv * cv / (d * d);
-  return std::max(2, static_cast<int>(std::ceil(std::max(n1, n2))));
+  return std::max(min_runs_rank_test(alpha), static_cast<int>(std::ceil(std::max(n1, n2))));
 }
 
 int runs_to_rule_out(double effect, double cv, double alpha, double power, double threshold) {
@@ -49,7 +65,7 @@ int paired_rounds_needed(double ratio, double s, double alpha, double power, dou
   if (e > lt) {
     const double n1 = (pi / 3) * (za + zb) * (za + zb) * s * s / (e * e);
     const double n2 = zb * zb * s * s / ((e - lt) * (e - lt));
-    return rounds(std::max(n1, n2));
+    return std::max(min_rounds_signed_rank(alpha), rounds(std::max(n1, n2)));
   }
   if (e < lt) return rounds((za + zb) * (za + zb) * s * s / ((lt - e) * (lt - e)));
   return -1;
