@@ -10,6 +10,7 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <variant>
 
 #include "prover/circuits/porep_shape.hpp"
 #include "prover/groth16/params_file.hpp"
@@ -38,9 +39,10 @@ using Assignment = r1cs::ProvingAssignment<r1cs::DefaultPolicy>;
 
 // A synthesized partition: serially (one thread, the build's synthesis policy) or sliced.
 struct Synthesized {
-  std::optional<Assignment> serial;
-  synth::SlicedAssignment sliced;
-  groth16::Witness witness() const { return serial ? groth16::witness_of(*serial) : groth16::witness_of(sliced); }
+  std::variant<Assignment, synth::SlicedAssignment> assignment;
+  groth16::Witness witness() const {
+    return std::visit([](const auto& a) { return groth16::witness_of(a); }, assignment);
+  }
 };
 
 }  // namespace
@@ -332,15 +334,16 @@ SectorResult SectorStream::prove(const SectorJob& job, const OnPartition& on_par
         // that no more than the resident partitions exist at once.
         const circuits::PorepCircuit circuit = circuits::PorepCircuit::generate(job.circuit, job.circuit_seed + k);
         res.public_inputs[k] = circuit.public_inputs();
-        auto a = std::make_unique<Synthesized>();
+        std::unique_ptr<Synthesized> a;
         rec.synth_begin = now_ns();
         {
           instr::Phase s("synth", parent);
           instr::Phase part("partition_" + std::to_string(k), instr::current_path());
           if (res.partition_threads == 1)
-            a->serial = synth::prove_assignment<r1cs::DefaultPolicy>(circuit);
+            a = std::make_unique<Synthesized>(synth::prove_assignment<r1cs::DefaultPolicy>(circuit));
           else
-            a->sliced = synth::prove_assignment_sliced<r1cs::DefaultPolicy>(circuit, shape, res.partition_threads);
+            a = std::make_unique<Synthesized>(
+                synth::prove_assignment_sliced<r1cs::DefaultPolicy>(circuit, shape, res.partition_threads));
         }
         rec.synth_end = now_ns();
         {
