@@ -43,8 +43,10 @@ groth16::PointArray<T> copy_of(const groth16::PointArray<T>& q) {
 // key of the identity it holds, with its own G1 points and the key's G2 query.
 class HoldingDevice final : public groth16::Backend {
  public:
+  explicit HoldingDevice(bool fail = false) : fail_(fail) {}
   std::string name() const override { return "holding"; }
   HostQueries hold_key(const ProvingKey& pk) override {
+    if (fail_) throw std::runtime_error("holding device: out of device memory");
     held_ = pk;
     held_.a_query = copy_of(pk.a_query);
     held_.b_g1_query = copy_of(pk.b_g1_query);
@@ -68,6 +70,7 @@ class HoldingDevice final : public groth16::Backend {
   int holds = 0;
 
  private:
+  bool fail_;
   ProvingKey held_;
   const void* id_ = nullptr;
 };
@@ -176,6 +179,15 @@ TEST_CASE("hold_key: a backend without a device keeps every query; a held copy i
   const auto dropped = d.hold_key(fresh_key()).key;
   CHECK_THROWS_WITH(s.prove(job_with(dropped, 1)), Catch::Contains("the CPU prover reads the key's A query"));
   CHECK_THROWS_AS(s.hold_key(nullptr), std::invalid_argument);
+
+  // A device that cannot hold the key: its error reaches the caller, the others' uploads done.
+  std::vector<std::unique_ptr<groth16::Backend>> two;
+  two.push_back(std::make_unique<HoldingDevice>());
+  two.push_back(std::make_unique<HoldingDevice>(/*fail=*/true));
+  auto* ok = static_cast<HoldingDevice*>(two[0].get());
+  engine::SectorStream t(std::move(two), 0);
+  CHECK_THROWS_WITH(t.hold_key(fresh_key()), Catch::Contains("out of device memory"));
+  CHECK(ok->holds == 1);
 }
 
 TEST_CASE("the plan counts only what the host keeps of a held key") {

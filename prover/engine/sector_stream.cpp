@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -252,7 +253,30 @@ SectorStream::HeldKey SectorStream::hold_key(std::shared_ptr<const groth16::Prov
   auto marked = std::make_shared<const groth16::ProvingKey>(groth16::with_residency(*key));
   key.reset();  // from here only `marked` (and the caller's copies) reference the points
   const uint64_t t0 = now_ns();
-  for (auto& b : impl_->backends) held.host = held.host | b->hold_key(*marked);
+  // One thread a device: each upload goes over its own link.
+  const size_t G = impl_->backends.size();
+  std::vector<groth16::HostQueries> kept(G);
+  std::vector<std::exception_ptr> errors(G);
+  {
+    std::vector<std::jthread> uploads;
+    for (size_t d = 0; d < G; ++d) {
+      auto upload = [&, d] {
+        try {
+          kept[d] = impl_->backends[d]->hold_key(*marked);
+        } catch (...) {
+          errors[d] = std::current_exception();
+        }
+      };
+      if (G == 1)
+        upload();
+      else
+        uploads.emplace_back(upload);
+    }
+  }
+  for (size_t d = 0; d < G; ++d) {
+    if (errors[d]) std::rethrow_exception(errors[d]);
+    held.host = held.host | kept[d];
+  }
   held.upload_ns = now_ns() - t0;
   const uint64_t before = groth16::host_point_bytes(*marked);
   if (held.host == groth16::HostQueries{}) {

@@ -187,10 +187,10 @@ class SectorStream {
     std::shared_ptr<const groth16::ProvingKey> key;  // the copy to prove with (SectorJob::key)
     groth16::HostQueries host;                       // the queries that copy keeps on the host
     uint64_t dropped_bytes = 0;                      // host point bytes it no longer references
-    uint64_t upload_ns = 0;                          // the devices' uploads, one after another
+    uint64_t upload_ns = 0;                          // the devices' uploads (at once, a thread each)
   };
-  // Uploads `key` to every device now (Backend::hold_key) and returns a copy keeping on the host
-  // only the queries some backend still reads there. Once the caller drops its other references
+  // Uploads `key` to every device now (Backend::hold_key, a thread a device) and returns a copy
+  // keeping on the host only the queries some backend still reads there. Once the caller drops its other references
   // to `key`, the others' points are freed: a key generated in memory leaves most of its bytes
   // to partitions (docs/engine.md, "Keys held on the device"). With a backend that holds
   // nothing (the CPU), the copy keeps every query. A device failure is rethrown.
