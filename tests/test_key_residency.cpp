@@ -206,6 +206,8 @@ TEST_CASE("the plan counts only what the host keeps of a held key") {
   p.key_host = g2;
   p.key_host_bytes = host;
   CHECK(p.describe().find("held on the device(s); the host keeps the B (G2) query") != std::string::npos);
+  p.key_host = HostQueries::none();
+  CHECK(p.describe().find("held on the device(s); the host keeps none of them") != std::string::npos);
 }
 
 TEST_CASE("cuzk-bench prove --sector --params-in-memory: generated for the run, nothing cached") {
@@ -214,6 +216,8 @@ TEST_CASE("cuzk-bench prove --sector --params-in-memory: generated for the run, 
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   CHECK(r.err.find("in memory for this run, not cached (--params-in-memory)") != std::string::npos);
+  auto plan = cuzk::test::run_bench("prove --sector 2e12x3 --params-in-memory --plan", d.path());
+  CHECK(plan.out.find("resident, generated in memory for the run") != std::string::npos);
   CHECK(r.out.find("every proof verified") != std::string::npos);
   // The CPU backend holds nothing on a device: the host keeps the whole key, and the record says so.
   CHECK(r.err.find("held on") == std::string::npos);

@@ -53,16 +53,15 @@ engine::SectorPlan sector_job_plan(const SectorJobSpec& spec) {
   const r1cs::ShapeCounts counts = circuits::porep_shape_by_parts(shape.circuit);
   // A key generated in memory is held on the devices, and the host keeps only what their
   // backend reads there; a key from a file is mapped, its pages the kernel's to reclaim.
-  const groth16::HostQueries host =
-      sector_params_in_memory(shape.circuit, engine::estimate_key_bytes(counts), spec)
-          ? groth16::backend_held_host_queries(spec.backend)
-          : groth16::HostQueries{};
+  const bool in_memory = sector_params_in_memory(shape.circuit, engine::estimate_key_bytes(counts), spec);
+  const groth16::HostQueries host = in_memory ? groth16::backend_held_host_queries(spec.backend) : groth16::HostQueries{};
   const uint64_t key = engine::estimate_key_host_bytes(counts, host);
   const uint64_t budget = spec.budget_bytes ? *spec.budget_bytes : default_sector_budget(key);
   engine::SectorPlan plan = engine::plan_sector(shape.circuit, shape.partitions, budget, devices, spec.synth_threads,
                                                     spec.partition_threads);
   plan.key_host = host;
   plan.key_host_bytes = key;
+  plan.key_in_memory = in_memory;
   if (!spec.budget_bytes && budget != 0) {
     const uint64_t room = limits::memory_headroom(limits::read_memory_limits()).value_or(0);
     plan.budget_note = fmt::format(
@@ -149,7 +148,8 @@ SectorJobResult run_sector_job(Session& session, const SectorJobSpec& spec, cons
   // budget counted on it).
   std::shared_ptr<const groth16::ProvingKey> key;
   std::string params_path;
-  if (sector_params_in_memory(plan.circuit, plan.key_bytes, spec)) {
+  // The plan's decision, not a second look at the disk: its budget counted on it.
+  if (plan.key_in_memory) {
     fmt::print(stderr,
                "[{}] {}: generating the parameters (about {:.1f} GiB) in memory for this run, not cached ({})\n",
                spec.suite, spec.case_name, sector_gib(plan.key_bytes),
@@ -161,9 +161,12 @@ SectorJobResult run_sector_job(Session& session, const SectorJobSpec& spec, cons
                                      spec.case_name)));
     if (held.dropped_bytes > 0)
       fmt::print(stderr, "[{}] {}: the parameters are held on {} device(s), uploaded in {:.1f} s; the host keeps {} "
-                 "({:.1f} GiB) and has freed {:.1f} GiB\n",
-                 spec.suite, spec.case_name, stream.devices(), double(held.upload_ns) / 1e9, held.host.describe(),
-                 sector_gib(groth16::host_point_bytes(*held.key)), sector_gib(held.dropped_bytes));
+                 "and has freed {:.1f} GiB\n",
+                 spec.suite, spec.case_name, stream.devices(), double(held.upload_ns) / 1e9,
+                 held.host == groth16::HostQueries::none()
+                     ? std::string("none of them")
+                     : fmt::format("{} ({:.1f} GiB)", held.host.describe(), sector_gib(groth16::host_point_bytes(*held.key))),
+                 sector_gib(held.dropped_bytes));
     key = std::move(held.key);
   } else {
     params_path = ensure_porep_params(plan.circuit, spec.circuit_seed, spec.params_seed, spec.params_file, spec.suite,

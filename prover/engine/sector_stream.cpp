@@ -40,6 +40,7 @@ using Assignment = r1cs::ProvingAssignment<r1cs::DefaultPolicy>;
 
 // A synthesized partition: serially (one thread, the build's synthesis policy) or sliced.
 struct Synthesized {
+  explicit Synthesized(std::variant<Assignment, synth::SlicedAssignment> a) : assignment(std::move(a)) {}
   std::variant<Assignment, synth::SlicedAssignment> assignment;
   groth16::Witness witness() const {
     return std::visit([](const auto& a) { return groth16::witness_of(a); }, assignment);
@@ -180,10 +181,15 @@ std::string SectorPlan::describe() const {
   o << fmt::format("sector bytes     {} ({:.2f} GiB if every partition were resident)\n", partition_bytes * partitions,
                    gib(partition_bytes * partitions));
   if (key_host == groth16::HostQueries{})
-    o << fmt::format("parameters       {:.2f} GiB resident (estimate; not counted in the budget)\n", gib(key_bytes));
+    o << fmt::format("parameters       {:.2f} GiB resident{} (estimate; not counted in the budget)\n", gib(key_bytes),
+                     key_in_memory ? ", generated in memory for the run" : "");
+  else if (key_host == groth16::HostQueries::none())
+    o << fmt::format("parameters       {:.2f} GiB, generated in memory and held on the device(s); the host keeps none "
+                     "of them (estimate)\n",
+                     gib(key_bytes));
   else
-    o << fmt::format("parameters       {:.2f} GiB, held on the device(s); the host keeps {}: {:.2f} GiB (estimate; not "
-                     "counted in the budget)\n",
+    o << fmt::format("parameters       {:.2f} GiB, generated in memory and held on the device(s); the host keeps {}: "
+                     "{:.2f} GiB (estimate; not counted in the budget)\n",
                      gib(key_bytes), key_host.describe(), gib(key_host_bytes));
   if (budget_bytes == 0)
     o << "memory budget    unlimited\n";

@@ -100,6 +100,7 @@ struct SectorPlan {
   // caller, with key_host_bytes = estimate_key_host_bytes(shape, key_host)).
   groth16::HostQueries key_host;
   uint64_t key_host_bytes = 0;
+  bool key_in_memory = false;  // the key is generated for the run, not read from a file (set by the caller)
   uint64_t budget_bytes = 0;
   uint32_t max_resident = 0;  // 0 when the budget cannot hold one partition
   uint32_t devices = 1;
