@@ -27,9 +27,11 @@ namespace {
 
 const circuits::PorepParams kShape{1, 0, 0, 2};
 
+// A new key object each call (its own lifetime, no residency token), over points generated once.
 std::shared_ptr<const ProvingKey> fresh_key() {
-  return std::make_shared<const ProvingKey>(
-      groth16::generate_keys(synth::record_matrices(circuits::PorepCircuit::generate(kShape, 42)), 1));
+  static const ProvingKey generated =
+      groth16::generate_keys(synth::record_matrices(circuits::PorepCircuit::generate(kShape, 42)), 1);
+  return std::make_shared<const ProvingKey>(generated);
 }
 
 // Deep copies (new storage), as an upload makes.
