@@ -186,17 +186,25 @@ TEST_CASE("the summary names the changes by size and the end-to-end verdict (sna
   check_snapshot("story_summary.txt", s.text + "\n");
 }
 
-TEST_CASE("a too-noisy end-to-end verdict says how many rounds would settle it") {
-  TempDir d;
+namespace {
+// Two stories of `reps` samples with noise `sigma` in every phase, B's synthesis `synth_ms`,
+// compared (seeds 41 and 43).
+cuzk::Comparison compare_stories(const TempDir& d, double sigma, int reps, double synth_ms) {
   StorySpec a, b;
   a.seed = 41;
   b.seed = 43;
-  a.sigma = b.sigma = 0.06;
-  a.reps = b.reps = 6;
-  b.synth_ms = 408;  // proof about +1%, beside 6% noise in every phase
+  a.sigma = b.sigma = sigma;
+  a.reps = b.reps = reps;
+  b.synth_ms = synth_ms;
   cuzk::test::write_story(d.file("a.jsonl"), a);
   cuzk::test::write_story(d.file("b.jsonl"), b);
-  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  return cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+}
+}  // namespace
+
+TEST_CASE("a too-noisy end-to-end verdict says how many rounds would settle it") {
+  TempDir d;
+  auto c = compare_stories(d, 0.06, 6, 408);  // proof about +1%, beside 6% noise in every phase
   REQUIRE(c.summaries.size() == 1);
   const auto& s = c.summaries[0];
   INFO(s.text);
@@ -301,15 +309,7 @@ TEST_CASE("the summary sets apart changes that may be chance among the phases co
 
 TEST_CASE("a large change on too few samples for the rank test: at least 4 per side, not the formula's 2") {
   TempDir d;
-  StorySpec a, b;
-  a.seed = 41;
-  b.seed = 43;
-  a.sigma = b.sigma = 0.01;
-  a.reps = b.reps = 3;
-  b.synth_ms = 800;  // proof about +50%, beside 1% noise
-  cuzk::test::write_story(d.file("a.jsonl"), a);
-  cuzk::test::write_story(d.file("b.jsonl"), b);
-  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  auto c = compare_stories(d, 0.01, 3, 800);  // proof about +50%, beside 1% noise
   REQUIRE(c.summaries.size() == 1);
   const auto& s = c.summaries[0];
   INFO(s.text);

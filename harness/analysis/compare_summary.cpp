@@ -117,6 +117,14 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
                         is_time_metric(r.metric) ? "" : " (" + r.metric + ")", value_text(r.metric, r.median_a),
                         value_text(r.metric, r.median_b), signed_value_text(r.metric, r.delta), output::change_pct(r.ratio), ci,
                         r.verdict);
+    // Where the exact test's floor, not the spread, sets the number (power::min_runs_rank_test,
+    // min_rounds_signed_rank): `per` is "rounds" or "<unit> per side".
+    auto floor_sentence = [&](const std::string& per, size_t now, const char* test, const char* why) {
+      return fmt::format(
+          " To call a change of this size ({}) {} would take at least {} {} (now {}): with fewer, the exact {} "
+          "test's p-value cannot fall below alpha {:g}, {}.",
+          output::change_pct(r.ratio), r.ratio > 1 ? "slower" : "faster", s.rounds_needed, per, now, test, o.alpha, why);
+    };
     if (r.verdict == "too noisy" && r.unit == "rounds" && r.log_ratios && std::isfinite(r.sd_log_ratio)) {
       const double e = std::fabs(std::log(r.ratio));
       s.rounds_needed = power::paired_rounds_needed(r.ratio, r.sd_log_ratio, o.alpha, kPower, r.threshold);
@@ -124,10 +132,7 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
         text += fmt::format(" The change sits at the {:g}% threshold: no number of rounds settles it.", 100 * r.threshold);
       else if (e > std::log1p(r.threshold) && s.rounds_needed == power::min_rounds_signed_rank(o.alpha) &&
                r.observations_a < size_t(s.rounds_needed))
-        text += fmt::format(
-            " To call a change of this size ({}) {} would take at least {} rounds (now {}): with fewer, the exact "
-            "signed-rank test's p-value cannot fall below alpha {:g}, however steady the rounds.",
-            output::change_pct(r.ratio), r.ratio > 1 ? "slower" : "faster", s.rounds_needed, r.observations_a, o.alpha);
+        text += floor_sentence("rounds", r.observations_a, "signed-rank", "however steady the rounds");
       else
         text += fmt::format(
             " To {} with 90% power would take about {} rounds (now {}; the paired formula with this run's sd of the "
@@ -144,10 +149,7 @@ CaseSummary summarize_case(const Comparison& c, const std::string& suite, const 
       if (effect > r.threshold) {
         s.rounds_needed = power::runs_needed(effect, cv, o.alpha, kPower, r.threshold);
         if (s.rounds_needed == power::min_runs_rank_test(o.alpha) && now < size_t(s.rounds_needed))
-          text += fmt::format(
-              " To call a change of this size ({}) {} would take at least {} {} per side (now {}): with fewer, the "
-              "exact rank test's p-value cannot fall below alpha {:g}, however small the spread.",
-              output::change_pct(r.ratio), r.ratio > 1 ? "slower" : "faster", s.rounds_needed, r.unit, now, o.alpha);
+          text += floor_sentence(r.unit + " per side", now, "rank", "however small the spread");
         else
           text += fmt::format(
             " To call a change of this size ({}) {} with 90% power would take about {} {} per side (now {}; "
