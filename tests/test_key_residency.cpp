@@ -111,6 +111,8 @@ TEST_CASE("keep_host_queries: counts kept, points dropped, identity shared, host
   CHECK_FALSE(dropped.a_query.has_points());
   CHECK_FALSE(dropped.l_query.has_points());
   CHECK(dropped.b_g2_query.has_points());
+  CHECK(groth16::host_queries(dropped) == HostQueries{false, false, true, false, false});
+  CHECK(groth16::host_queries(*key) == HostQueries{});
   CHECK(groth16::host_point_bytes(dropped) == key->b_g2_query.size() * sizeof(g2_affine_t));
   CHECK(groth16::host_point_bytes(*key) ==
         groth16::host_point_bytes(key->num_inputs + key->num_aux, key->num_aux, key->h_query.size(), HostQueries{}));

@@ -64,12 +64,16 @@ uint64_t host_point_bytes(uint64_t variables, uint64_t aux, uint64_t h_count, co
          (kept.h ? h_count * g1 : 0) + (kept.l ? aux * g1 : 0);
 }
 
+HostQueries host_queries(const ProvingKey& pk) {
+  return {pk.a_query.has_points(), pk.b_g1_query.has_points(), pk.b_g2_query.has_points(), pk.h_query.has_points(),
+          pk.l_query.has_points()};
+}
+
 void require_host_points(const ProvingKey& pk, const HostQueries& needed, const std::string& who) {
-  const bool has[] = {pk.a_query.has_points(), pk.b_g1_query.has_points(), pk.b_g2_query.has_points(),
-                      pk.h_query.has_points(), pk.l_query.has_points()};
-  for (size_t i = 0; i < std::size(kQueries); ++i)
-    if (needed.*kQueries[i].flag && !has[i])
-      throw std::invalid_argument(who + " reads the key's " + kQueries[i].name +
+  const HostQueries has = host_queries(pk);
+  for (const auto& q : kQueries)
+    if (needed.*q.flag && !(has.*q.flag))
+      throw std::invalid_argument(who + " reads the key's " + q.name +
                                   " query on the host, but this copy of the key has it only on a device (its host "
                                   "points were dropped once the device held them): load or generate the key again");
 }

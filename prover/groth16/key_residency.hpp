@@ -36,6 +36,8 @@ ProvingKey with_residency(const ProvingKey& pk);
 // points of the queries `kept` names; the others keep their counts, their points no longer
 // referenced by the copy.
 ProvingKey keep_host_queries(const ProvingKey& pk, const HostQueries& kept);
+// The queries whose points `pk` has on the host (those only a device holds are left out).
+HostQueries host_queries(const ProvingKey& pk);
 // Bytes of the points `pk` has on the host (queries only a device holds count 0).
 uint64_t host_point_bytes(const ProvingKey& pk);
 // Bytes of the queries `kept` names for a key of these counts (h_count: the H query's points).
