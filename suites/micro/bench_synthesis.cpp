@@ -1,5 +1,6 @@
 // Synthesis throughput of the PoRep-shaped circuit (constraints per second), single-threaded at
-// several sizes, multi-threaded (N partitions on the thread pool) and sliced (one partition's
+// several sizes, under each variant's policy in one binary (the serial synthesis of a real 32 GiB
+// partition among them), multi-threaded (N partitions on the thread pool) and sliced (one partition's
 // challenges on T threads, prover/synth/sliced.hpp), with page faults and peak memory as
 // counters. The variant (CUZK_SMALLVEC / CUZK_PRESIZE) is the build's: run this binary
 // from build/baseline, build/smallvec and build/presize to compare (docs/synthesis.md).
@@ -21,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,8 +42,9 @@ const PorepParams kSizes[] = {
     {1, 0, 0, 10},  // S: ~8.2 thousand constraints (Poseidon only)
     {4, 1, 2, 6},   // M: ~1.41 million
     {8, 2, 4, 8},   // L: ~4.58 million
+    {33, 11, 14, 30},  // 32g: one partition of the 32 GiB sector, 130,953,556 (engine's sector "32g")
 };
-const char* kSizeNames[] = {"S", "M", "L"};
+const char* kSizeNames[] = {"S", "M", "L", "32g"};
 
 bool reset_peak_rss() {
   std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
@@ -75,7 +78,7 @@ double process_cpu_s() {
 }
 
 void report(benchmark::State& state, uint64_t constraints, unsigned threads, const Usage& before, const Usage& after,
-            bool hwm_reset, double cpu_s) {
+            bool hwm_reset, double cpu_s, const std::string& what = "") {
   const double iters = double(state.iterations());
   state.counters["per_cpu_s"] = cpu_s > 0 ? double(constraints) * iters / cpu_s : 0.0;
   state.counters["constraints"] = double(constraints);
@@ -87,7 +90,7 @@ void report(benchmark::State& state, uint64_t constraints, unsigned threads, con
   state.counters["major_faults"] = double(after.ru.ru_majflt - before.ru.ru_majflt) / iters;
   long hwm = hwm_reset ? vm_hwm_kb() : -1;
   state.counters["peak_rss_mb"] = double(hwm >= 0 ? hwm : after.ru.ru_maxrss) / 1024.0;
-  state.SetLabel(std::string(kSizeNames[state.range(0)]) + (hwm >= 0 ? "" : " (peak: ru_maxrss)"));
+  state.SetLabel(std::string(kSizeNames[state.range(0)]) + what + (hwm >= 0 ? "" : " (peak: ru_maxrss)"));
 }
 
 void BM_SynthesisSingle(benchmark::State& state) {
@@ -107,6 +110,43 @@ void BM_SynthesisSingle(benchmark::State& state) {
     state.ResumeTiming();
   }
   report(state, constraints, 1, before, Usage::now(), hwm, cpu_s);
+}
+
+// One partition's serial synthesis under policy 0 (baseline), 1 (small vectors) or 2 (pre-sized),
+// the policies the CUZK_SMALLVEC and CUZK_PRESIZE builds select, all three in this one binary:
+// with --benchmark_repetitions and --benchmark_enable_random_interleaving their runs alternate in
+// one process, so a drift of the machine falls on all three alike. At size 3 (a 32g partition)
+// a run takes about 20 GiB; its circuit is generated once and kept for the three policies.
+const char* kPolicyNames[] = {"baseline", "smallvec", "presize"};
+
+template <class Policy>
+void synthesis_policy(benchmark::State& state, const PorepCircuit& c) {
+  const uint64_t constraints = c.size_hint().constraints;
+  const bool hwm = reset_peak_rss();
+  const Usage before = Usage::now();
+  double cpu_s = 0;
+  for (auto _ : state) {
+    const double t0 = process_cpu_s();
+    auto pa = synth::prove_assignment<Policy>(c);
+    cpu_s += process_cpu_s() - t0;
+    benchmark::DoNotOptimize(pa.c().data());
+    state.PauseTiming();
+    { auto drop = std::move(pa); }
+    state.ResumeTiming();
+  }
+  report(state, constraints, 1, before, Usage::now(), hwm, cpu_s, std::string(" ") + kPolicyNames[state.range(1)]);
+}
+
+void BM_SynthesisPolicy(benchmark::State& state) {
+  const size_t size = size_t(state.range(0));
+  static std::vector<std::unique_ptr<PorepCircuit>> circuits(std::size(kSizes));
+  if (!circuits[size]) circuits[size] = std::make_unique<PorepCircuit>(PorepCircuit::generate(kSizes[size], 1));
+  const PorepCircuit& c = *circuits[size];
+  switch (state.range(1)) {
+    case 0: synthesis_policy<r1cs::BaselinePolicy>(state, c); break;
+    case 1: synthesis_policy<r1cs::SmallvecPolicy>(state, c); break;
+    default: synthesis_policy<r1cs::PresizePolicy>(state, c); break;
+  }
 }
 
 void BM_SynthesisPartitions(benchmark::State& state) {
@@ -156,6 +196,12 @@ void BM_SynthesisSliced(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_SynthesisSingle)->ArgName("size")->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SynthesisPolicy)
+    ->ArgNames({"size", "policy"})
+    ->ArgsProduct({{1, 3}, {0, 1, 2}})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_SynthesisPartitions)
     ->ArgNames({"size", "partitions"})
     ->Args({1, 2})
