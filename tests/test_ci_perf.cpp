@@ -76,7 +76,11 @@ struct Repo : cuzk::test::ScriptRepo {
     cuzk::test::write_synth(d.file("fixtures/base.jsonl"), spec(101, "@COMMIT@"));
     cuzk::test::write_synth(d.file("fixtures/same.jsonl"), spec(202, "@COMMIT@"));
     cuzk::test::write_synth(d.file("fixtures/slow.jsonl"), slow);
-    sh("git init -q -b main . && git add -A && git commit -qm base && git tag base");
+    // base's commit date is fixed in the past: main_history's commits have no date, so the history
+    // orders them by when they were ingested, and a base committed in the same second as that
+    // ingest would land among them (harness/history/store.cpp, commit_order).
+    sh("git init -q -b main . && git add -A && GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' "
+       "GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' git commit -qm base && git tag base");
   }
 
   // A head commit on a branch of its own that writes `files` (path -> text).
