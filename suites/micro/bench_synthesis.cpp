@@ -2,8 +2,9 @@
 // several sizes, under each variant's policy in one binary (the serial synthesis of a real 32 GiB
 // partition among them), multi-threaded (N partitions on the thread pool) and sliced (one partition's
 // challenges on T threads, prover/synth/sliced.hpp), with page faults and peak memory as
-// counters. The variant (CUZK_SMALLVEC / CUZK_PRESIZE) is the build's: run this binary
-// from build/baseline, build/smallvec and build/presize to compare (docs/synthesis.md).
+// counters. Except in BM_SynthesisPolicy, the variant (CUZK_SMALLVEC / CUZK_PRESIZE) is the
+// build's: run this binary from build/baseline, build/smallvec and build/presize to compare
+// (docs/synthesis.md).
 //
 // Counters per benchmark:
 //   constraints         constraints per synthesis (all partitions)
@@ -42,7 +43,7 @@ const PorepParams kSizes[] = {
     {1, 0, 0, 10},  // S: ~8.2 thousand constraints (Poseidon only)
     {4, 1, 2, 6},   // M: ~1.41 million
     {8, 2, 4, 8},   // L: ~4.58 million
-    {33, 11, 14, 30},  // 32g: one partition of the 32 GiB sector, 130,953,556 (engine's sector "32g")
+    {33, 11, 14, 30},  // 32g: one partition of the 32 GiB sector, 130,953,556 constraints (the engine's sector "32g")
 };
 const char* kSizeNames[] = {"S", "M", "L", "32g"};
 
@@ -93,35 +94,13 @@ void report(benchmark::State& state, uint64_t constraints, unsigned threads, con
   state.SetLabel(std::string(kSizeNames[state.range(0)]) + what + (hwm >= 0 ? "" : " (peak: ru_maxrss)"));
 }
 
-void BM_SynthesisSingle(benchmark::State& state) {
-  const PorepParams p = kSizes[state.range(0)];
-  const PorepCircuit c = PorepCircuit::generate(p, 1);
-  const uint64_t constraints = c.size_hint().constraints;  // shape pass, cached, outside timing
-  const bool hwm = reset_peak_rss();
-  const Usage before = Usage::now();
-  double cpu_s = 0;
-  for (auto _ : state) {
-    const double t0 = process_cpu_s();
-    auto pa = synth::prove_assignment<r1cs::DefaultPolicy>(c);
-    cpu_s += process_cpu_s() - t0;
-    benchmark::DoNotOptimize(pa.c().data());
-    state.PauseTiming();
-    { auto drop = std::move(pa); }
-    state.ResumeTiming();
-  }
-  report(state, constraints, 1, before, Usage::now(), hwm, cpu_s);
-}
-
-// One partition's serial synthesis under policy 0 (baseline), 1 (small vectors) or 2 (pre-sized),
-// the policies the CUZK_SMALLVEC and CUZK_PRESIZE builds select, all three in this one binary:
-// with --benchmark_repetitions and --benchmark_enable_random_interleaving their runs alternate in
-// one process, so a drift of the machine falls on all three alike. At size 3 (a 32g partition)
-// a run takes about 20 GiB; its circuit is generated once and kept for the three policies.
 const char* kPolicyNames[] = {"baseline", "smallvec", "presize"};
 
+// Times the serial synthesis of `c` under Policy, one synthesis an iteration; `what` follows the
+// size in the label.
 template <class Policy>
-void synthesis_policy(benchmark::State& state, const PorepCircuit& c) {
-  const uint64_t constraints = c.size_hint().constraints;
+void time_serial_synthesis(benchmark::State& state, const PorepCircuit& c, const std::string& what = "") {
+  const uint64_t constraints = c.size_hint().constraints;  // shape pass, cached, outside timing
   const bool hwm = reset_peak_rss();
   const Usage before = Usage::now();
   double cpu_s = 0;
@@ -134,18 +113,29 @@ void synthesis_policy(benchmark::State& state, const PorepCircuit& c) {
     { auto drop = std::move(pa); }
     state.ResumeTiming();
   }
-  report(state, constraints, 1, before, Usage::now(), hwm, cpu_s, std::string(" ") + kPolicyNames[state.range(1)]);
+  report(state, constraints, 1, before, Usage::now(), hwm, cpu_s, what);
 }
 
+void BM_SynthesisSingle(benchmark::State& state) {
+  const PorepCircuit c = PorepCircuit::generate(kSizes[state.range(0)], 1);
+  time_serial_synthesis<r1cs::DefaultPolicy>(state, c);
+}
+
+// One partition's serial synthesis under policy 0 (baseline), 1 (small vectors) or 2 (pre-sized),
+// the policies the CUZK_SMALLVEC and CUZK_PRESIZE builds select, all three in this one binary:
+// with --benchmark_repetitions and --benchmark_enable_random_interleaving their runs alternate in
+// one process, so a drift of the machine falls on all three alike. At size 3 (a 32g partition)
+// a run holds about 16 GiB at its peak; its circuit is generated once and kept for the three.
 void BM_SynthesisPolicy(benchmark::State& state) {
   const size_t size = size_t(state.range(0));
   static std::vector<std::unique_ptr<PorepCircuit>> circuits(std::size(kSizes));
   if (!circuits[size]) circuits[size] = std::make_unique<PorepCircuit>(PorepCircuit::generate(kSizes[size], 1));
   const PorepCircuit& c = *circuits[size];
+  const std::string what = std::string(" ") + kPolicyNames[state.range(1)];
   switch (state.range(1)) {
-    case 0: synthesis_policy<r1cs::BaselinePolicy>(state, c); break;
-    case 1: synthesis_policy<r1cs::SmallvecPolicy>(state, c); break;
-    default: synthesis_policy<r1cs::PresizePolicy>(state, c); break;
+    case 0: time_serial_synthesis<r1cs::BaselinePolicy>(state, c, what); break;
+    case 1: time_serial_synthesis<r1cs::SmallvecPolicy>(state, c, what); break;
+    default: time_serial_synthesis<r1cs::PresizePolicy>(state, c, what); break;
   }
 }
 
