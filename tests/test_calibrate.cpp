@@ -36,6 +36,30 @@ TEST_CASE("calibrate: normal quantile and runs needed", "[calibrate]") {
   CHECK(cuzk::power::paired_rounds_needed(1.0, 0.001, 0.05, 0.9, 0.05) == 2);  // within: the t CI, no floor
 }
 
+TEST_CASE("calibrate: a GPU phase is calibrated on the metric compare judges it by", "[calibrate]") {
+  using cuzk::calibrate::judged_metric;
+  auto sample = [](json msm_h) { return json{{"phases", {{"proof", {{"wall_ns", 9}, {"gpu_ns", nullptr}}}, {"proof/prove/msm_h", msm_h}}}}; };
+  const json event = {{"wall_ns", 5}, {"gpu_ns", 4}};
+  json kernel = event;
+  kernel["gpu_kernel_ns"] = 3;
+  kernel["gpu_copy_ns"] = 0;
+  kernel["gpu_idle_ns"] = 1;
+  cuzk::CompareOptions co;
+  // Kernel time where every sample has it (the workload ran with --gpu-activity) ...
+  CHECK(judged_metric({sample(kernel), sample(kernel)}, "proof/prove/msm_h", co) == "gpu_kernel_ns");
+  // ... else the events' GPU time, as compare falls back where one sample lacks it ...
+  CHECK(judged_metric({sample(kernel), sample(event)}, "proof/prove/msm_h", co) == "gpu_ns");
+  // ... and wall time for a phase without GPU time, or when asked.
+  CHECK(judged_metric({sample(kernel)}, "proof", co) == "wall_ns");
+  co.analysis.metric_choice = cuzk::MetricChoice::kWall;
+  CHECK(judged_metric({sample(kernel)}, "proof/prove/msm_h", co) == "wall_ns");
+  // Both GPU times are injected as ":gpu" (a scaled report), never as a host wait.
+  CHECK(cuzk::calibrate::is_gpu_metric("gpu_kernel_ns"));
+  CHECK(cuzk::calibrate::is_gpu_metric("gpu_ns"));
+  CHECK_FALSE(cuzk::calibrate::is_gpu_metric("wall_ns"));
+  CHECK_FALSE(cuzk::calibrate::is_gpu_metric("sim::instructions"));
+}
+
 namespace {
 
 // The powers these tests check are timings: calibrate runs again, up to three times in all,

@@ -9,6 +9,7 @@
 
 #include "catch.hpp"
 #include "harness/measure/clock.hpp"
+#include "harness/measure/gpu_activity.hpp"
 #include "harness/measure/inject.hpp"
 #include "harness/measure/recorder.hpp"
 #include "harness/measure/results.hpp"
@@ -144,7 +145,7 @@ TEST_CASE("inject: a malformed variable stops cuzk-bench with exit status 2", "[
 
 // Runs in a child process started by the next case, with CUZK_INJECT_SLOWDOWN set (the variable
 // is read once per process): hidden from normal runs by the "[.]" tag.
-TEST_CASE("inject child: a :gpu entry scales the reported GPU time and waits for nothing", "[.][gpu-child]") {
+TEST_CASE("inject child: a :gpu entry scales the reported GPU times and waits for nothing", "[.][gpu-child]") {
   cuzk::RecorderOptions ro;
   ro.nvtx = false;
   cuzk::Recorder rec(ro);
@@ -161,6 +162,23 @@ TEST_CASE("inject child: a :gpu entry scales the reported GPU time and waits for
   REQUIRE(s.phases["x"].gpu_ns.has_value());
   CHECK(*s.phases["x"].gpu_ns == 1'500'000);
   CHECK(took < 1'000'000);  // a wall-time injection would have waited 50% of the phase, not this
+  // The kernel time without gaps scales alike (compare judges a phase by it where collected);
+  // copies and idle gaps stay as measured. A phase the entry does not name keeps its times.
+  namespace ga = cuzk::instr::gpu_activity;
+  ga::Batch b;
+  b.openings.push_back({1, "x", 0, 1000, 9000});
+  b.openings.push_back({2, "y", 0, 10000, 12000});
+  b.activities.push_back({ga::Kind::kKernel, 2000, 6000, 1, 0, 10});
+  b.activities.push_back({ga::Kind::kMemcpy, 7000, 8000, 1, 0, 11});
+  b.activities.push_back({ga::Kind::kKernel, 10000, 11000, 1, 0, 12});
+  b.launched_in = {{10, 1}, {11, 1}, {12, 2}};
+  s.phases["y"].wall_ns = 2000;
+  s.phases["y"].count = 1;
+  REQUIRE(cuzk::apply_gpu_activity(s, b).empty());
+  CHECK(s.phases["x"].gpu_kernel_ns == 6000u);  // 4000 ns of kernels, +50%
+  CHECK(s.phases["x"].gpu_copy_ns == 1000u);
+  CHECK(s.phases["x"].gpu_idle_ns == 3000u);    // 8000 ns span - 5000 ns of activity
+  CHECK(s.phases["y"].gpu_kernel_ns == 1000u);
 }
 
 TEST_CASE("inject: a :gpu entry scales the phase's GPU time (child process)", "[inject]") {

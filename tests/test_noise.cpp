@@ -2,11 +2,13 @@
 // structure: between-process offsets, a +20% first repetition, a small trend, and environment
 // readings of which one drives the time. The statistics are checked against scipy
 // (tests/support/noise_crosscheck.py), the effects against the truth they were built from.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch.hpp"
@@ -30,6 +32,11 @@ struct Synth {
   double warmup_factor = 1.5;  // warm-up repetitions are this much slower
   bool process_ids = true;     // else: one file per process, no process_id
   std::vector<int> reps_of;    // measured repetitions of each process (default: reps)
+  // > 0: msm_h also gets gpu_kernel_ns (18 ms times the process's offset, with this sd of ln
+  // inside the process), as a run with --gpu-activity records it; kernel_missing names one
+  // measured sample (process, repetition) written without it.
+  double kernel_within = 0;
+  std::pair<int, int> kernel_missing = {-1, -1};
 };
 
 // A process id as the recorder writes it: 16 hex digits.
@@ -68,6 +75,12 @@ std::vector<json> process_samples(const Synth& s, int p, std::mt19937_64& rng) {
       json phases = {{"proof", record(100e6 * f, nullptr)},
                      {"proof/prove/msm_h", record(25e6 * gpu_f, json(int64_t(std::llround(20e6 * gpu_f))))},
                      {"proof/srs_load", record(w == 0 || r == 0 ? 5e6 : 0, nullptr)}};
+      if (s.kernel_within > 0 && !(w == 1 && std::make_pair(p, r) == s.kernel_missing)) {
+        json& m = phases["proof/prove/msm_h"];
+        m["gpu_kernel_ns"] = int64_t(std::llround(18e6 * std::exp(offset + s.kernel_within * nd(rng))));
+        m["gpu_copy_ns"] = 0;
+        m["gpu_idle_ns"] = std::max<int64_t>(0, std::llround(20e6 * gpu_f) - m["gpu_kernel_ns"].get<int64_t>());
+      }
       const double interval_ns = 100e6 * f;  // the window is the whole sample
       json env = {{"interval_ns", int64_t(interval_ns)},
                   {"values",
@@ -207,6 +220,27 @@ TEST_CASE("noise: ANOVA, trend, first repetition and Spearman agree with scipy",
   CHECK(a.env_window_derived.at("host.others_busy_resolution") == Approx(-1));
   CHECK(p.diagnosis.find("proof: between-process noise dominates") == 0);
   CHECK(p.diagnosis.find("slower when host.cpu_pressure is high") != std::string::npos);
+}
+
+TEST_CASE("noise: a GPU phase is analysed by its kernel time where every sample has one", "[noise]") {
+  TempDir d;
+  Synth s;
+  s.kernel_within = 0.002;  // the kernels 10 times steadier than the events' span (within 2%)
+  write_one_file(d.file("k.jsonl"), s);
+  const auto a = cuzk::noise::analyse_files({d.file("k.jsonl")}, {});
+  const auto& r = row(a, "proof/prove/msm_h");
+  INFO(r.diagnosis);
+  CHECK(r.metric == "gpu_kernel_ns");
+  CHECK(r.median_ns == Approx(18e6).epsilon(0.05));  // the kernel times', not the events' 20 ms
+  REQUIRE(r.anova.why.empty());
+  CHECK(r.anova.sd_within == Approx(0.002).epsilon(0.3));
+  CHECK(row(a, "proof").metric == "wall_ns");
+  // One sample without kernel time: the events' GPU time, as compare judges it then.
+  s.kernel_missing = {2, 3};
+  write_one_file(d.file("k1.jsonl"), s);
+  const auto b = cuzk::noise::analyse_files({d.file("k1.jsonl")}, {});
+  CHECK(row(b, "proof/prove/msm_h").metric == "gpu_ns");
+  CHECK(row(b, "proof/prove/msm_h").median_ns == Approx(20e6).epsilon(0.05));
 }
 
 TEST_CASE("noise: the first-repetition effect recovers +20%", "[noise]") {

@@ -145,8 +145,8 @@ TrialOutcome compare_sides(const Options& o, const std::string& a, const std::st
   return t;
 }
 
-// A metric that is a counter's name, not wall_ns or gpu_ns.
-bool is_counter(const std::string& metric) { return metric != "wall_ns" && metric != "gpu_ns"; }
+// A metric that is a counter's name, not a time.
+bool is_counter(const std::string& metric) { return metric != "wall_ns" && !is_gpu_metric(metric); }
 
 // One trial gated as a merge would be (the thresholds' alpha, thresholds and multiple-testing
 // rule; calibrate's analysis choices): gate's exit code, 1 being a failure of that merge.
@@ -161,11 +161,11 @@ int gate_trial(const GateThresholds& t, const Options& o, const std::string& a, 
 // The injection of one slowdown level: every calibrated phase at pct%, by its metric.
 std::string level_spec(const std::vector<PhaseResult>& phases, double pct) {
   std::vector<inject::Slowdown> s;
-  for (const auto& p : phases) s.push_back({p.phase, pct, p.metric == "gpu_ns", is_counter(p.metric)});
+  for (const auto& p : phases) s.push_back({p.phase, pct, is_gpu_metric(p.metric), is_counter(p.metric)});
   return inject::format_spec(s);
 }
 
-// The metric compare will judge `phase` by, from a plain run's samples (compare.hpp's rule).
+// The metric compare will judge `phase` by, from a plain run's samples.
 std::string metric_of(const PoolRun& run, const std::string& phase, const CompareOptions& co, const std::string& counter) {
   if (!counter.empty()) {
     for (const auto& s : run.samples) {
@@ -178,12 +178,7 @@ std::string metric_of(const PoolRun& run, const std::string& phase, const Compar
     }
     return counter;
   }
-  if (co.analysis.metric_choice == MetricChoice::kWall) return "wall_ns";
-  for (const auto& s : run.samples) {
-    const auto& rec = s["phases"][phase];
-    if (!rec.contains("gpu_ns") || !rec["gpu_ns"].is_number()) return "wall_ns";
-  }
-  return "gpu_ns";
+  return judged_metric(run.samples, phase, co);
 }
 
 // Wall-time injections nest: slowing a phase by a host wait also lengthens its ancestors. Two
@@ -191,7 +186,7 @@ std::string metric_of(const PoolRun& run, const std::string& phase, const Compar
 void check_not_nested(const std::vector<PhaseResult>& phases) {
   for (const auto& p : phases)
     for (const auto& q : phases)
-      if (p.metric != "gpu_ns" && q.metric != "gpu_ns" && q.phase.size() > p.phase.size() &&
+      if (!is_gpu_metric(p.metric) && !is_gpu_metric(q.metric) && q.phase.size() > p.phase.size() &&
           q.phase.compare(0, p.phase.size() + 1, p.phase + "/") == 0)
         throw std::invalid_argument(fmt::format(
             "--phase {} and {} are both judged by wall time (or a counter) and the second is inside the first: its injected "
@@ -576,7 +571,7 @@ std::string needed(const PhaseResult& p) {
                                   : fmt::format("{}", p.runs_needed_target);
 }
 std::string metric_name(const std::string& m) {
-  return m == "gpu_ns" ? "GPU time" : m == "wall_ns" ? "wall time" : "counter " + m;
+  return m == "gpu_kernel_ns" ? "GPU kernel time" : m == "gpu_ns" ? "GPU time" : m == "wall_ns" ? "wall time" : "counter " + m;
 }
 std::string unit_text(const Result& r) {
   return r.unit == "processes"
@@ -587,7 +582,9 @@ std::string unit_text(const Result& r) {
 }  // namespace
 
 namespace {
-std::string judged_by(const std::string& m) { return m == "gpu_ns" ? "gpu" : m == "wall_ns" ? "wall" : m; }
+std::string judged_by(const std::string& m) {
+  return m == "gpu_kernel_ns" ? "kernel" : m == "gpu_ns" ? "gpu" : m == "wall_ns" ? "wall" : m;
+}
 // What the trials drew and how the pool ran, in one line.
 std::string design_text(const Result& r) {
   const auto& o = r.options;
@@ -832,6 +829,19 @@ json to_json(const Result& r) {
   j["pool_seconds"] = r.pool_seconds;
   j["machine"] = r.machine;
   return j;
+}
+
+bool is_gpu_metric(const std::string& metric) { return metric == "gpu_ns" || metric == "gpu_kernel_ns"; }
+
+std::string judged_metric(const std::vector<json>& samples, const std::string& phase, const CompareOptions& co) {
+  if (co.analysis.metric_choice == MetricChoice::kWall) return "wall_ns";
+  bool kernel = true;
+  for (const auto& s : samples) {
+    const json& rec = s.at("phases").value(phase, json::object());
+    if (!rec.contains("gpu_ns") || !rec["gpu_ns"].is_number()) return "wall_ns";
+    kernel = kernel && rec.contains("gpu_kernel_ns") && rec["gpu_kernel_ns"].is_number();
+  }
+  return kernel && !samples.empty() ? "gpu_kernel_ns" : "gpu_ns";
 }
 
 }  // namespace cuzk::calibrate

@@ -3,8 +3,8 @@
 // 1. Pool. Runs the workload (`cuzk-bench selfmeasure` or `cuzk-bench prove`) as separate
 //    processes, each with `--reps R` measured repetitions (plus the workload's warm-up): pool_a
 //    plain runs, and pool_b runs for each slowdown level s with CUZK_INJECT_SLOWDOWN naming every
-//    calibrated phase at s% (harness/measure/inject.hpp). A phase judged by GPU time (compare.hpp) gets a
-//    ":gpu" entry (its reported GPU time is scaled, nothing waits); a phase judged by wall time
+//    calibrated phase at s% (harness/measure/inject.hpp). A phase judged by GPU time or GPU kernel
+//    time (compare.hpp) gets a ":gpu" entry (its reported GPU times are scaled, nothing waits); a phase judged by wall time
 //    gets a host busy-wait. The first run is plain and decides each phase's metric. The runs are
 //    interleaved round by round (one A run, then one run of each level, in a shuffled order per
 //    round) so slow drift of the machine hits all pools alike.
@@ -77,7 +77,7 @@ struct LevelResult {
 // The calibration of one phase.
 struct PhaseResult {
   std::string phase;
-  std::string metric = "wall_ns";   // the metric compare judges it by (gpu_ns or wall_ns)
+  std::string metric = "wall_ns";   // the metric compare judges it by (gpu_kernel_ns, gpu_ns, wall_ns or a counter)
   std::vector<LevelResult> levels;  // [0] = A/A, then one per slowdown
   double median_ns = 0, mad_ns = 0, cv = 0;  // of its observations over the A pool
   double min_detectable_pct = -1;   // smallest level detected with >= power (and all larger); -1: none
@@ -121,5 +121,14 @@ Result run(const Options& o);
 std::string format_table(const Result& r);     // the terminal table
 std::string format_markdown(const Result& r);  // calibration.md
 nlohmann::json to_json(const Result& r);
+
+// The metric compare judges `phase` by in a plain run's measured sample lines (compare.hpp's
+// rule): wall time when asked (--metric wall) or when a sample has no GPU time; GPU kernel time
+// without gaps where every sample has it (the workload ran with --gpu-activity); else CUDA-event
+// GPU time. Its injection is then ":gpu", which scales both GPU times (harness/measure/inject.hpp).
+std::string judged_metric(const std::vector<nlohmann::json>& samples, const std::string& phase,
+                          const CompareOptions& co);
+// gpu_ns or gpu_kernel_ns.
+bool is_gpu_metric(const std::string& metric);
 
 }  // namespace cuzk::calibrate

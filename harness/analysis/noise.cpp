@@ -49,10 +49,16 @@ PhaseNoise analyse_row(const std::string& case_key, const std::string& phase, co
       if (ref.phases->contains(phase)) s.push_back(&ref);
     if (!s.empty()) series.push_back(std::move(s));
   }
-  bool all_gpu = true;
+  // compare's rule: GPU kernel time without gaps where every sample has it, else CUDA-event GPU
+  // time where every sample has that, else wall time.
+  bool all_gpu = true, all_kernel = true;
   for (const auto& s : series)
-    for (const SampleRef* ref : s) all_gpu = all_gpu && (*ref->phases)[phase]["gpu_ns"].is_number();
-  r.metric = all_gpu ? "gpu_ns" : "wall_ns";
+    for (const SampleRef* ref : s) {
+      const json& rec = (*ref->phases)[phase];
+      all_gpu = all_gpu && rec["gpu_ns"].is_number();
+      all_kernel = all_kernel && rec.contains("gpu_kernel_ns") && rec["gpu_kernel_ns"].is_number();
+    }
+  r.metric = all_gpu && all_kernel ? "gpu_kernel_ns" : all_gpu ? "gpu_ns" : "wall_ns";
 
   std::vector<std::vector<double>> times;
   std::vector<double> all;

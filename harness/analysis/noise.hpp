@@ -1,8 +1,9 @@
 // `cuzk-bench noise`: where does the run-to-run noise of each phase come from? (docs/noise.md)
 //
 // Input: results files of P processes that each ran R repetitions of the same workload. Per
-// phase, on the log of its primary metric (gpu_ns when every analysed sample has one, else
-// wall_ns), so that every spread reads as a relative (cv-like) figure:
+// phase, on the log of its primary metric (compare's: gpu_kernel_ns when every analysed sample
+// has one, else gpu_ns when every one has that, else wall_ns), so that every spread reads as a
+// relative (cv-like) figure:
 //   - a one-way random-effects ANOVA with processes as groups: within-process sd,
 //     between-process sd, the share of the variance between processes, F and its p-value;
 //   - the first-repetition effect (first / median of the later ones - 1, per process), kept out
@@ -50,7 +51,7 @@ struct PhaseNoise {
   std::string case_key;  // the case (and its parameters) the row belongs to
   std::string phase;
   std::string label;   // as printed: the phase, prefixed by the case when the data hold several
-  std::string metric;  // "gpu_ns" or "wall_ns"
+  std::string metric;  // "gpu_kernel_ns", "gpu_ns" or "wall_ns"
   size_t processes = 0, reps_min = 0, reps_max = 0, samples = 0;
   double median_ns = 0;  // over every analysed sample, first repetitions included
   double cv = 0;         // 1.4826 MAD / median over the same samples

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/measure/inject.hpp"
+
 namespace cuzk {
 
 std::string apply_gpu_activity(Sample& s, const instr::gpu_activity::Batch& batch) {
@@ -13,7 +15,9 @@ std::string apply_gpu_activity(Sample& s, const instr::gpu_activity::Batch& batc
   for (const auto& [path, t] : a.phases) {
     auto it = s.phases.find(path);
     if (it == s.phases.end()) continue;  // an opening the recorder did not see (opened before its window)
-    it->second.gpu_kernel_ns = t.kernel_ns;
+    // Calibration's ":gpu" injection scales the kernel time as it scales the event time (inject.hpp);
+    // copies and idle gaps stay as measured.
+    it->second.gpu_kernel_ns = inject::scale_gpu_time(path, t.kernel_ns);
     it->second.gpu_copy_ns = t.copy_ns;
     it->second.gpu_idle_ns = t.idle_ns;
   }

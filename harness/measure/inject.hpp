@@ -14,7 +14,8 @@
 // siblings and children are unchanged.
 //
 // An entry marked ":gpu" slows the phase's GPU time instead: the GPU time it reports
-// (Recorder::gpu_time) is multiplied by (1 + pct/100) and nothing waits, so its wall time and its
+// (Recorder::gpu_time), and its GPU kernel time where the activity collector measures one
+// (apply_gpu_activity), are multiplied by (1 + pct/100) and nothing waits, so its wall time and its
 // ancestors are unchanged. `calibrate` uses it for phases judged by GPU time (compare.hpp): a
 // host-side wait would not lengthen GPU time, and would lengthen the ancestors (proof) instead.
 //
@@ -90,8 +91,8 @@ uint64_t on_phase_end(const std::string& path, uint64_t t0_ns, InstructionsSoFar
 // The planted-work iterations that take about `ns` on this machine (rate measured once).
 uint64_t work_iterations_for_ns(uint64_t ns);
 
-// The hook for reported GPU time (Recorder::gpu_time): gpu_ns scaled by a ":gpu" entry for
-// `path`, or unchanged.
+// The hook for reported GPU time (Recorder::gpu_time, and the kernel time of apply_gpu_activity):
+// the time scaled by a ":gpu" entry for `path`, or unchanged.
 uint64_t scale_gpu_time(const std::string& path, uint64_t gpu_ns);
 
 // Busy-waits until now_ns() >= until_ns; returns a value so the loop is not optimized away.
