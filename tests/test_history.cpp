@@ -126,6 +126,40 @@ TEST_CASE("ingest stores every measured sample once; a second ingest adds nothin
   CHECK(h::schema_version(*db) == h::kSchemaVersion);
 }
 
+TEST_CASE("a GPU phase's kernel, copy and idle times are kept beside its event time") {
+  TempDir d;
+  cuzk::test::SynthSpec s;
+  s.reps = 4;
+  s.edit_sample = [](nlohmann::json& sample, int rep) {
+    auto& m = sample["phases"]["proof/prove/msm_h"];
+    m["gpu_kernel_ns"] = 15'000'000 + rep;
+    m["gpu_copy_ns"] = 100;
+    m["gpu_idle_ns"] = 900;
+  };
+  s.edit_header = [](nlohmann::json& hdr) {
+    hdr["provenance"]["git_commit"] = "kkkk";
+    hdr["provenance"]["git_dirty"] = false;
+  };
+  cuzk::test::write_synth(d.file("k.jsonl"), s);
+  auto db = h::open_db(d.file("h.sqlite"));
+  (void)h::ingest(*db, {d.file("k.jsonl")}, {.branch = "main", .repo = ""});
+  h::SeriesFilter f;
+  f.phase = "proof/prove/msm_h";
+  for (const char* m : {"gpu_kernel_ns", "gpu_copy_ns", "gpu_idle_ns"}) {
+    INFO(m);
+    f.metric = m;
+    const auto series = h::read_series(*db, f);
+    REQUIRE(series.size() == 1);
+    REQUIRE(series[0].points.size() == 1);
+    CHECK(series[0].points[0].samples == 4);  // the measured samples; the warm-up has none
+  }
+  f.metric = "gpu_kernel_ns";
+  CHECK(h::read_series(*db, f)[0].points[0].median == Approx(15'000'001.5));
+  // A phase without them has none.
+  f.phase = "proof";
+  CHECK(h::read_series(*db, f).empty());
+}
+
 TEST_CASE("a malformed file is refused with its line, and nothing of it is stored") {
   TempDir d;
   write_commit(d.file("good.jsonl"), "aaaa", 1.0, 1);

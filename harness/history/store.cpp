@@ -265,7 +265,9 @@ IngestedFile ingest_file(Db& db, const std::string& path, const std::string& kin
       vals.insert(vals.end(), {sample_id, phase, metric, v});
     };
     for (const auto& [phase, rec] : s["phases"].items()) {
-      for (const char* m : {"wall_ns", "gpu_ns"})
+      // The GPU activity times (--gpu-activity) beside the event time: compare judges a GPU phase
+      // by gpu_kernel_ns where collected, so the long view keeps it too.
+      for (const char* m : {"wall_ns", "gpu_ns", "gpu_kernel_ns", "gpu_copy_ns", "gpu_idle_ns"})
         if (auto v = number(rec.value(m, json()))) add(phase, m, *v);
       if (rec.contains("counters") && rec["counters"].is_object())
         for (const auto& [name, v] : rec["counters"].items())
