@@ -2,7 +2,7 @@
 # Sets everything up and runs all tests: the README's test command, and what CI runs.
 #   scripts/test.sh            setup, build the default preset, run ctest
 # Environment: CUZK_TEST_JOBS (parallel ctest jobs, default: cores), CUZK_SKIP_FUZZ=1,
-# CUZK_FUZZ_SECONDS (per fuzz target, default 10), CUZK_SANITIZE_SUBSET=1 (also the ASan subset).
+# CUZK_FUZZ_SECONDS (per fuzz target, default 6), CUZK_SANITIZE_SUBSET=1 (also the ASan subset).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -19,8 +19,8 @@ if [ "${CUZK_SKIP_FUZZ:-0}" != 1 ]; then
   # Every input reader under libFuzzer with ASan + UBSan (clang-14, preset fuzz), for a bounded
   # time each on its committed corpus plus fresh inputs; a crash fails the run and leaves its
   # reproducer in tests/fixtures/fuzz/<target>/ (docs/fuzzing.md).
-  echo "== fuzz: every reader for ${CUZK_FUZZ_SECONDS:-10} s (preset fuzz, ASan + UBSan)"
-  scripts/fuzz.sh all "${CUZK_FUZZ_SECONDS:-10}"
+  echo "== fuzz: every reader for ${CUZK_FUZZ_SECONDS:-6} s (preset fuzz, ASan + UBSan)"
+  scripts/fuzz.sh all "${CUZK_FUZZ_SECONDS:-6}"
 
   echo "== provenance across presets: different flags, the same source hash"
   cmake --build build/fuzz -j"$(nproc)" --target cuzk_provenance_print >/dev/null
