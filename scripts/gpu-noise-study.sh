@@ -8,6 +8,10 @@
 #   scripts/gpu-noise-study.sh OUT_DIR nsys       gpu_ns against Nsight Systems (scripts/nsys-gpu-time.py)
 #   scripts/gpu-noise-study.sh OUT_DIR nsys_medium  the same check on e2e/gpu-medium (larger MSMs), --stable
 #   scripts/gpu-noise-study.sh OUT_DIR calibrate  the targets of docs/calibration.md (--stable, blocks)
+#   scripts/gpu-noise-study.sh OUT_DIR calibrate_kernel  the same, the GPU phases judged by their kernel
+#                                                 time without gaps (--gpu-activity, docs/counters.md)
+#   scripts/gpu-noise-study.sh OUT_DIR stage_kernel  the 2^24 stage, --stable --gpu-activity, 10 repetitions
+#                                                 in one process (the kernel time's spread within it)
 #   scripts/gpu-noise-study.sh OUT_DIR ab         A/B of default against spare-core (gpu-medium, blocks)
 #
 # Steps may be chained: `... OUT_DIR build check noise`. Logs and results land in OUT_DIR; the
@@ -74,6 +78,16 @@ step_calibrate() {
   "$bench" calibrate --workload prove --stable --reps 5 --runs 10 --trials 40 --pool-a 30 --pool-b 15 \
     --slowdowns 0.5,1,2 --noise-threshold "${THRESH:-0.5}" --target-effect 1 --phase "$gpu_phases" \
     --workload-arg=--backend --workload-arg=cuda --out-dir "$out/calibrate" >"$out/calibrate.txt" 2>&1
+}
+step_calibrate_kernel() {
+  "$bench" calibrate --workload prove --stable --reps 5 --runs 10 --trials 40 --pool-a 30 --pool-b 15 \
+    --slowdowns 0.5,1,2 --noise-threshold "${THRESH:-0.5}" --target-effect 1 --phase "$gpu_phases" \
+    --workload-arg=--backend --workload-arg=cuda --workload-arg=--gpu-activity --out-dir "$out/calibrate-kernel" \
+    >"$out/calibrate_kernel.txt" 2>&1
+}
+step_stage_kernel() {
+  "$bench" run --suite stage --case gpu-2e24 --backend cuda --stable --gpu-activity --reps 10 \
+    --out "$out/stage-kernel.jsonl" >"$out/stage_kernel.txt" 2>&1
 }
 step_ab() {
   "$bench" ab --a default --b spare-core --suite e2e --case gpu-medium --backend cuda --rounds 6 --reps 3 \
