@@ -38,7 +38,9 @@ TEST_CASE("calibrate: normal quantile and runs needed", "[calibrate]") {
 
 TEST_CASE("calibrate: a GPU phase is calibrated on the metric compare judges it by", "[calibrate]") {
   using cuzk::calibrate::judged_metric;
-  auto sample = [](json msm_h) { return json{{"phases", {{"proof", {{"wall_ns", 9}, {"gpu_ns", nullptr}}}, {"proof/prove/msm_h", msm_h}}}}; };
+  auto sample = [](json msm_h) {
+    return json{{"phases", {{"proof", {{"wall_ns", 9}, {"gpu_ns", nullptr}}}, {"proof/prove/msm_h", msm_h}}}};
+  };
   const json event = {{"wall_ns", 5}, {"gpu_ns", 4}};
   json kernel = event;
   kernel["gpu_kernel_ns"] = 3;

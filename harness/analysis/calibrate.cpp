@@ -571,7 +571,10 @@ std::string needed(const PhaseResult& p) {
                                   : fmt::format("{}", p.runs_needed_target);
 }
 std::string metric_name(const std::string& m) {
-  return m == "gpu_kernel_ns" ? "GPU kernel time" : m == "gpu_ns" ? "GPU time" : m == "wall_ns" ? "wall time" : "counter " + m;
+  return m == "gpu_kernel_ns" ? "GPU kernel time"
+         : m == "gpu_ns"      ? "GPU time"
+         : m == "wall_ns"     ? "wall time"
+                              : "counter " + m;
 }
 std::string unit_text(const Result& r) {
   return r.unit == "processes"

@@ -4,10 +4,10 @@
 //    processes, each with `--reps R` measured repetitions (plus the workload's warm-up): pool_a
 //    plain runs, and pool_b runs for each slowdown level s with CUZK_INJECT_SLOWDOWN naming every
 //    calibrated phase at s% (harness/measure/inject.hpp). A phase judged by GPU time or GPU kernel
-//    time (compare.hpp) gets a ":gpu" entry (its reported GPU times are scaled, nothing waits); a phase judged by wall time
-//    gets a host busy-wait. The first run is plain and decides each phase's metric. The runs are
-//    interleaved round by round (one A run, then one run of each level, in a shuffled order per
-//    round) so slow drift of the machine hits all pools alike.
+//    time (compare.hpp) gets a ":gpu" entry (its reported GPU times are scaled, nothing waits); a
+//    phase judged by wall time gets a host busy-wait. The first run is plain and decides each
+//    phase's metric. The runs are interleaved round by round (one A run, then one run of each
+//    level, in a shuffled order per round) so slow drift of the machine hits all pools alike.
 // 2. Trials. An A/A trial draws 2N distinct runs from the A pool at random (seeded) and splits
 //    them into two sides of N; an A/B trial at level s draws N runs from the A pool and N from
 //    the level-s pool. Each side is written as a results file and compared with compare_files

@@ -305,7 +305,9 @@ Registrar reg_history("history", [](CLI::App& app) -> Runner {
     s->add_option("--suite", o->filter.suite, "only this suite");
     s->add_option("--case", o->filter.case_name, "only this case");
     s->add_option("--phase", o->filter.phase, "only this phase");
-    s->add_option("--metric", o->filter.metric, "wall_ns, gpu_ns, gpu_kernel_ns, gpu_copy_ns, gpu_idle_ns or a counter's name")->capture_default_str();
+    s->add_option("--metric", o->filter.metric,
+                  "wall_ns, gpu_ns, gpu_kernel_ns, gpu_copy_ns, gpu_idle_ns or a counter's name")
+        ->capture_default_str();
     s->add_option("--machine", o->filter.machine, "only this machine (its fingerprint, a prefix, or 'this')");
     s->add_option("--branch", o->filter.branch, "only runs ingested with this --branch");
     s->add_option("--backend", o->filter.backend, "only this backend");
