@@ -74,17 +74,17 @@ step_nsys_medium() {
   rm -f "$out/nsys-medium.sqlite" "$out/nsys-medium.nsys-rep" "$out/nsys-medium".qdstrm
   return $rc
 }
-step_calibrate() {
+# calibrate NAME [WORKLOAD-ARG...]: the calibration into $out/NAME and $out/NAME.txt.
+calibrate() {
+  local name=$1 extra=() a
+  shift
+  for a in "$@"; do extra+=("--workload-arg=$a"); done
   "$bench" calibrate --workload prove --stable --reps 5 --runs 10 --trials 40 --pool-a 30 --pool-b 15 \
     --slowdowns 0.5,1,2 --noise-threshold "${THRESH:-0.5}" --target-effect 1 --phase "$gpu_phases" \
-    --workload-arg=--backend --workload-arg=cuda --out-dir "$out/calibrate" >"$out/calibrate.txt" 2>&1
+    --workload-arg=--backend --workload-arg=cuda "${extra[@]}" --out-dir "$out/$name" >"$out/$name.txt" 2>&1
 }
-step_calibrate_kernel() {
-  "$bench" calibrate --workload prove --stable --reps 5 --runs 10 --trials 40 --pool-a 30 --pool-b 15 \
-    --slowdowns 0.5,1,2 --noise-threshold "${THRESH:-0.5}" --target-effect 1 --phase "$gpu_phases" \
-    --workload-arg=--backend --workload-arg=cuda --workload-arg=--gpu-activity --out-dir "$out/calibrate-kernel" \
-    >"$out/calibrate_kernel.txt" 2>&1
-}
+step_calibrate() { calibrate calibrate; }
+step_calibrate_kernel() { calibrate calibrate_kernel --gpu-activity; }
 step_stage_kernel() {
   "$bench" run --suite stage --case gpu-2e24 --backend cuda --stable --gpu-activity --reps 10 \
     --out "$out/stage-kernel.jsonl" >"$out/stage_kernel.txt" 2>&1

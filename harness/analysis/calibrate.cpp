@@ -837,14 +837,13 @@ json to_json(const Result& r) {
 bool is_gpu_metric(const std::string& metric) { return metric == "gpu_ns" || metric == "gpu_kernel_ns"; }
 
 std::string judged_metric(const std::vector<json>& samples, const std::string& phase, const CompareOptions& co) {
-  if (co.analysis.metric_choice == MetricChoice::kWall) return "wall_ns";
-  bool kernel = true;
+  std::vector<const json*> records;
   for (const auto& s : samples) {
-    const json& rec = s.at("phases").value(phase, json::object());
-    if (!rec.contains("gpu_ns") || !rec["gpu_ns"].is_number()) return "wall_ns";
-    kernel = kernel && rec.contains("gpu_kernel_ns") && rec["gpu_kernel_ns"].is_number();
+    const json& phases = s.at("phases");
+    auto it = phases.find(phase);
+    records.push_back(it == phases.end() ? nullptr : &*it);
   }
-  return kernel && !samples.empty() ? "gpu_kernel_ns" : "gpu_ns";
+  return judged_time_metric(records, co.analysis.metric_choice);
 }
 
 }  // namespace cuzk::calibrate

@@ -122,10 +122,9 @@ std::string format_table(const Result& r);     // the terminal table
 std::string format_markdown(const Result& r);  // calibration.md
 nlohmann::json to_json(const Result& r);
 
-// The metric compare judges `phase` by in a plain run's measured sample lines (compare.hpp's
-// rule): wall time when asked (--metric wall) or when a sample has no GPU time; GPU kernel time
-// without gaps where every sample has it (the workload ran with --gpu-activity); else CUDA-event
-// GPU time. Its injection is then ":gpu", which scales both GPU times (harness/measure/inject.hpp).
+// The metric compare judges `phase` by in a plain run's measured sample lines
+// (judged_time_metric, compare.hpp). For a GPU time the injection is ":gpu", which scales both
+// GPU times (harness/measure/inject.hpp).
 std::string judged_metric(const std::vector<nlohmann::json>& samples, const std::string& phase,
                           const CompareOptions& co);
 // gpu_ns or gpu_kernel_ns.

@@ -509,6 +509,16 @@ bool PhaseComparison::change_stands() const {
   return family_low > 1 || family_high < 1;
 }
 
+std::string judged_time_metric(const std::vector<const nlohmann::json*>& records, MetricChoice choice) {
+  if (choice == MetricChoice::kWall) return "wall_ns";
+  bool kernel = !records.empty();
+  for (const nlohmann::json* rec : records) {
+    if (!rec || !rec->contains("gpu_ns") || !(*rec)["gpu_ns"].is_number()) return "wall_ns";
+    kernel = kernel && rec->contains("gpu_kernel_ns") && (*rec)["gpu_kernel_ns"].is_number();
+  }
+  return kernel ? "gpu_kernel_ns" : "gpu_ns";
+}
+
 const PhaseComparison* primary_row(const Comparison& c, const std::string& phase) {
   for (const auto& r : c.rows)
     if (r.phase == phase && r.primary && r.kind == "phase") return &r;

@@ -215,6 +215,13 @@ struct Comparison {
   std::vector<CaseSummary> summaries;    // one per case in both files
 };
 
+// The time a phase is judged by over its records (one "phases" entry per sample; nullptr where a
+// sample lacks the phase), compare's rule for tools that read records themselves (noise,
+// calibrate): wall_ns under kWall or where a record has no GPU time; gpu_kernel_ns, GPU kernel
+// time without gaps, where every record has it (runs with --gpu-activity); else gpu_ns.
+std::string judged_time_metric(const std::vector<const nlohmann::json*>& records,
+                               MetricChoice choice = MetricChoice::kAuto);
+
 // The row that carries a phase's verdict (its primary "phase" row), or nullptr when the phase is
 // not in the comparison.
 const PhaseComparison* primary_row(const Comparison& c, const std::string& phase);

@@ -12,6 +12,7 @@
 
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/output/format.hpp"
+#include "harness/analysis/compare.hpp"
 #include "harness/analysis/noise_detail.hpp"
 #include "harness/analysis/stats.hpp"
 
@@ -49,16 +50,10 @@ PhaseNoise analyse_row(const std::string& case_key, const std::string& phase, co
       if (ref.phases->contains(phase)) s.push_back(&ref);
     if (!s.empty()) series.push_back(std::move(s));
   }
-  // compare's rule: GPU kernel time without gaps where every sample has it, else CUDA-event GPU
-  // time where every sample has that, else wall time.
-  bool all_gpu = true, all_kernel = true;
+  std::vector<const json*> records;
   for (const auto& s : series)
-    for (const SampleRef* ref : s) {
-      const json& rec = (*ref->phases)[phase];
-      all_gpu = all_gpu && rec["gpu_ns"].is_number();
-      all_kernel = all_kernel && rec.contains("gpu_kernel_ns") && rec["gpu_kernel_ns"].is_number();
-    }
-  r.metric = all_gpu && all_kernel ? "gpu_kernel_ns" : all_gpu ? "gpu_ns" : "wall_ns";
+    for (const SampleRef* ref : s) records.push_back(&(*ref->phases)[phase]);
+  r.metric = judged_time_metric(records);
 
   std::vector<std::vector<double>> times;
   std::vector<double> all;

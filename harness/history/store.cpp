@@ -267,7 +267,9 @@ IngestedFile ingest_file(Db& db, const std::string& path, const std::string& kin
     for (const auto& [phase, rec] : s["phases"].items()) {
       // The GPU activity times (--gpu-activity) beside the event time: compare judges a GPU phase
       // by gpu_kernel_ns where collected, so the long view keeps it too.
-      for (const char* m : {"wall_ns", "gpu_ns", "gpu_kernel_ns", "gpu_copy_ns", "gpu_idle_ns"})
+      for (const char* m : {"wall_ns", "gpu_ns"})
+        if (auto v = number(rec.value(m, json()))) add(phase, m, *v);
+      for (const char* m : kGpuActivityFields)
         if (auto v = number(rec.value(m, json()))) add(phase, m, *v);
       if (rec.contains("counters") && rec["counters"].is_object())
         for (const auto& [name, v] : rec["counters"].items())

@@ -455,7 +455,6 @@ void optional_uint(const Ctx& c, const json& obj, const char* key, const std::st
 
 // GPU time without gaps: gpu_kernel_ns, gpu_copy_ns and gpu_idle_ns, optional, but all three or none,
 // each a non-negative integer (never null: a record without them leaves them out).
-constexpr const char* kGpuActivityFields[] = {"gpu_kernel_ns", "gpu_copy_ns", "gpu_idle_ns"};
 void validate_gpu_activity(const Ctx& c, const std::string& what, const json& r) {
   size_t present = 0;
   for (const char* k : kGpuActivityFields) {

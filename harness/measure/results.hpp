@@ -33,6 +33,9 @@ constexpr const char* kResultsSchema = "cuzk.results";
 constexpr int kResultsVersion = 1;
 constexpr const char* kToolName = "cuzk-bench";
 constexpr const char* kToolVersion = "0.1.0";
+// A GPU phase record's times without gaps (--gpu-activity): optional, all three or none
+// (docs/results-format.md).
+constexpr const char* kGpuActivityFields[] = {"gpu_kernel_ns", "gpu_copy_ns", "gpu_idle_ns"};
 
 class ResultsError : public std::runtime_error {
  public:
