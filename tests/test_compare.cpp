@@ -150,6 +150,51 @@ TEST_CASE("counter deltas beside time deltas") {
   CHECK(cuzk::to_json(c)["rows"][0]["counters"].size() == 2);
 }
 
+TEST_CASE("os::cpu_per_wall as the primary metric judges the phase by processes, or by rounds") {
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 7;
+  b.seed = 8;
+  // Every phase's CPU time is `cores` times its wall time: os::cpu_per_wall 2 on A, 3 on B.
+  auto with_cpu = [](SynthSpec& s, int cores, bool rounds) {
+    s.reps = 8;
+    s.processes = 2;
+    s.edit_header = [](nlohmann::json& h) {
+      for (const char* n : {"os::utime_ns", "os::stime_ns"}) {
+        h["counters"]["requested"].push_back(n);
+        h["counters"]["available"].push_back(n);
+      }
+    };
+    s.edit_sample = [cores, rounds](nlohmann::json& sample, int rep) {
+      for (auto& [phase, rec] : sample["phases"].items()) {
+        const int64_t wall = rec["wall_ns"].get<int64_t>();
+        rec["counters"]["os::utime_ns"] = wall * (cores - 1);
+        rec["counters"]["os::stime_ns"] = wall;
+      }
+      sample["primary_metric"] = "os::cpu_per_wall";
+      if (rounds) sample["round_id"] = rep;
+    };
+  };
+  for (const bool rounds : {false, true}) {
+    INFO((rounds ? "with" : "without") << " round ids");
+    with_cpu(a, 2, rounds);
+    with_cpu(b, 3, rounds);
+    cuzk::test::write_synth(d.file("a.jsonl"), a);
+    cuzk::test::write_synth(d.file("b.jsonl"), b);
+    auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+    const auto* r = cuzk::primary_row(c, "proof/synth");
+    REQUIRE(r);
+    CHECK(r->metric == "os::cpu_per_wall");
+    CHECK(r->design == (rounds ? "paired" : "blocks"));
+    CHECK(r->unit == (rounds ? "rounds" : "processes"));
+    CHECK(r->observations_a == (rounds ? 8 : 2));
+    CHECK(r->median_a == Approx(2.0));
+    CHECK(r->median_b == Approx(3.0));
+    CHECK(r->ratio == Approx(1.5));
+    CHECK_FALSE(row(c, "proof/synth")->primary);  // wall time shown, not judged
+  }
+}
+
 TEST_CASE("machine mismatch is refused unless allowed") {
   TempDir d;
   SynthSpec a, b;

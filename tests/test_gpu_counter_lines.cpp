@@ -25,8 +25,7 @@ void write_synth_plus(const std::string& path, const SynthSpec& s, const std::ve
 }
 
 // A synthetic results file plus one gpu_counters line for its case.
-void write_with_counters(const std::string& path, uint64_t seed, double dram_bytes) {
-  SynthSpec s;
+void write_with_counters(const std::string& path, uint64_t seed, double dram_bytes, SynthSpec s = {}) {
   s.seed = seed;
   nlohmann::json body = {{"suite", s.suite},
                          {"case", s.case_name},
@@ -73,6 +72,20 @@ TEST_CASE("a gpu_counters line is read, and compare shows its metrics as gpu:: c
   CHECK(nvl);
   // The timing rows are unchanged by the extra line: msm_h has its 10 samples a side.
   CHECK(msm->observations_a == 10);
+}
+
+TEST_CASE("a gpu:: counter never judges a phase, even named as the primary metric of one sample a side") {
+  // One value per counters pass, as many as the samples here: still not the samples' values.
+  TempDir d;
+  SynthSpec s;
+  s.reps = 1;
+  s.edit_sample = [](nlohmann::json& sample, int) { sample["primary_metric"] = "gpu::dram__bytes_read.sum"; };
+  write_with_counters(d.file("a.jsonl"), 101, 1e9, s);
+  write_with_counters(d.file("b.jsonl"), 202, 3e9, s);
+  auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  const auto* msm = cuzk::primary_row(c, "proof/prove/msm_h");
+  REQUIRE(msm);
+  CHECK(msm->metric == "gpu_ns");
 }
 
 TEST_CASE("trace shows a phase's GPU counters in the args of its events") {

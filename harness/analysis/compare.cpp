@@ -60,7 +60,7 @@ CounterDelta counter_delta(const std::string& name, const PhaseData* a, const Ph
       why = r == p->counter_null_reason.end() ? "null" : r->second;
       return;
     }
-    med = median(it->second);
+    med = median(it->second.values());
   };
   std::string wa, wb;
   side(a, d.median_a, wa);
@@ -127,40 +127,31 @@ std::vector<double> absent_observations(const CaseData& c, bool blocks) {
   return std::vector<double>(blocks ? c.per_process.size() : c.samples, 0.0);
 }
 
-// One side's values of a row's metric, with the process and the round behind each value.
-struct Series {
-  const std::vector<double>* v = nullptr;
-  const std::vector<std::string>* process = nullptr;
-  const std::vector<int64_t>* round = nullptr;
-};
-Series wall_series(const PhaseData& d) { return {&d.wall, &d.wall_process, &d.wall_round}; }
-Series gpu_series(const PhaseData& d) { return {&d.gpu, &d.gpu_process, &d.gpu_round}; }
-Series gpu_kernel_series(const PhaseData& d) { return {&d.gpu_kernel, &d.gpu_kernel_process, &d.gpu_kernel_round}; }
+// One side's values of a row's metric; nullptr on a side without the phase.
+using Series = const MetricValues*;
+
 // Whether GPU kernel time (without gaps) is in every sample of the phase: only then can it judge it.
 bool kernel_in_every_sample(const PhaseData& d) {
   return d.gpu_kernel_missing == 0 && !d.gpu_kernel.empty() && d.gpu_kernel.size() == d.wall.size();
 }
-Series counter_series(const PhaseData& d, const std::string& n) {
-  return {&d.counters.at(n), &d.counter_process.at(n), &d.counter_round.at(n)};
-}
 
 // Whether counter `n` has a value in every sample of the phase, each with its process and round:
-// only then can it judge the phase (a subset of the samples would not do).
+// only then can it judge the phase (a subset of the samples would not do, nor an untimed pass).
 bool counter_in_every_sample(const PhaseData& d, const std::string& n) {
   auto it = d.counters.find(n);
-  if (it == d.counters.end() || d.counter_null.count(n) || it->second.size() != d.wall.size()) return false;
-  auto p = d.counter_process.find(n);
-  return p != d.counter_process.end() && p->second.size() == it->second.size();
+  return it != d.counters.end() && !d.counter_null.count(n) && !d.untimed_counters.count(n) &&
+         it->second.size() == d.wall.size();
 }
 
-// The series of a row on one side; nullopt on a side without the phase.
-std::optional<Series> row_series(const CaseData& cd, const PhaseComparison& r) {
+// The values of a row's metric on one side.
+Series row_series(const CaseData& cd, const PhaseComparison& r) {
   auto it = cd.phases.find(r.phase);
-  if (it == cd.phases.end()) return std::nullopt;
-  if (r.metric == "gpu_ns") return gpu_series(it->second);
-  if (r.metric == "gpu_kernel_ns") return gpu_kernel_series(it->second);
-  if (r.metric == "wall_ns") return wall_series(it->second);
-  return counter_series(it->second, r.metric);
+  if (it == cd.phases.end()) return nullptr;
+  const PhaseData& d = it->second;
+  if (r.metric == "gpu_ns") return &d.gpu;
+  if (r.metric == "gpu_kernel_ns") return &d.gpu_kernel;
+  if (r.metric == "wall_ns") return &d.wall;
+  return &d.counters.at(r.metric);
 }
 
 // Paired design: each round's median on each side, over the rounds both sides have (0 on a side
@@ -169,10 +160,9 @@ std::optional<Series> row_series(const CaseData& cd, const PhaseComparison& r) {
 struct PairedValues {
   std::vector<double> a, b;
 };
-PairedValues paired_values(const std::optional<Series>& sa, const std::optional<Series>& sb,
-                           const std::vector<int64_t>& rounds) {
-  const std::map<int64_t, double> ma = sa ? round_medians(*sa->v, *sa->round) : std::map<int64_t, double>{};
-  const std::map<int64_t, double> mb = sb ? round_medians(*sb->v, *sb->round) : std::map<int64_t, double>{};
+PairedValues paired_values(Series sa, Series sb, const std::vector<int64_t>& rounds) {
+  const std::map<int64_t, double> ma = sa ? round_medians(*sa) : std::map<int64_t, double>{};
+  const std::map<int64_t, double> mb = sb ? round_medians(*sb) : std::map<int64_t, double>{};
   PairedValues p;
   for (int64_t r : rounds) {
     auto ia = ma.find(r), ib = mb.find(r);
@@ -289,9 +279,7 @@ void family_intervals(std::vector<PhaseComparison>& rows, size_t first, const Ca
         std::tie(r.family_low, r.family_high) = iv;
       continue;
     }
-    auto obs = [&](const std::optional<Series>& s, const CaseData& cd) {
-      return s ? observations(*s->v, *s->process, blocks) : absent_observations(cd, blocks);
-    };
+    auto obs = [&](Series s, const CaseData& cd) { return s ? observations(*s, blocks) : absent_observations(cd, blocks); };
     const std::vector<double> a = obs(sa, ca), b = obs(sb, cb);
     if (!r.only_in) {
       const RatioCI ci = bootstrap_ratio_ci(a, b, o.bootstrap_resamples, o.bootstrap_seed, level);
@@ -452,19 +440,19 @@ void describe_sides(PhaseComparison& r, const std::vector<double>& a, const std:
   r.iqr_b = iqr(b);
 }
 
-std::map<int64_t, double> round_medians(const std::vector<double>& v, const std::vector<int64_t>& round) {
+std::map<int64_t, double> round_medians(const MetricValues& v) {
   std::map<int64_t, std::vector<double>> by;
-  for (size_t i = 0; i < v.size() && i < round.size(); ++i) by[round[i]].push_back(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) by[v.rounds()[i]].push_back(v.values()[i]);
   std::map<int64_t, double> out;
   for (auto& [r, vals] : by) out[r] = median(vals);
   return out;
 }
 
 
-std::vector<double> observations(const std::vector<double>& v, const std::vector<std::string>& process, bool blocks) {
-  if (!blocks) return v;
+std::vector<double> observations(const MetricValues& v, bool blocks) {
+  if (!blocks) return v.values();
   std::map<std::string, std::vector<double>> by;
-  for (size_t i = 0; i < v.size(); ++i) by[process[i]].push_back(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) by[v.processes()[i]].push_back(v.values()[i]);
   std::vector<double> out;
   for (auto& [id, vals] : by) out.push_back(median(vals));
   return out;
@@ -577,17 +565,15 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
     const CaseDesign design = choose_design(ca, cb, a, b, o);
     designs[k] = design;
     const bool blocks = design.design == Design::kBlocks;
-    // The row's statistics under the case's design; a side without the phase is nullopt.
-    auto fill = [&](PhaseComparison& r, const std::optional<Series>& sa, const std::optional<Series>& sb) {
+    // The row's statistics under the case's design; a side without the phase is nullptr.
+    auto fill = [&](PhaseComparison& r, Series sa, Series sb) {
       r.design = design_name(design.design);
       if (design.design == Design::kPaired) {
         fill_paired(r, paired_values(sa, sb, design.rounds), o);
         return;
       }
       r.unit = blocks ? "processes" : "samples";
-      auto obs = [&](const std::optional<Series>& s, const CaseData& cd) {
-        return s ? observations(*s->v, *s->process, blocks) : absent_observations(cd, blocks);
-      };
+      auto obs = [&](Series s, const CaseData& cd) { return s ? observations(*s, blocks) : absent_observations(cd, blocks); };
       fill_stats(r, obs(sa, ca), obs(sb, cb), o);
     };
     // A counter that every sample of both sides names as its primary metric (an instruction
@@ -622,13 +608,13 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         const PhaseData& d = in_b ? pb_it->second : pa_it->second;
         const bool gpu = o.analysis.metric_choice == MetricChoice::kAuto && d.gpu_null == 0 && !d.gpu.empty();
         const bool kernel = gpu && kernel_in_every_sample(d);
-        const Series present = kernel ? gpu_kernel_series(d) : gpu ? gpu_series(d) : wall_series(d);
+        const Series present = kernel ? &d.gpu_kernel : gpu ? &d.gpu : &d.wall;
         const std::vector<double> zeros = absent_observations(in_b ? ca : cb, blocks);
         r.only_in = in_b ? Side::kB : Side::kA;
         r.metric = kernel ? "gpu_kernel_ns" : gpu ? "gpu_ns" : "wall_ns";
         (in_b ? r.samples_b : r.samples_a) = d.wall.size();
         (in_b ? r.samples_a : r.samples_b) = (in_b ? ca : cb).samples;
-        fill(r, in_b ? std::nullopt : std::optional<Series>(present), in_b ? std::optional<Series>(present) : std::nullopt);
+        fill(r, in_b ? nullptr : present, in_b ? present : nullptr);
         r.ratio = in_b ? INFINITY : 0.0;
         r.ci_low = r.ci_high = NAN;
         r.verdict = only_in_text(*r.only_in);
@@ -636,7 +622,8 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         // stays n/a with its reason).
         PhaseData absent;
         for (const auto& [n, v] : d.counters)
-          if (!v.empty()) absent.counters[n].assign(std::max<size_t>(1, zeros.size()), 0.0);
+          if (!v.empty())
+            for (size_t i = 0; i < std::max<size_t>(1, zeros.size()); ++i) absent.counters[n].add(0.0, "", kNoRound);
         for (const auto& [n, v] : d.counters)
           r.counters.push_back(counter_delta(n, in_b ? &absent : &d, in_b ? &d : &absent));
         c.rows.push_back(r);
@@ -646,7 +633,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
       r.samples_a = da.wall.size();
       r.samples_b = db.wall.size();
       PhaseComparison wall = r;
-      fill(wall, wall_series(da), wall_series(db));
+      fill(wall, &da.wall, &db.wall);
       if (da.gpu.size() + db.gpu.size() > 0 && (da.gpu_null > 0 || db.gpu_null > 0))
         wall.warnings.push_back(fmt::format("gpu_ns is null in {} A and {} B samples", da.gpu_null, db.gpu_null));
       std::set<std::string> cnames;
@@ -663,7 +650,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         gpu.metric = "gpu_ns";
         gpu.samples_a = da.gpu.size();
         gpu.samples_b = db.gpu.size();
-        fill(gpu, gpu_series(da), gpu_series(db));
+        fill(gpu, &da.gpu, &db.gpu);
         // GPU time is the verdict of a GPU phase only when every sample has it: a phase whose GPU
         // time is sometimes missing would be judged on a subset of its samples.
         const bool gpu_primary = o.analysis.metric_choice == MetricChoice::kAuto && da.gpu_null == 0 && db.gpu_null == 0;
@@ -675,7 +662,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
           kernel.metric = "gpu_kernel_ns";
           kernel.samples_a = da.gpu_kernel.size();
           kernel.samples_b = db.gpu_kernel.size();
-          fill(kernel, gpu_kernel_series(da), gpu_kernel_series(db));
+          fill(kernel, &da.gpu_kernel, &db.gpu_kernel);
           kernel.counters = std::move(wall.counters);
           wall.counters.clear();
           gpu.primary = false;
@@ -701,7 +688,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         counted.metric = primary_counter;
         counted.samples_a = da.counters.at(primary_counter).size();
         counted.samples_b = db.counters.at(primary_counter).size();
-        fill(counted, counter_series(da, primary_counter), counter_series(db, primary_counter));
+        fill(counted, &da.counters.at(primary_counter), &db.counters.at(primary_counter));
         counted.counters = std::move(out.front().counters);
         out.front().counters.clear();
         for (auto& x : out) x.primary = false;

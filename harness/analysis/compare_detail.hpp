@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,22 +15,38 @@ namespace cuzk::compare_detail {
 
 constexpr int64_t kNoRound = -1;  // a sample without "round_id"
 
+// The values of one metric of a phase, each with the process id ("" when unknown) and the round
+// (kNoRound when unknown) behind it; added together, so the three can never get out of step.
+class MetricValues {
+ public:
+  void add(double value, const std::string& process, int64_t round) {
+    values_.push_back(value);
+    processes_.push_back(process);
+    rounds_.push_back(round);
+  }
+  size_t size() const { return values_.size(); }
+  bool empty() const { return values_.empty(); }
+  const std::vector<double>& values() const { return values_; }
+  const std::vector<std::string>& processes() const { return processes_; }
+  const std::vector<int64_t>& rounds() const { return rounds_; }
+
+ private:
+  std::vector<double> values_;
+  std::vector<std::string> processes_;
+  std::vector<int64_t> rounds_;
+};
+
 struct PhaseData {
-  std::vector<double> wall, gpu;
-  std::vector<std::string> wall_process, gpu_process;  // the process id behind each value ("" when unknown)
-  std::vector<int64_t> wall_round, gpu_round;          // the round behind each value (kNoRound when unknown)
+  MetricValues wall, gpu;
   size_t gpu_null = 0;
-  // GPU kernel time without gaps (gpu_kernel_ns, where collected): values, their processes and
-  // rounds, and the samples without it.
-  std::vector<double> gpu_kernel;
-  std::vector<std::string> gpu_kernel_process;
-  std::vector<int64_t> gpu_kernel_round;
+  // GPU kernel time without gaps (gpu_kernel_ns, where collected), and the samples without it.
+  MetricValues gpu_kernel;
   size_t gpu_kernel_missing = 0;
-  std::map<std::string, std::vector<double>> counters;       // non-null values
-  std::map<std::string, std::vector<std::string>> counter_process;  // beside counters (samples' counters only)
-  std::map<std::string, std::vector<int64_t>> counter_round;
-  std::map<std::string, size_t> counter_null;                // null values of each counter
-  std::map<std::string, std::string> counter_null_reason;    // last reason seen for a null
+  std::map<std::string, MetricValues> counters;            // non-null values
+  std::map<std::string, size_t> counter_null;              // null values of each counter
+  std::map<std::string, std::string> counter_null_reason;  // last reason seen for a null
+  // Counters from a separate untimed pass (gpu::), not from the samples: shown, never judging the phase.
+  std::set<std::string> untimed_counters;
 };
 
 struct Span {
@@ -104,7 +121,7 @@ std::string signed_value_text(const std::string& metric, double v);
 void describe_sides(PhaseComparison& r, const std::vector<double>& a, const std::vector<double>& b);
 
 // The observations of one side: the values, or each process's median of them (block design).
-std::vector<double> observations(const std::vector<double>& v, const std::vector<std::string>& process, bool blocks);
+std::vector<double> observations(const MetricValues& v, bool blocks);
 
 // The unit of observation chosen for one case (docs/compare.md, "Designs").
 enum class Design { kSamples, kBlocks, kPaired };
@@ -119,7 +136,7 @@ const char* design_name(Design d);  // "samples", "blocks", "paired"
 CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& sa, const SideData& sb, const CompareOptions& o);
 
 // Each round's median of the values (paired design): round -> median of that round's values.
-std::map<int64_t, double> round_medians(const std::vector<double>& v, const std::vector<int64_t>& round);
+std::map<int64_t, double> round_medians(const MetricValues& v);
 
 // compare_accounting.cpp: the accounting of every parent phase of one case (both sides loaded).
 std::vector<Accounting> account_case(const CaseData& a, const CaseData& b, const CaseDesign& design,

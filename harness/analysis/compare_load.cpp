@@ -72,8 +72,9 @@ bool note_environment(EnvSummary& env, const json& sample, const std::string& pr
 }
 
 // os::cpu_per_wall: (user + system CPU time) / wall time of the phase, from the OS counters: how
-// many cores the phase kept busy on average (1 = one thread all along).
-void add_derived_counters(PhaseData& pd, const json& rec) {
+// many cores the phase kept busy on average (1 = one thread all along). Its value keeps the
+// sample's process and round, so it can judge the phase like any counter of the samples.
+void add_derived_counters(PhaseData& pd, const json& rec, const std::string& process, int64_t round) {
   if (!rec.contains("counters") || !rec["counters"].is_object()) return;
   const json& c = rec["counters"];
   auto num = [&](const char* k) { return c.contains(k) && c[k].is_number(); };
@@ -81,13 +82,14 @@ void add_derived_counters(PhaseData& pd, const json& rec) {
   auto& v = pd.counters["os::cpu_per_wall"];
   const double wall = rec["wall_ns"].get<double>();
   if (num("os::utime_ns") && num("os::stime_ns") && wall > 0)
-    v.push_back((c["os::utime_ns"].get<double>() + c["os::stime_ns"].get<double>()) / wall);
+    v.add((c["os::utime_ns"].get<double>() + c["os::stime_ns"].get<double>()) / wall, process, round);
   else
     pd.counter_null_reason["os::cpu_per_wall"] = "os::utime_ns or os::stime_ns not read";
 }
 
 // The "gpu_counters" lines (an untimed counters pass per case): each metric becomes the
-// counter gpu::<metric> of its phase, one value per pass set, beside the phase's samples.
+// counter gpu::<metric> of its phase, one value per pass set, beside the phase's samples: with
+// no process or round, and untimed, so it never judges the phase.
 void add_gpu_counters(SideData& s, const ResultsFile& rf) {
   for (const auto& line : rf.gpu_counters) {
     const json& g = line.value;
@@ -99,8 +101,9 @@ void add_gpu_counters(SideData& s, const ResultsFile& rf) {
       for (auto& [metric, v] : values.items()) {
         const std::string name = "gpu::" + metric;
         auto& vec = pd->second.counters[name];
+        pd->second.untimed_counters.insert(name);
         if (v.is_number()) {
-          vec.push_back(v.get<double>());
+          vec.add(v.get<double>(), "", kNoRound);
         } else {
           const json& st = g["metrics"].contains(metric) ? g["metrics"][metric] : json::object();
           const std::string why = st.is_object() && st.contains("reason") && st["reason"].is_string() ? st["reason"].get<std::string>() : "";
@@ -174,7 +177,7 @@ SideData load_gbench(const std::string& path, const json& doc) {
     const std::string name = gbench_field(path, b, "run_name", vt::string, gbench_field(path, b, "name", vt::string, ""));
     const std::string unit = gbench_field(path, b, "time_unit", vt::string, "ns");
     try {
-      c.phases[name].wall.push_back(gbench_time_ns(b["real_time"].get<double>(), unit));
+      c.phases[name].wall.add(gbench_time_ns(b["real_time"].get<double>(), unit), "", kNoRound);
     } catch (const GbenchError& e) {
       throw CompareError(path + ": " + e.what());
     }
@@ -236,31 +239,23 @@ SideData load_cuzk(const std::string& path, const ResultsFile& rf, const Compare
     for (auto& [phase, rec] : v["phases"].items()) {
       PhaseData& pd = c.phases[phase];
       sr.wall[phase] = rec["wall_ns"].get<double>();
-      pd.wall.push_back(rec["wall_ns"].get<double>());
-      pd.wall_process.push_back(process);
-      pd.wall_round.push_back(round);
-      // An optional GPU time of the record into its series, or one more sample without it. (The
+      pd.wall.add(rec["wall_ns"].get<double>(), process, round);
+      // An optional GPU time of the record into its values, or one more sample without it. (The
       // record is a parameter: clang 14 cannot capture a structured binding.)
-      auto take = [&](const nlohmann::json& r, const char* field, auto& values, auto& processes, auto& rounds,
-                      size_t& missing) {
-        if (r.contains(field) && r[field].is_number()) {
-          values.push_back(r[field].get<double>());
-          processes.push_back(process);
-          rounds.push_back(round);
-        } else {
+      auto take = [&](const nlohmann::json& r, const char* field, MetricValues& values, size_t& missing) {
+        if (r.contains(field) && r[field].is_number())
+          values.add(r[field].get<double>(), process, round);
+        else
           ++missing;
-        }
       };
-      take(rec, "gpu_ns", pd.gpu, pd.gpu_process, pd.gpu_round, pd.gpu_null);
-      take(rec, "gpu_kernel_ns", pd.gpu_kernel, pd.gpu_kernel_process, pd.gpu_kernel_round, pd.gpu_kernel_missing);
-      add_derived_counters(pd, rec);
+      take(rec, "gpu_ns", pd.gpu, pd.gpu_null);
+      take(rec, "gpu_kernel_ns", pd.gpu_kernel, pd.gpu_kernel_missing);
+      add_derived_counters(pd, rec, process, round);
       if (rec.contains("counters") && rec["counters"].is_object()) {
         for (auto& [cn, cv] : rec["counters"].items()) {
           auto& vec = pd.counters[cn];  // creates the entry even when null
           if (cv.is_number()) {
-            vec.push_back(cv.get<double>());
-            pd.counter_process[cn].push_back(process);
-            pd.counter_round[cn].push_back(round);
+            vec.add(cv.get<double>(), process, round);
           } else {
             ++pd.counter_null[cn];
             std::string why = "null";

@@ -91,7 +91,7 @@ PhaseComparison tail_row(const CaseData& ca, const CaseData& cb, const std::stri
   r.threshold = o.threshold_for(phase);
   if (auto p = o.tail_thresholds.find(phase); p != o.tail_thresholds.end())
     if (auto m = p->second.find(r.metric); m != p->second.end()) r.threshold = m->second;
-  const std::vector<double>&a = ca.phases.at(phase).wall, &b = cb.phases.at(phase).wall;
+  const std::vector<double>&a = ca.phases.at(phase).wall.values(), &b = cb.phases.at(phase).wall.values();
   r.observations_a = r.samples_a = a.size();
   r.observations_b = r.samples_b = b.size();
   if (empty_side(r, a, b, "no measured job on one side")) return r;

@@ -34,7 +34,7 @@ const std::vector<double>* metric_values(const CaseData& c, const std::string& p
   auto it = c.phases.find(phase);
   if (it == c.phases.end()) return nullptr;
   const auto& v = metric == "gpu_kernel_ns" ? it->second.gpu_kernel : metric == "gpu_ns" ? it->second.gpu : it->second.wall;
-  return v.empty() ? nullptr : &v;
+  return v.empty() ? nullptr : &v.values();
 }
 
 const CaseData* find_case(const SideData& s, const std::string& key) {
@@ -156,7 +156,7 @@ void analyse_factorial(const Input& in, const std::vector<const SideData*>& merg
     const auto& pd = c->phases.at(p.phase);
     phase_medians[v] = median(*metric_values(*c, p.phase, p.metric));
     for (const auto& [name, vals] : pd.counters)
-      if (!vals.empty()) counter_medians[name].push_back({v, median(vals)});
+      if (!vals.empty()) counter_medians[name].push_back({v, median(vals.values())});
   }
   for (const auto& e : p.fx->effects) {
     EffectRow row;
