@@ -51,6 +51,11 @@ TEST_CASE("calibrate: a GPU phase is calibrated on the metric compare judges it 
   CHECK(judged_metric({sample(kernel), sample(kernel)}, "proof/prove/msm_h", co) == "gpu_kernel_ns");
   // ... else the events' GPU time, as compare falls back where one sample lacks it ...
   CHECK(judged_metric({sample(kernel), sample(event)}, "proof/prove/msm_h", co) == "gpu_ns");
+  // ... or where copies are most of the phase's GPU work (an upload: its kernels are memsets) ...
+  json upload = kernel;
+  upload["gpu_copy_ns"] = 7;  // copies 7 ns against kernels 6; beside two kernel samples, against 9
+  CHECK(judged_metric({sample(kernel), sample(upload)}, "proof/prove/msm_h", co) == "gpu_ns");
+  CHECK(judged_metric({sample(kernel), sample(kernel), sample(upload)}, "proof/prove/msm_h", co) == "gpu_kernel_ns");
   // ... and wall time for a phase without GPU time, or when asked.
   CHECK(judged_metric({sample(kernel)}, "proof", co) == "wall_ns");
   co.analysis.metric_choice = cuzk::MetricChoice::kWall;

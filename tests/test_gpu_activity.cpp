@@ -403,6 +403,35 @@ TEST_CASE("compare falls back to gpu_ns where a side, or one sample, lacks gpu_k
   CHECK(msm_primary(ac)->metric == "gpu_ns");
 }
 
+TEST_CASE("compare judges a phase of copies by gpu_ns although every sample has gpu_kernel_ns") {
+  // An upload: its kernel time is a few memsets, its copies most of its GPU work. The copies
+  // slow down by 25%, the memsets not: kernel time would call it unchanged.
+  auto upload = [](double factor) {
+    return [=](json& sample, int) {
+      json& r = sample["phases"]["proof/prove/msm_h"];
+      const double wall = r["wall_ns"].get<double>();
+      r["gpu_ns"] = static_cast<uint64_t>(0.8 * wall * factor);
+      r["gpu_kernel_ns"] = static_cast<uint64_t>(0.001 * wall);
+      r["gpu_copy_ns"] = static_cast<uint64_t>(0.7 * wall * factor);
+      r["gpu_idle_ns"] = static_cast<uint64_t>(0.1 * wall);
+    };
+  };
+  TempDir d;
+  SynthSpec a, b;
+  a.seed = 31;
+  b.seed = 32;
+  a.edit_sample = upload(1.0);
+  b.edit_sample = upload(1.25);
+  cuzk::test::write_synth(d.file("a.jsonl"), a);
+  cuzk::test::write_synth(d.file("b.jsonl"), b);
+  const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), {});
+  const auto* p = msm_primary(c);
+  REQUIRE(p);
+  CHECK(p->metric == "gpu_ns");
+  CHECK(p->verdict == "slower");
+  CHECK(msm_row(c, "gpu_kernel_ns") == nullptr);
+}
+
 // ---------------------------------------------------------------- the run option
 
 TEST_CASE("run and prove --gpu-activity where it cannot run: one error line (exit 2), nothing written") {

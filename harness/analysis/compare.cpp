@@ -130,9 +130,11 @@ std::vector<double> absent_observations(const CaseData& c, bool blocks) {
 // One side's values of a row's metric; nullptr on a side without the phase.
 using Series = const MetricValues*;
 
-// Whether GPU kernel time (without gaps) is in every sample of the phase: only then can it judge it.
-bool kernel_in_every_sample(const PhaseData& d) {
-  return d.gpu_kernel_missing == 0 && !d.gpu_kernel.empty() && d.gpu_kernel.size() == d.wall.size();
+// Whether GPU kernel time (without gaps) may judge the phase: it is in every sample (a subset
+// would not do) and kernels are most of the phase's GPU work (kernels_dominate).
+bool kernel_judges(const PhaseData& d) {
+  return d.gpu_kernel_missing == 0 && !d.gpu_kernel.empty() && d.gpu_kernel.size() == d.wall.size() &&
+         kernels_dominate(d.gpu_kernel_total, d.gpu_copy_total);
 }
 
 // Whether counter `n` has a value in every sample of the phase, each with its process and round:
@@ -497,14 +499,20 @@ bool PhaseComparison::change_stands() const {
   return family_low > 1 || family_high < 1;
 }
 
+bool kernels_dominate(double kernel_total_ns, double copy_total_ns) { return kernel_total_ns >= copy_total_ns; }
+
 std::string judged_time_metric(const std::vector<const nlohmann::json*>& records, MetricChoice choice) {
   if (choice == MetricChoice::kWall) return "wall_ns";
   bool kernel = !records.empty();
+  double kernel_total = 0, copy_total = 0;
+  auto number = [](const nlohmann::json& r, const char* f) { return r.contains(f) && r[f].is_number(); };
   for (const nlohmann::json* rec : records) {
-    if (!rec || !rec->contains("gpu_ns") || !(*rec)["gpu_ns"].is_number()) return "wall_ns";
-    kernel = kernel && rec->contains("gpu_kernel_ns") && (*rec)["gpu_kernel_ns"].is_number();
+    if (!rec || !number(*rec, "gpu_ns")) return "wall_ns";
+    kernel = kernel && number(*rec, "gpu_kernel_ns");
+    if (kernel) kernel_total += (*rec)["gpu_kernel_ns"].get<double>();
+    if (number(*rec, "gpu_copy_ns")) copy_total += (*rec)["gpu_copy_ns"].get<double>();
   }
-  return kernel ? "gpu_kernel_ns" : "gpu_ns";
+  return kernel && kernels_dominate(kernel_total, copy_total) ? "gpu_kernel_ns" : "gpu_ns";
 }
 
 const PhaseComparison* primary_row(const Comparison& c, const std::string& phase) {
@@ -607,7 +615,7 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         const bool in_b = pa_it == ca.phases.end();
         const PhaseData& d = in_b ? pb_it->second : pa_it->second;
         const bool gpu = o.analysis.metric_choice == MetricChoice::kAuto && d.gpu_null == 0 && !d.gpu.empty();
-        const bool kernel = gpu && kernel_in_every_sample(d);
+        const bool kernel = gpu && kernel_judges(d);
         const Series present = kernel ? &d.gpu_kernel : gpu ? &d.gpu : &d.wall;
         const std::vector<double> zeros = absent_observations(in_b ? ca : cb, blocks);
         r.only_in = in_b ? Side::kB : Side::kA;
@@ -655,8 +663,9 @@ Comparison compare_files(const std::string& pa, const std::string& pb, const Com
         // time is sometimes missing would be judged on a subset of its samples.
         const bool gpu_primary = o.analysis.metric_choice == MetricChoice::kAuto && da.gpu_null == 0 && db.gpu_null == 0;
         // Kernel time without gaps judges it, before CUDA-event time, where every sample of both
-        // sides has it: the events' span includes the GPU's idle gaps, whose noise is the host's.
-        const bool kernel_primary = gpu_primary && kernel_in_every_sample(da) && kernel_in_every_sample(db);
+        // sides has it and kernels are most of its GPU work (kernel_judges): the events' span
+        // includes the GPU's idle gaps, whose noise is the host's.
+        const bool kernel_primary = gpu_primary && kernel_judges(da) && kernel_judges(db);
         if (kernel_primary) {
           PhaseComparison kernel = r;
           kernel.metric = "gpu_kernel_ns";

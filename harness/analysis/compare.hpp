@@ -215,10 +215,16 @@ struct Comparison {
   std::vector<CaseSummary> summaries;    // one per case in both files
 };
 
+// Whether a phase's kernel time (gpu_kernel_ns, summed over its samples) may judge it, against
+// its copy time (gpu_copy_ns): only where kernels are most of its GPU work. An upload's kernel
+// time is a few memsets, which would not see its copies slow down; the CUDA-event time judges it.
+bool kernels_dominate(double kernel_total_ns, double copy_total_ns);
+
 // The time a phase is judged by over its records (one "phases" entry per sample; nullptr where a
 // sample lacks the phase), compare's rule for tools that read records themselves (noise,
 // calibrate): wall_ns under kWall or where a record has no GPU time; gpu_kernel_ns, GPU kernel
-// time without gaps, where every record has it (runs with --gpu-activity); else gpu_ns.
+// time without gaps, where every record has it (runs with --gpu-activity) and kernels dominate
+// the phase's GPU work; else gpu_ns.
 std::string judged_time_metric(const std::vector<const nlohmann::json*>& records,
                                MetricChoice choice = MetricChoice::kAuto);
 

@@ -80,8 +80,8 @@ Page page(const Analysis& a) {
     m.diagnosis.push_back(r.diagnosis);
   }
   m.legend = {
-      "metric: gpu_kernel_ns when every analysed sample of the phase has GPU kernel time (--gpu-activity), else "
-      "gpu_ns when every one has GPU time, else wall_ns. n: P processes x R "
+      "metric: gpu_kernel_ns when every analysed sample of the phase has GPU kernel time (--gpu-activity) and "
+      "kernels are most of its GPU work, else gpu_ns when every one has GPU time, else wall_ns. n: P processes x R "
       "repetitions each; median and cv (1.4826 MAD / median) over every analysed sample.",
       "within, between: sd of ln(time) x 100 (~cv%) inside a process and between process means (one-way "
       "random-effects ANOVA); between share: between variance / total; F p: the ANOVA's F test.",
