@@ -7,24 +7,18 @@ input refused with exit 2 and one line on stderr.
 """
 import os
 import sqlite3
-import subprocess
 import sys
 import tempfile
 
+import script_checks
+from script_checks import check
+
 script = sys.argv[1]
 MS = 1_000_000
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print(f"FAILED: {what}")
 
 
 def run(*args):
-    p = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+    return script_checks.run(script, *args)
 
 
 def make_trace(path, marker="h_pointwise_kernel"):
@@ -85,5 +79,4 @@ with tempfile.TemporaryDirectory() as d:
         check(rc == 2, f"{args[-1]}: exit 2 (got {rc})")
         check(want in err and err.count("\n") == 1, f"{args[-1]}: one error line with '{want}' (got {err!r})")
 
-print(f"{len(failures)} failed" if failures else "all checks passed")
-sys.exit(1 if failures else 0)
+script_checks.finish()
