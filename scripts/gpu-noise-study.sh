@@ -7,6 +7,8 @@
 #                                                 spare-core variant (CUZK_GPU_SPARE_CORE) without --stable
 #   scripts/gpu-noise-study.sh OUT_DIR nsys       gpu_ns against Nsight Systems (scripts/nsys-gpu-time.py)
 #   scripts/gpu-noise-study.sh OUT_DIR nsys_medium  the same check on e2e/gpu-medium (larger MSMs), --stable
+#   scripts/gpu-noise-study.sh OUT_DIR nsys_kernel  gpu_kernel_ns of a --gpu-activity run against the kernels
+#                                                 and memsets Nsight Systems saw in a capture without it
 #   scripts/gpu-noise-study.sh OUT_DIR calibrate  the targets of docs/calibration.md (--stable, blocks)
 #   scripts/gpu-noise-study.sh OUT_DIR calibrate_kernel  the same, the GPU phases judged by their kernel
 #                                                 time without gaps (--gpu-activity, docs/counters.md)
@@ -72,6 +74,20 @@ step_nsys_medium() {
       >"$out/nsys_medium.txt" 2>&1
   local rc=$?
   rm -f "$out/nsys-medium.sqlite" "$out/nsys-medium.nsys-rep" "$out/nsys-medium".qdstrm
+  return $rc
+}
+step_nsys_kernel() {
+  [[ -n $nsys ]] || { echo "no nsys" >"$out/nsys_kernel.txt"; return 1; }
+  rm -f "$out/nsys-kernel".*
+  "$bench" prove --backend cuda --stable --gpu-activity --reps 10 --out "$out/nsys-kernel-activity.jsonl" \
+    >"$out/nsys_kernel.log" 2>&1 &&
+    "$nsys" profile --trace=cuda,nvtx -o "$out/nsys-kernel" "$bench" prove --backend cuda --stable --reps 10 \
+      --out "$out/nsys-kernel.jsonl" >>"$out/nsys_kernel.log" 2>&1 &&
+    "$nsys" export --type sqlite -o "$out/nsys-kernel.sqlite" "$out/nsys-kernel.nsys-rep" >>"$out/nsys_kernel.log" 2>&1 &&
+    python3 scripts/nsys-gpu-time.py --sqlite "$out/nsys-kernel.sqlite" --results "$out/nsys-kernel.jsonl" \
+      --kernel-results "$out/nsys-kernel-activity.jsonl" >"$out/nsys_kernel.txt" 2>&1
+  local rc=$?
+  rm -f "$out/nsys-kernel.sqlite" "$out/nsys-kernel.nsys-rep" "$out/nsys-kernel".qdstrm
   return $rc
 }
 # calibrate NAME [WORKLOAD-ARG...]: the calibration into $out/NAME and $out/NAME.txt.

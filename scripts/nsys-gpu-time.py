@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Checks the harness's GPU time against Nsight Systems, phase by phase (docs/noise.md).
+"""Checks the harness's GPU times against Nsight Systems, phase by phase (docs/noise.md).
 
-    scripts/nsys-gpu-time.py --sqlite RUN.sqlite --results RUN.jsonl [--tolerance 2]
+    scripts/nsys-gpu-time.py --sqlite RUN.sqlite --results RUN.jsonl [--kernel-results K.jsonl]
+                             [--tolerance 2]
 
 RUN.sqlite is the `nsys export --type sqlite` of a capture of one cuzk-bench run, and RUN.jsonl
 that run's results file (scripts/nsys-capture.sh leaves both side by side). For each phase with
@@ -10,13 +11,22 @@ GPU time in the results, the trace gives the GPU work launched inside the phase'
 correlation id to the kernels, copies and memsets they started): the sum of kernel durations,
 and the busy time (the union of kernel, copy and memset intervals). The harness's gpu_ns is the
 time between two CUDA events around the same work, summed over the same ranges (warm-ups
-included, as the trace has them). Prints one row per phase; exit 0 when every phase's gpu_ns is
-within the tolerance (percent) of the busy time, 1 when not, 2 on bad input.
+included, as the trace has them).
+
+Kernel time: where the results (or K.jsonl, a run of the same workload with --gpu-activity: two
+CUPTI clients in one process are not needed) have gpu_kernel_ns, its median over the measured
+samples is set against the trace's: per repetition (a range of the phase's first path component,
+e.g. "proof"), the union of the phase's kernel and memset intervals summed over its ranges inside
+it; the median over the repetitions.
+
+Prints one table per check; exit 0 when every phase is within the tolerance (percent) in both,
+1 when not, 2 on bad input.
 """
 import argparse
 import bisect
 import json
 import sqlite3
+import statistics
 import sys
 
 
@@ -37,6 +47,23 @@ def union_length(intervals):
     return total
 
 
+def samples(path):
+    """The "sample" records of a results file."""
+    out = []
+    try:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    fail(f"{path}:{n}: not JSON ({e})")
+                if isinstance(rec, dict) and rec.get("type") == "sample":
+                    out.append(rec)
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
+    return out
+
+
 def tables(db):
     return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
@@ -45,26 +72,28 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sqlite", required=True)
     ap.add_argument("--results", required=True)
+    ap.add_argument("--kernel-results",
+                    help="results of the same workload run with --gpu-activity (default: --results)")
     ap.add_argument("--tolerance", type=float, default=2.0, help="percent (default 2)")
     a = ap.parse_args()
 
     gpu_ns = {}
-    try:
-        with open(a.results) as f:
-            for n, line in enumerate(f, 1):
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    fail(f"{a.results}:{n}: not JSON ({e})")
-                if rec.get("type") != "sample":
-                    continue
-                for phase, p in rec.get("phases", {}).items():
-                    if isinstance(p.get("gpu_ns"), (int, float)):
-                        gpu_ns[phase] = gpu_ns.get(phase, 0) + p["gpu_ns"]
-    except OSError as e:
-        fail(f"{a.results}: {e.strerror}")
+    for rec in samples(a.results):
+        for phase, p in rec.get("phases", {}).items():
+            if isinstance(p.get("gpu_ns"), (int, float)):
+                gpu_ns[phase] = gpu_ns.get(phase, 0) + p["gpu_ns"]
     if not gpu_ns:
         fail(f"{a.results}: no phase has GPU time (a run with --backend cuda?)")
+    kernel_file = a.kernel_results or a.results
+    kernel_ns = {}  # phase -> gpu_kernel_ns of each measured sample
+    for rec in samples(kernel_file):
+        if rec.get("warmup"):
+            continue
+        for phase, p in rec.get("phases", {}).items():
+            if isinstance(p.get("gpu_kernel_ns"), (int, float)):
+                kernel_ns.setdefault(phase, []).append(p["gpu_kernel_ns"])
+    if a.kernel_results and not kernel_ns:
+        fail(f"{a.kernel_results}: no phase has gpu_kernel_ns (a run with --gpu-activity?)")
 
     try:
         db = sqlite3.connect(f"file:{a.sqlite}?mode=ro", uri=True)
@@ -88,6 +117,17 @@ def main():
     calls.sort()
     call_starts = [c[0] for c in calls]
 
+    def launched_in(rs, re_, tid):
+        """The kernels, copies and memsets launched on thread tid between rs and re_."""
+        intervals = []
+        for i in range(bisect.bisect_left(call_starts, rs), len(calls)):
+            cs, ctid, corr = calls[i]
+            if cs > re_:
+                break
+            if ctid == tid:
+                intervals += work.get(corr, [])
+        return intervals
+
     rows, worst = [], 0.0
     for phase in sorted(gpu_ns):
         busy = kern = 0
@@ -96,13 +136,7 @@ def main():
             if name != phase:
                 continue
             n_ranges += 1
-            intervals = []
-            for i in range(bisect.bisect_left(call_starts, rs), len(calls)):
-                cs, ctid, corr = calls[i]
-                if cs > re_:
-                    break
-                if ctid == tid:
-                    intervals += work.get(corr, [])
+            intervals = launched_in(rs, re_, tid)
             busy += union_length([(s, e) for s, e, _ in intervals])
             kern += sum(e - s for s, e, k in intervals if k == "kernel")
         if n_ranges == 0:
@@ -120,10 +154,47 @@ def main():
             print(f"{phase:<28} {g / 1e6:>13.3f} ms {'no NVTX range':>16}")
             continue
         print(f"{phase:<28} {g / 1e6:>13.3f} ms {b / 1e6:>13.3f} ms {k / 1e6:>12.3f} ms {d:>+14.2f}%")
-    print(f"\ntolerance {a.tolerance:g}%: {'met' if worst <= a.tolerance and not missing else 'NOT met'} "
-          f"(largest difference {worst:.2f}%)")
-    sys.exit(0 if worst <= a.tolerance and not missing else 1)
+    ok = worst <= a.tolerance and not missing
+    print(f"\ntolerance {a.tolerance:g}%: {'met' if ok else 'NOT met'} (largest difference {worst:.2f}%)")
 
+    if not kernel_ns:
+        print(f"\nkernel time not checked: no phase of {kernel_file} has gpu_kernel_ns (run with --gpu-activity)")
+        sys.exit(0 if ok else 1)
+    # Per repetition: the ranges of each first path component ("proof") in start order.
+    roots = {}
+    for rs, re_, tid, name in ranges:
+        if name:
+            roots.setdefault(name, []).append((rs, re_))
+    for r in roots.values():
+        r.sort()
+    kworst, kmissing = 0.0, False
+    print(f"\n{'phase':<28} {'gpu_kernel_ns':>14} {'kernels+memsets (nsys)':>23} {'difference':>11}   "
+          f"(medians: {len(next(iter(kernel_ns.values())))} samples of {kernel_file})")
+    for phase in sorted(kernel_ns):
+        reps = roots.get(phase.split("/")[0], [])
+        per_rep = [0] * len(reps)
+        seen = [False] * len(reps)
+        for rs, re_, tid, name in ranges:
+            if name != phase:
+                continue
+            i = bisect.bisect_right(reps, (rs, float("inf"))) - 1  # the latest repetition opened by rs
+            if i < 0 or reps[i][1] < rs:
+                continue
+            per_rep[i] += union_length([(s, e) for s, e, k in launched_in(rs, re_, tid) if k != "copy"])
+            seen[i] = True
+        trace = [v for v, s_ in zip(per_rep, seen) if s_]
+        mine = statistics.median(kernel_ns[phase])
+        if not trace:
+            kmissing = True
+            print(f"{phase:<28} {mine / 1e6:>11.3f} ms {'no NVTX range':>23}")
+            continue
+        theirs = statistics.median(trace)
+        diff = 100.0 * (mine - theirs) / theirs if theirs else float("inf")
+        kworst = max(kworst, abs(diff))
+        print(f"{phase:<28} {mine / 1e6:>11.3f} ms {theirs / 1e6:>20.3f} ms {diff:>+10.2f}%")
+    kok = kworst <= a.tolerance and not kmissing
+    print(f"\nkernel time, tolerance {a.tolerance:g}%: {'met' if kok else 'NOT met'} (largest difference {kworst:.2f}%)")
+    sys.exit(0 if ok and kok else 1)
 
 if __name__ == "__main__":
     main()
