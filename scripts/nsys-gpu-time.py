@@ -76,6 +76,8 @@ def main():
                     help="results of the same workload run with --gpu-activity (default: --results)")
     ap.add_argument("--tolerance", type=float, default=2.0, help="percent (default 2)")
     a = ap.parse_args()
+    if not a.tolerance >= 0:  # also refuses nan
+        fail(f"--tolerance must be a percentage >= 0, not {a.tolerance:g}")
 
     gpu_ns = {}
     for rec in samples(a.results):

@@ -128,6 +128,8 @@ with tempfile.TemporaryDirectory() as d:
         (["--sqlite", trace, "--results", bad], "bad.jsonl:2: not JSON"),
         (["--sqlite", trace, "--results", plain, "--kernel-results", plain], "no phase has gpu_kernel_ns"),
         (["--sqlite", trace, "--results", plain, "--kernel-results", bad], "bad.jsonl:2: not JSON"),
+        (["--sqlite", trace, "--results", plain, "--tolerance", "-1"], "--tolerance must be a percentage >= 0"),
+        (["--sqlite", os.path.join(d, "missing.sqlite"), "--results", plain], "missing.sqlite"),
     ]:
         rc, out, err = run(*args)
         check(rc == 2, f"{want}: exit 2 (got {rc})")
