@@ -8,6 +8,11 @@
 #   scripts/gpu-matrix.sh OUT_DIR factorial    matrix --factorial pinned,smallvec,presize, the same case
 #                                              (builds the combinations of flags it lacks)
 #   scripts/gpu-matrix.sh OUT_DIR report       report.md/report.html of the matrix folder
+#   scripts/gpu-matrix.sh OUT_DIR sector_start the same five variants on e2e/porep-32g-c16-serial (a 10-partition
+#                                              sector a process, synthesis one thread a partition), 3 rounds, in
+#                                              the background: longer than one device call (builds already made)
+#   scripts/gpu-matrix.sh OUT_DIR sector_wait SECONDS
+#                                              wait at most SECONDS for it; exit 3 while it still runs
 #   scripts/gpu-matrix.sh OUT_DIR gpu_tests    build and run the GPU tests (label gpu) in build/baseline
 #
 # Logs and the matrix folder land in OUT_DIR. Needs the Debian packages of docs/gpu-machine.md in
@@ -39,6 +44,20 @@ case ${1:-} in
     "$bench" matrix --factorial pinned,smallvec,presize --suite e2e --case gpu-medium --backend cuda \
       --rounds 5 --warmup 1 --allow-dirty --seed 2027 --out-dir "$out/factorial" >"$out/factorial.txt" 2>"$out/factorial.err" ||
       { tail -20 "$out/factorial.err"; exit 1; } ;;
+  sector_start)
+    rm -f "$out/sector-matrix.status"
+    setsid nohup bash -c '"$@"; echo $? >"$0"' "$out/sector-matrix.status" \
+      "$bench" matrix --variants baseline,pinned,smallvec,presize,all --suite e2e --case porep-32g-c16-serial \
+      --backend cuda --rounds 3 --warmup 0 --no-build --allow-dirty --seed 2028 --out-dir "$out/sector-matrix" \
+      >"$out/sector-matrix.txt" 2>"$out/sector-matrix.err" </dev/null &
+    echo "started; follow with: scripts/gpu-matrix.sh $out sector_wait 540" ;;
+  sector_wait)
+    secs=${2:?sector_wait: the most seconds to wait}
+    for ((i = 0; i < secs; i += 5)); do [[ -f $out/sector-matrix.status ]] && break; sleep 5; done
+    tail -5 "$out/sector-matrix.err"
+    [[ -f $out/sector-matrix.status ]] || { echo "still running"; exit 3; }
+    cat "$out/sector-matrix.txt"
+    exit "$(cat "$out/sector-matrix.status")" ;;
   report) "$bench" report "$out/matrix" >"$out/report.txt" 2>&1 || { cat "$out/report.txt"; exit 1; } ;;
   gpu_tests)
     cmake --build build/baseline -j16 --target test_gpu >>"$out/build.log" 2>&1 &&
