@@ -116,6 +116,34 @@ TEST_CASE("a results file converts to trace events with names, threads and micro
   }
 }
 
+TEST_CASE("a phase's GPU kernel, copy and idle times are in its events' args", "[trace]") {
+  t::TempDir d;
+  write_results(d.file("r.jsonl"));
+  // As `run --gpu-activity` records them: msm_h's three times (the reader wants all three).
+  std::string text;
+  for (const auto& line : t::lines_of(t::slurp(d.file("r.jsonl")))) {
+    json v = json::parse(line);
+    if (v["type"] == "sample")
+      v["phases"]["proof/prove/msm_h"].update({{"gpu_kernel_ns", 3000000}, {"gpu_copy_ns", 0}, {"gpu_idle_ns", 500000}});
+    text += v.dump() + "\n";
+  }
+  t::spit(d.file("k.jsonl"), text);
+  const json tr = cuzk::make_trace(cuzk::read_results(d.file("k.jsonl")));
+  size_t seen = 0;
+  for (const auto& e : tr["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    if (e["name"] == "proof/prove/msm_h") {
+      ++seen;
+      CHECK(e["args"]["gpu_kernel_ns"] == 3000000);
+      CHECK(e["args"]["gpu_copy_ns"] == 0);
+      CHECK(e["args"]["gpu_idle_ns"] == 500000);
+    } else {
+      CHECK_FALSE(e["args"].contains("gpu_kernel_ns"));  // phases without GPU activity have none
+    }
+  }
+  CHECK(seen == 2);
+}
+
 TEST_CASE("cuzk-bench trace writes the trace file", "[trace][cli]") {
   t::TempDir d;
   write_results(d.file("r.jsonl"));

@@ -86,6 +86,8 @@ json make_trace(const ResultsFile& results, TraceStats* stats) {
         args["sample_wall_ns"] = (*r)["wall_ns"];
         args["sample_count"] = (*r)["count"];
         args["gpu_ns"] = (*r)["gpu_ns"];
+        for (const char* f : kGpuActivityFields)  // GPU time without gaps, where collected
+          if (r->contains(f)) args[f] = (*r)[f];
         if (!(*r)["counters"].empty()) args["counters"] = (*r)["counters"];
         if (r->contains("counter_errors") && !(*r)["counter_errors"].empty()) args["counter_errors"] = (*r)["counter_errors"];
         if (r->contains("counter_scope") && !(*r)["counter_scope"].get<std::string>().empty())
