@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -134,7 +135,8 @@ using Series = const MetricValues*;
 // would not do) and kernels are most of the phase's GPU work (kernels_dominate).
 bool kernel_judges(const PhaseData& d) {
   return d.gpu_kernel_missing == 0 && !d.gpu_kernel.empty() && d.gpu_kernel.size() == d.wall.size() &&
-         kernels_dominate(d.gpu_kernel_total, d.gpu_copy_total);
+         kernels_dominate(std::accumulate(d.gpu_kernel.values().begin(), d.gpu_kernel.values().end(), 0.0),
+                          d.gpu_copy_total);
 }
 
 // Whether counter `n` has a value in every sample of the phase, each with its process and round:

@@ -42,7 +42,7 @@ struct PhaseData {
   // GPU kernel time without gaps (gpu_kernel_ns, where collected), and the samples without it.
   MetricValues gpu_kernel;
   size_t gpu_kernel_missing = 0;
-  double gpu_kernel_total = 0, gpu_copy_total = 0;  // over the samples that have them
+  double gpu_copy_total = 0;  // gpu_copy_ns over the samples that have it
   std::map<std::string, MetricValues> counters;            // non-null values
   std::map<std::string, size_t> counter_null;              // null values of each counter
   std::map<std::string, std::string> counter_null_reason;  // last reason seen for a null

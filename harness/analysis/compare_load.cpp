@@ -71,11 +71,6 @@ bool note_environment(EnvSummary& env, const json& sample, const std::string& pr
   return false;
 }
 
-// A GPU activity time of a phase record (gpu_kernel_ns, gpu_copy_ns), 0 where it has none.
-double gpu_activity_ns(const json& rec, const char* field) {
-  return rec.contains(field) && rec[field].is_number() ? rec[field].get<double>() : 0.0;
-}
-
 // os::cpu_per_wall: (user + system CPU time) / wall time of the phase, from the OS counters: how
 // many cores the phase kept busy on average (1 = one thread all along). Its value keeps the
 // sample's process and round, so it can judge the phase like any counter of the samples.
@@ -255,8 +250,8 @@ SideData load_cuzk(const std::string& path, const ResultsFile& rf, const Compare
       };
       take(rec, "gpu_ns", pd.gpu, pd.gpu_null);
       take(rec, "gpu_kernel_ns", pd.gpu_kernel, pd.gpu_kernel_missing);
-      pd.gpu_kernel_total += gpu_activity_ns(rec, "gpu_kernel_ns");
-      pd.gpu_copy_total += gpu_activity_ns(rec, "gpu_copy_ns");
+      if (rec.contains("gpu_copy_ns") && rec["gpu_copy_ns"].is_number())
+        pd.gpu_copy_total += rec["gpu_copy_ns"].get<double>();
       add_derived_counters(pd, rec, process, round);
       if (rec.contains("counters") && rec["counters"].is_object()) {
         for (auto& [cn, cv] : rec["counters"].items()) {

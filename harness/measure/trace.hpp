@@ -4,7 +4,8 @@
 // repetition and variant), each OS thread of a sample one trace thread (tid), and each span
 // one complete event (ph "X", name = phase path, ts and dur in microseconds from the sample's
 // start). The event's args carry the phase's aggregate record (wall_ns, count, gpu_ns, the GPU
-// activity times where collected, counters) for the sample. Samples written without spans contribute no events.
+// activity times where collected, counters) for the sample. Samples written without spans
+// contribute no events.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
