@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """scripts/nsys-gpu-time.py on a small nsys-shaped sqlite export built here: two repetitions of
 `proof`, each with an MSM phase whose kernels leave a gap and whose memset and copy count as
-busy time, and a phase opened twice in a repetition; the CUDA-event check and the kernel-time
-check pass on matching results, fail on results 10% off, and each bad input is refused with exit
-2 and one line on stderr.
+busy time, a phase opened twice in a repetition, and a phase whose kernel "sum" takes 3 ms in one
+repetition and 5 ms in the other; the CUDA-event check and the kernel-time check pass on matching
+results, fail on results 10% off, --kernels names the kernel that spreads and leaves warm-ups
+out, and each bad input is refused with exit 2 and one line on stderr.
 
     test_nsys_gpu_time.py PATH/TO/nsys-gpu-time.py
 """
@@ -28,22 +29,28 @@ def run(*args):
 # Per repetition (offset t): proof [t, t+40]; msm_h [t+1, t+20] launches kernel A 2-6, kernel B
 # 8-12 (a 2 ms gap), memset 12-13 and a copy 14-16; ntt_h opened twice, [t+21, t+25] and
 # [t+26, t+30], each launching one 2 ms kernel. So msm_h: kernels+memsets 9 ms, busy 11 ms; ntt_h:
-# 4 ms a repetition over its two openings.
+# 4 ms a repetition over its two openings. msm_l [t+31, t+39] launches "sort" 32-33 and "sum" 34-37
+# in the first repetition, 34-39 in the second.
 def make_trace(path):
     db = sqlite3.connect(path)
     db.execute("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)")
     db.execute("CREATE TABLE NVTX_EVENTS (start INT, end INT, globalTid INT, text TEXT, textId INT)")
     db.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, globalTid INT, correlationId INT)")
-    for t in ("KERNEL", "MEMSET", "MEMCPY"):
+    for t in ("MEMSET", "MEMCPY"):
         db.execute(f"CREATE TABLE CUPTI_ACTIVITY_KIND_{t} (start INT, end INT, correlationId INT)")
-    db.executemany("INSERT INTO StringIds VALUES (?, ?)", [(1, "proof/prove/msm_h"), (2, "proof/prove/ntt_h")])
+    db.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, correlationId INT, shortName INT)")
+    db.executemany("INSERT INTO StringIds VALUES (?, ?)", [(1, "proof/prove/msm_h"), (2, "proof/prove/ntt_h"),
+                                                          (3, "proof/prove/msm_l"), (10, "sort"), (11, "sum")])
     corr = 0
 
-    def launch(at, table, start, end):
+    def launch(at, table, start, end, name=None):
         nonlocal corr
         corr += 1
         db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?)", (at, TID, corr))
-        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_{table} VALUES (?, ?, ?)", (start, end, corr))
+        if table == "KERNEL":
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?, ?)", (start, end, corr, name))
+        else:
+            db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_{table} VALUES (?, ?, ?)", (start, end, corr))
 
     for t in (0, 100 * MS):
         db.execute("INSERT INTO NVTX_EVENTS VALUES (?, ?, ?, 'proof', NULL)", (t, t + 40 * MS, TID))
@@ -55,10 +62,13 @@ def make_trace(path):
         for s in (21, 26):
             db.execute("INSERT INTO NVTX_EVENTS VALUES (?, ?, ?, NULL, 2)", (t + s * MS, t + (s + 4) * MS, TID))
             launch(t + s * MS + 10, "KERNEL", t + (s + 1) * MS, t + (s + 3) * MS)
+        db.execute("INSERT INTO NVTX_EVENTS VALUES (?, ?, ?, NULL, 3)", (t + 31 * MS, t + 39 * MS, TID))
+        launch(t + 31 * MS + 10, "KERNEL", t + 32 * MS, t + 33 * MS, 10)
+        launch(t + 31 * MS + 20, "KERNEL", t + 34 * MS, t + (37 if t == 0 else 39) * MS, 11)
     # Work launched on another thread inside the range is not the phase's.
     corr += 1
     db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?)", (5 * MS, TID + 1, corr))
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?)", (5 * MS, 19 * MS, corr))
+    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?, 10)", (5 * MS, 19 * MS, corr))
     db.commit()
     db.close()
 
@@ -120,6 +130,25 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run("--sqlite", trace, "--results", plain, "--kernel-results", good)
     check(rc == 0 and "kernel time, tolerance 2%: met" in out, f"--kernel-results is read ({rc}: {out} {err})")
 
+    # --kernels: "sum" spreads (3 and 5 ms), "sort" does not; the union is sort + sum.
+    rc, out, err = run("--sqlite", trace, "--results", plain, "--kernels", "proof/prove/msm_l")
+    lines = out.splitlines()
+    row = {l.split()[0]: l.split()[1:] for l in lines if l.startswith("  ") and l.split()[0] in ("sum", "sort")}
+    check(rc == 0 and "kernels of proof/prove/msm_l: 2 measured repetitions (0 warm-ups left out)" in out,
+          f"--kernels prints its table ({rc}: {out} {err})")
+    check(row.get("sum", [])[:4] == ["1", "4.0000", "1.4142", "35.36%"] and row["sum"][4:] == ["3.0000", "5.0000"],
+          f"sum: median 4 ms, sd 1.41 ms (35.36%), 3-5 ms ({row.get('sum')})")
+    check(row.get("sort", [])[:4] == ["1", "1.0000", "0.0000", "0.00%"], f"sort: 1 ms, no spread ({row.get('sort')})")
+    union = [l for l in lines if "(all, as a union)" in l]
+    check(len(union) == 1 and union[0].split()[4:6] == ["-", "5.0000"], f"the union's median is 5 ms ({union})")
+    check(lines.index([l for l in lines if l.startswith("  sum")][0]) < lines.index(
+        [l for l in lines if l.startswith("  sort")][0]), "kernels are listed longest first")
+    # The run's warm-up (good.jsonl has one) is the trace's first repetition: left out.
+    rc, out, _ = run("--sqlite", trace, "--results", good, "--kernels", "proof/prove/msm_l")
+    sum_row = [l.split() for l in out.splitlines() if l.startswith("  sum")]
+    check(rc == 0 and "1 measured repetitions (1 warm-ups left out)" in out and sum_row and
+          sum_row[0][2:4] == ["5.0000", "-"], f"a warm-up is left out of --kernels ({out})")
+
     bad = os.path.join(d, "bad.jsonl")
     with open(bad, "w") as f:
         f.write('{"type": "header"}\nnot json\n')
@@ -130,6 +159,7 @@ with tempfile.TemporaryDirectory() as d:
         (["--sqlite", trace, "--results", plain, "--kernel-results", bad], "bad.jsonl:2: not JSON"),
         (["--sqlite", trace, "--results", plain, "--tolerance", "-1"], "--tolerance must be a percentage >= 0"),
         (["--sqlite", os.path.join(d, "missing.sqlite"), "--results", plain], "missing.sqlite"),
+        (["--sqlite", trace, "--results", plain, "--kernels", "proof/nope"], "--kernels proof/nope: no NVTX range"),
     ]:
         rc, out, err = run(*args)
         check(rc == 2, f"{want}: exit 2 (got {rc})")
