@@ -275,6 +275,8 @@ TEST_CASE("matrix: a run past --run-timeout is killed, counted against its varia
     CHECK(m.at("runs_failed").at(who).at("failed") == 1);
     CHECK(m.at("runs_failed").at(who == "baseline" ? "pinned" : "baseline").at("failed") == 0);
     CHECK(m.at("runs_ok") == 3);
+    // 2 rounds a side: said before the runs that no verdict of change can come of them.
+    CHECK(has(r.err, "[matrix] warning: with 2 rounds no variant's change can be called"));
     CHECK(has(r.out, "## Failed runs"));
     CHECK(has(r.out, who + " 1 of 2 measured run(s) failed"));
     CHECK(has(t::slurp(d.file("m/attribution.md")), "round 0 of " + who + ": " + timed_out));

@@ -243,6 +243,9 @@ Attribution attribute(const Input& in) {
         if (p.metric.empty()) p.metric = r->metric;
         if (r->only_in != Side::kB) p.baseline_median = r->median_a;
         p.variants.push_back(cell_of(in.variants[v].name, *r));
+        for (const auto& s : c.summaries)
+          if (s.end_to_end == phase && s.suite == k.suite && s.case_name == k.case_name && s.params == k.params)
+            p.variants.back().rounds_needed = s.rounds_needed;
       }
       if (fx) analyse_factorial(in, merged_ptr, rounds, key, p);
       k.phases.push_back(std::move(p));

@@ -54,6 +54,9 @@ struct VariantCell {
   double ratio = NAN, low = NAN, high = NAN;        // NaN when the phase is on one side only
   double delta = 0, delta_low = 0, delta_high = 0;  // ns, medians variant - baseline
   std::vector<CounterDelta> counters;               // the notable ones
+  // On the case's end-to-end phase only, compare's CaseSummary::rounds_needed: the rounds a side
+  // that would settle a "too noisy" verdict (-1: none would; 0: not too noisy).
+  int rounds_needed = 0;
 };
 
 // A factorial effect on one phase, with what it moved beside it.

@@ -156,7 +156,7 @@ json cell_json(const VariantCell& c) {
   for (auto& d : c.counters) cs.push_back({{"name", d.name}, {"a", *d.median_a}, {"b", *d.median_b}, {"note", d.note}});
   return {{"name", c.name}, {"verdict", c.verdict},       {"ratio", num(c.ratio)},          {"low", num(c.low)},
           {"high", num(c.high)}, {"delta_ns", c.delta}, {"delta_low_ns", c.delta_low}, {"delta_high_ns", c.delta_high},
-          {"counters", cs}};
+          {"rounds_needed", c.rounds_needed}, {"counters", cs}};
 }
 
 }  // namespace

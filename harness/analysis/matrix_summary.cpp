@@ -8,6 +8,7 @@
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/matrix_detail.hpp"
 #include "harness/analysis/output/format.hpp"
+#include "harness/analysis/power.hpp"
 
 namespace cuzk::matrix::detail {
 namespace {
@@ -137,7 +138,20 @@ std::string factorial_summary(const Attribution& a, const Input& in, const CaseA
   return text;
 }
 
-std::string variants_summary(const Attribution& a, const CaseAttribution& k) {
+// Said where the rounds are too few for any verdict of change: the exact rank test's smallest
+// two-sided p with n values a side is 2 / C(2n, n) (power::min_runs_rank_test), 0.10 at 3.
+std::string too_few_rounds(const Attribution& a, const Input& in) {
+  const int need = power::min_runs_rank_test(in.compare.alpha);
+  if (a.rounds == 0 || a.rounds >= size_t(need)) return "";
+  double c = 1;  // C(2n, n)
+  for (size_t i = 1; i <= a.rounds; ++i) c = c * double(a.rounds + i) / double(i);
+  return fmt::format(
+      " With {} round{} no change can be called: the exact rank test's smallest p with {} value{} a side is {:.2g}, "
+      "above alpha {:g}; it takes at least {} rounds.",
+      a.rounds, a.rounds == 1 ? "" : "s", a.rounds, a.rounds == 1 ? "" : "s", 2 / c, in.compare.alpha, need);
+}
+
+std::string variants_summary(const Attribution& a, const Input& in, const CaseAttribution& k) {
   const std::string root = root_phase(k);
   const PhaseAttribution* rp = nullptr;
   for (const auto& p : k.phases)
@@ -154,9 +168,11 @@ std::string variants_summary(const Attribution& a, const CaseAttribution& k) {
     double ns = 0;
     const std::string lands = where_it_lands(k, root, size_of, ns);
     if (!lands.empty()) one += fmt::format(" ({} {} {})", cell_changed(c) ? "mostly" : "yet", short_phase(lands, root), signed_ns(ns));
+    if (c.verdict == "too noisy" && c.rounds_needed > 0)
+      one += fmt::format(", about {} rounds would settle it", c.rounds_needed);
     s += (s.empty() ? "" : "; ") + one;
   }
-  return fmt::format("{} against {}: {}.", root, a.baseline, s);
+  return fmt::format("{} against {}: {}.{}", root, a.baseline, s, too_few_rounds(a, in));
 }
 
 }  // namespace
@@ -178,7 +194,7 @@ std::string ratio_ci(double ratio, double low, double high) {
 }
 
 std::string summarize(const Attribution& a, const Input& in, const CaseAttribution& k) {
-  return a.mode == "factorial" ? factorial_summary(a, in, k) : variants_summary(a, k);
+  return a.mode == "factorial" ? factorial_summary(a, in, k) : variants_summary(a, in, k);
 }
 
 }  // namespace cuzk::matrix::detail

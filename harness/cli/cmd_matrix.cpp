@@ -25,6 +25,7 @@
 
 #include "harness/analysis/factorial.hpp"
 #include "harness/analysis/matrix.hpp"
+#include "harness/analysis/power.hpp"
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/run_failures.hpp"
@@ -373,6 +374,13 @@ int run_matrix(const MatrixOptions& o) {
     for (auto& v : vs) fmt::print("{}\t{}\n", v.name, v.binary);
     return kExitOk;
   }
+  // The variants are judged by compare's rank test, which needs some rounds to call anything: said
+  // before the runs, not after an hour of sectors (the factorial's t intervals have no such floor).
+  if (const double alpha = compare_options(o, false).alpha; !fx && o.rounds < power::min_runs_rank_test(alpha))
+    fmt::print(stderr,
+               "[matrix] warning: with {} rounds no variant's change can be called: the exact rank test needs at least {} "
+               "values a side at alpha {:g}; this run will give sizes and intervals, not verdicts\n",
+               o.rounds, power::min_runs_rank_test(alpha), alpha);
 
   // The manifest first, so that an interrupted run leaves a folder that says what it was.
   const uint64_t seed = o.seed >= 0 ? static_cast<uint64_t>(o.seed) : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
