@@ -110,6 +110,21 @@ TEST_CASE("a cgroup's inactive page cache is read from memory.stat, v2 and v1 na
   CHECK_FALSE(lim::memory_stat_field(d.file("missing.stat"), "inactive_file"));
 }
 
+TEST_CASE("a cgroup's clean page cache, active and inactive, counts as reclaimable; dirty pages do not") {
+  t::TempDir d;
+  // A parameters file read since it was written sits on the active list: it is reclaimable too.
+  t::spit(d.file("v2.stat"), "anon 4096\nfile 9000\ninactive_file 7000\nactive_file 2000\nfile_dirty 500\n"
+                             "file_writeback 100\nshmem 300\n");
+  CHECK(lim::reclaimable_file_bytes(d.file("v2.stat"), false) == 8400u);
+  t::spit(d.file("v1.stat"), "cache 100\ntotal_inactive_file 3000\ntotal_active_file 1000\ntotal_dirty 200\n"
+                             "inactive_file 1\nactive_file 1\n");
+  CHECK(lim::reclaimable_file_bytes(d.file("v1.stat"), true) == 3800u);
+  // More unclean pages than the lists hold (counters read at different moments): none, not a wrap.
+  t::spit(d.file("odd.stat"), "inactive_file 10\nactive_file 0\nfile_dirty 50\n");
+  CHECK(lim::reclaimable_file_bytes(d.file("odd.stat"), false) == 0u);
+  CHECK(lim::reclaimable_file_bytes(d.file("missing.stat"), false) == 0u);
+}
+
 // Hidden: run by the test below in a fresh process, whose address space it limits so that only a
 // few thread stacks fit. Prints what the pool's construction did.
 TEST_CASE("child: a pool the system refuses", "[.][pool-child]") {

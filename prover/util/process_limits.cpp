@@ -183,6 +183,14 @@ std::string check_thread_request(unsigned pool_size, const std::string& source, 
       largest ? fmt::format("set CUZK_THREADS={} or less", largest) : std::string("raise the limit"));
 }
 
+uint64_t reclaimable_file_bytes(const std::string& path, bool v1) {
+  const std::string p = v1 ? "total_" : "";
+  const uint64_t lru = memory_stat_field(path, p + "inactive_file").value_or(0) + memory_stat_field(path, p + "active_file").value_or(0);
+  const uint64_t unclean = memory_stat_field(path, v1 ? "total_dirty" : "file_dirty").value_or(0) +
+                           memory_stat_field(path, v1 ? "total_writeback" : "file_writeback").value_or(0);
+  return lru - std::min(lru, unclean);
+}
+
 MemoryLimits read_memory_limits() {
   MemoryLimits l;
   l.mem_available = kib_field("/proc/meminfo", "MemAvailable");
@@ -191,17 +199,20 @@ MemoryLimits read_memory_limits() {
     std::string file = dir + "/memory.max";
     auto max = read_number(file);
     auto cur = read_number(dir + "/memory.current");
-    // Inactive page cache is reclaimed before the cgroup runs out (a file just written, such as
-    // generated parameters, is all cache): what remains is the working set.
-    auto inactive = memory_stat_field(dir + "/memory.stat", "inactive_file");
+    // Clean page cache is reclaimed before the cgroup runs out: a file just written (generated
+    // parameters) on the inactive list, and one read since (the parameters each process of a
+    // matrix loads) on the active list, which otherwise cut the next process's default budget by
+    // the file's size. What remains is the working set.
+    bool v1 = false;
     if (!max) {
       file = dir + "/memory.limit_in_bytes";
       max = read_number(file);
       cur = read_number(dir + "/memory.usage_in_bytes");
-      inactive = memory_stat_field(dir + "/memory.stat", "total_inactive_file");
+      v1 = true;
     }
     if (!max) continue;
-    const uint64_t used = cur.value_or(0) - std::min(cur.value_or(0), inactive.value_or(0));
+    const uint64_t cache = reclaimable_file_bytes(dir + "/memory.stat", v1);
+    const uint64_t used = cur.value_or(0) - std::min(cur.value_or(0), cache);
     if (!l.cgroup_limit ||
         *max - std::min(*max, used) < *l.cgroup_limit - std::min(*l.cgroup_limit, l.cgroup_usage)) {
       l.cgroup_limit = max;

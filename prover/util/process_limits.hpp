@@ -45,7 +45,7 @@ std::string check_thread_request(unsigned pool_size, const std::string& source, 
 struct MemoryLimits {
   std::optional<uint64_t> mem_available;  // MemAvailable
   std::optional<uint64_t> cgroup_limit;   // the tightest memory.max / memory.limit_in_bytes
-  uint64_t cgroup_usage = 0;              // that cgroup's usage less its inactive page cache
+  uint64_t cgroup_usage = 0;              // that cgroup's usage less its clean page cache
   std::string cgroup_file;
   std::optional<uint64_t> address_space;  // RLIMIT_AS's soft limit
   uint64_t vm_size = 0;                   // this process's VmSize
@@ -54,6 +54,10 @@ MemoryLimits read_memory_limits();
 // The value of "key N" in a cgroup memory.stat file (inactive_file, total_inactive_file); nullopt
 // when the file or the key is missing.
 std::optional<uint64_t> memory_stat_field(const std::string& path, const std::string& key);
+// The clean page cache of a cgroup's memory.stat (v2 names, or v1's total_* with `v1`): the file
+// LRU lists, active and inactive, less the dirty and writeback pages, which the kernel reclaims
+// before the cgroup runs out; 0 when the file or the lists are missing.
+uint64_t reclaimable_file_bytes(const std::string& path, bool v1);
 
 // Bytes this process may still use: the smallest of the three headrooms; nullopt when none is known.
 std::optional<uint64_t> memory_headroom(const MemoryLimits& l);
