@@ -9,14 +9,16 @@
 #                                              (builds the combinations of flags it lacks)
 #   scripts/gpu-matrix.sh OUT_DIR report       report.md/report.html of the matrix folder
 #   scripts/gpu-matrix.sh OUT_DIR sector_start the same five variants on e2e/porep-32g-c16-serial (a 10-partition
-#                                              sector a process, synthesis one thread a partition), 3 rounds, in
-#                                              the background: longer than one device call (builds already made)
+#                                              sector a process, synthesis one thread a partition), 4 rounds (3
+#                                              can call no change: docs/matrix.md), in the background: longer
+#                                              than one device call (builds already made)
 #   scripts/gpu-matrix.sh OUT_DIR sector_wait SECONDS
 #                                              wait at most SECONDS for it; exit 3 while it still runs
 #   scripts/gpu-matrix.sh OUT_DIR gpu_tests    build and run the GPU tests (label gpu) in build/baseline
 #
 # Logs and the matrix folder land in OUT_DIR. Needs the Debian packages of docs/gpu-machine.md in
-# .device/. Exit status: that of the first failed step.
+# .device/. The binaries are checked against this tree (--source-dir), also where they were built in
+# another folder or on another machine. Exit status: that of the first failed step.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-matrix.sh OUT_DIR STEP [ARGS]...}
 shift
@@ -38,7 +40,7 @@ case ${1:-} in
   build) shift; build "$@" || { echo "build failed"; tail -30 "$out/build.log"; exit 1; } ;;
   matrix)
     "$bench" matrix --variants baseline,pinned,smallvec,presize,all --suite e2e --case gpu-medium --backend cuda \
-      --rounds 5 --warmup 1 --no-build --allow-dirty --seed 2026 --out-dir "$out/matrix" >"$out/matrix.txt" 2>"$out/matrix.err" ||
+      --rounds 5 --warmup 1 --no-build --allow-dirty --source-dir "$PWD" --seed 2026 --out-dir "$out/matrix" >"$out/matrix.txt" 2>"$out/matrix.err" ||
       { tail -20 "$out/matrix.err"; exit 1; } ;;
   factorial)
     "$bench" matrix --factorial pinned,smallvec,presize --suite e2e --case gpu-medium --backend cuda \
@@ -48,7 +50,8 @@ case ${1:-} in
     rm -f "$out/sector-matrix.status"
     setsid nohup bash -c '"$@"; echo $? >"$0"' "$out/sector-matrix.status" \
       "$bench" matrix --variants baseline,pinned,smallvec,presize,all --suite e2e --case porep-32g-c16-serial \
-      --backend cuda --rounds 3 --warmup 0 --no-build --allow-dirty --seed 2028 --out-dir "$out/sector-matrix" \
+      --backend cuda --rounds 4 --warmup 0 --no-build --allow-dirty --source-dir "$PWD" --seed 2028 \
+      --out-dir "$out/sector-matrix" \
       >"$out/sector-matrix.txt" 2>"$out/sector-matrix.err" </dev/null &
     echo "started; follow with: scripts/gpu-matrix.sh $out sector_wait 540" ;;
   sector_wait)
