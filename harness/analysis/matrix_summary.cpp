@@ -138,17 +138,15 @@ std::string factorial_summary(const Attribution& a, const Input& in, const CaseA
   return text;
 }
 
-// Said where the rounds are too few for any verdict of change: the exact rank test's smallest
-// two-sided p with n values a side is 2 / C(2n, n) (power::min_runs_rank_test), 0.10 at 3.
+// Said where the rounds are too few for any verdict of change (power::rank_test_smallest_p).
 std::string too_few_rounds(const Attribution& a, const Input& in) {
   const int need = power::min_runs_rank_test(in.compare.alpha);
   if (a.rounds == 0 || a.rounds >= size_t(need)) return "";
-  double c = 1;  // C(2n, n)
-  for (size_t i = 1; i <= a.rounds; ++i) c = c * double(a.rounds + i) / double(i);
   return fmt::format(
       " With {} round{} no change can be called: the exact rank test's smallest p with {} value{} a side is {:.2g}, "
       "above alpha {:g}; it takes at least {} rounds.",
-      a.rounds, a.rounds == 1 ? "" : "s", a.rounds, a.rounds == 1 ? "" : "s", 2 / c, in.compare.alpha, need);
+      a.rounds, a.rounds == 1 ? "" : "s", a.rounds, a.rounds == 1 ? "" : "s",
+      power::rank_test_smallest_p(static_cast<int>(a.rounds)), in.compare.alpha, need);
 }
 
 std::string variants_summary(const Attribution& a, const Input& in, const CaseAttribution& k) {

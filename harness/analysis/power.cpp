@@ -25,13 +25,16 @@ double normal_quantile(double p) {
   return 0.5 * (lo + hi);
 }
 
+double rank_test_smallest_p(int n) {
+  double c = 1;  // C(2n, n)
+  for (int i = 1; i <= n; ++i) c = c * static_cast<double>(n + i) / static_cast<double>(i);
+  return 2.0 / c;
+}
+
 int min_runs_rank_test(double alpha) {
   // C(2n, n) grows past 2 / alpha quickly: n = 4 at alpha 0.05, 5 at 0.01.
-  for (int n = 1; n < 64; ++n) {
-    double c = 1;
-    for (int i = 1; i <= n; ++i) c = c * static_cast<double>(n + i) / static_cast<double>(i);
-    if (2.0 / c < alpha) return n;
-  }
+  for (int n = 1; n < 64; ++n)
+    if (rank_test_smallest_p(n) < alpha) return n;
   return 64;
 }
 

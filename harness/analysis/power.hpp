@@ -7,6 +7,8 @@ namespace cuzk::power {
 
 // Standard normal quantile (inverse CDF), p in (0, 1).
 double normal_quantile(double p);
+// The exact Mann-Whitney test's smallest two-sided p with n runs a side: 2 / C(2n, n) (0.10 at 3).
+double rank_test_smallest_p(int n);
 // The fewest runs per side at which the exact Mann-Whitney test's two-sided p can fall below
 // alpha (its smallest p is 2 / C(2n, n)): 4 at alpha 0.05. With fewer, no spread is small
 // enough for a change to be called significant.
