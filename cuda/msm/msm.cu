@@ -360,6 +360,11 @@ unsigned gpu_msm_window_bits(size_t n, bool equal_chunks) {
   return n <= kPerBucket19BitsUpTo ? kPerBucketMidBits : kWideBits;
 }
 
+uint32_t gpu_msm_later_chunk(size_t partials, unsigned sms, uint32_t chunk) {
+  const size_t fill = size_t(std::max(sms, 1u)) * msm_params::kFillThreadsPerSm;
+  return uint32_t(std::clamp<size_t>(partials / fill, std::min(chunk, msm_params::kMinLaterChunk), chunk));
+}
+
 bool gpu_msm_equal_chunks(size_t pairs, size_t buckets) {
   return pairs <= msm_params::kEqualChunksMaxDigitsPerBucket * buckets;
 }
@@ -724,14 +729,21 @@ void Msm<P>::sum_runs(const DigitPlan& p, const Affine* d_bases, size_t skip, cu
   uint32_t* off = grow(ws.seg_off[0], runs + 1, "MSM segment offsets");
   CUZK_CUDA_CHECK(cudaMemcpyAsync(len, p.task_count, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
   CUZK_CUDA_CHECK(cudaMemcpyAsync(off, p.task_off, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+  int sms = 1;
+  if (fill_later_rounds_) {
+    int device = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&device));
+    CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  }
   int which = 0;
   for (uint32_t tasks = p.outputs(); tasks > runs;) {
+    const uint32_t chunk = fill_later_rounds_ ? gpu_msm_later_chunk(tasks, unsigned(sms), p.chunk) : p.chunk;
     uint32_t* ncnt = grow(ws.seg_len[0], runs + 1, "MSM chunk counts");
     uint32_t* ntoff = grow(ws.seg_off[1], runs + 1, "MSM chunk offsets");
-    const uint32_t ntasks = chunk_offsets(ws, len, runs, p.chunk, ncnt, ntoff, s);
+    const uint32_t ntasks = chunk_offsets(ws, len, runs, chunk, ncnt, ntoff, s);
     Xyzz* nxt = grow_as<Xyzz>(ws.part[1 - which], ntasks, "MSM bucket partial sums");
     cur = as<Xyzz>(ws.part[which]);
-    sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, p.chunk, nxt);
+    sum_partials_kernel<<<grid_for(ntasks, 128), 128, 0, s>>>(cur, off, len, ntoff, runs, ntasks, chunk, nxt);
     CUZK_CUDA_CHECK_LAUNCH("sum_partials_kernel");
     CUZK_CUDA_CHECK(cudaMemcpyAsync(len, ncnt, runs * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
     CUZK_CUDA_CHECK(cudaMemcpyAsync(off, ntoff, (runs + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));

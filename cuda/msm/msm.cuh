@@ -14,9 +14,11 @@
 //              its points (mixed XYZZ additions); chunk sums of one bucket are then summed in
 //              further rounds until one remains. Chunking bounds the work of a thread
 //              even when one bucket holds most points (0/1 witness values put millions of
-//              points in bucket 1 of window 0). Or (Msm::set_equal_chunks) the sorted points
-//              are cut into equal chunks whatever their buckets, so that no thread waits on a
-//              short last chunk of its bucket: a chunk adds the buckets that lie inside it
+//              points in bucket 1 of window 0); as the partial sums dwindle, the later rounds
+//              give a thread fewer, so that a round still fills the GPU. Or
+//              (Msm::set_equal_chunks) the sorted points are cut into equal chunks whatever
+//              their buckets, so that no thread waits on a short last chunk of its bucket: a
+//              chunk adds the buckets that lie inside it
 //              straight into them, and leaves the sums of its first and last bucket, which may
 //              go on in its neighbours, as two pieces that the further rounds sum by bucket;
 //  5. windows: each window's sum of k * B_k over its 2^(c-1) buckets, in levels of running sums
@@ -168,6 +170,10 @@ class Msm {
   // scalars that counts them, and where more than half the digits turn out non-zero, every digit
   // is sorted after all. Off (the default, right for full-width scalars such as H's): every digit.
   void set_skip_zero_digits(bool on) { skip_zero_ = on; }
+  // Cut the later rounds of the bucket sums so that each fills the GPU (on, the default:
+  // gpu_msm_later_chunk, fewer partial sums a thread as they dwindle) or in chunks of the first
+  // round's size (off: the former way, for the A/B).
+  void set_fill_later_rounds(bool on) { fill_later_rounds_ = on; }
   const std::shared_ptr<MsmWorkspace>& workspace() const { return ws_; }
 
  private:
@@ -192,6 +198,7 @@ class Msm {
   std::shared_ptr<MsmWorkspace> ws_;
   uint32_t chunk_ = 0;  // 0: the default of the plan's cut (kRunChunk or kEqualChunk)
   bool skip_zero_ = false;
+  bool fill_later_rounds_ = true;
   std::optional<bool> equal_chunks_;  // unset: gpu_msm_equal_chunks
 };
 

@@ -39,6 +39,13 @@ inline constexpr size_t kEqualChunksMaxDigitsPerBucket = 128;
 // cut in equal chunks (64: two pieces per 64 points, the memory of one sum per 32 points)
 // (docs/cuda-backend.md#chunks-of-32-points-a-thread-evenodd-product-layout).
 inline constexpr uint32_t kRunChunk = 32, kEqualChunk = 64;
+// The later rounds (a bucket's partial sums added in chunks, round after round, until one is
+// left) cut their chunks so that a round keeps at least kFillThreadsPerSm threads an SM busy
+// where there are partial sums enough (256: two blocks of 128, all an SM holds of the adding
+// kernels), in chunks of at least kMinLaterChunk: a bucket holding most of an assignment's
+// points otherwise ends in rounds of a few threads, each adding 32 partial sums one after another
+// (docs/cuda-backend.md#later-rounds-cut-to-fill-the-gpu).
+inline constexpr uint32_t kFillThreadsPerSm = 256, kMinLaterChunk = 4;
 // The sparse rule's sample of the assignment: 8192 values estimate a PoRep partition's share of
 // non-zero digits within about 4%, against the 2x between one width and the next
 // (docs/cuda-backend.md#the-assignments-own-window-rule).
@@ -87,6 +94,10 @@ bool gpu_msm_equal_chunks(size_t pairs, size_t buckets);
 // at least half of the sample's digits are non-zero (full-width scalars) it is
 // gpu_msm_window_bits(n), and so it is for an empty sample.
 unsigned gpu_msm_window_bits_sparse(size_t n, std::span<const fr_t> sample);
+// Partial sums a thread adds in a later round of `partials` over a GPU of `sms` SMs, where the
+// first round's threads each took `chunk` (Msm::set_chunk): `partials` over one full round of
+// kFillThreadsPerSm threads an SM, within [min(kMinLaterChunk, chunk), chunk].
+uint32_t gpu_msm_later_chunk(size_t partials, unsigned sms, uint32_t chunk);
 // Up to k scalars evenly spaced over a then b (the assignment: its inputs, then its aux values);
 // all of them where there are no more than k.
 std::vector<fr_t> sample_scalars(std::span<const fr_t> a, std::span<const fr_t> b, size_t k);

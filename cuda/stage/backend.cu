@@ -290,13 +290,16 @@ class CudaBackend final : public groth16::Backend {
   void make_msms() {
     msm_h_ = MsmG1();
     msm_h_.set_equal_chunks(opt_.equal_chunks);
+    msm_h_.set_fill_later_rounds(opt_.fill_later_rounds);
     msm_z_ = MsmG1(msm_h_.workspace());
     msm_z_.set_skip_zero_digits(opt_.skip_zero_digits);
     msm_z_.set_equal_chunks(opt_.equal_chunks);
+    msm_z_.set_fill_later_rounds(opt_.fill_later_rounds);
 #if CUZK_GPU_G2
     msm_g2_ = MsmG2(msm_h_.workspace());
     msm_g2_.set_skip_zero_digits(opt_.skip_zero_digits);
     msm_g2_.set_equal_chunks(opt_.equal_chunks);
+    msm_g2_.set_fill_later_rounds(opt_.fill_later_rounds);
 #endif
   }
 

@@ -54,6 +54,10 @@ struct StageOptions {
   // equal chunks for msm_h where its buckets hold 128 digits or fewer (2^23-2^26 scalars at the
   // rule's 20 bits), per bucket for the assignment's MSMs. Set, for the A/B.
   std::optional<bool> equal_chunks = std::nullopt;
+  // The later rounds of every MSM's bucket sums cut so that each fills the GPU
+  // (Msm::set_fill_later_rounds); off: in chunks of the first round's size (the former way, for
+  // the A/B).
+  bool fill_later_rounds = true;
   // How pageable a, b, c and z are staged for the copy engine (cuda/stage/staged_upload_options.hpp): filling
   // threads, buffers per thread or one buffer at a time (Fill::split, the former way), buffer
   // sizes. The overlapped stage's compute stream waits first for the assignment's upload, which

@@ -411,6 +411,8 @@ void DeviceMsm<P>::set_skip_zero_digits(bool on) { impl_->msm.set_skip_zero_digi
 template <class P>
 void DeviceMsm<P>::set_equal_chunks(std::optional<bool> on) { impl_->msm.set_equal_chunks(on); }
 template <class P>
+void DeviceMsm<P>::set_fill_later_rounds(bool on) { impl_->msm.set_fill_later_rounds(on); }
+template <class P>
 double DeviceMsm<P>::last_upload_ms() const { return impl_->upload_ms; }
 template <class P>
 double DeviceMsm<P>::last_run_gpu_ms() const { return impl_->run_ms; }

@@ -80,6 +80,7 @@ class DeviceMsm {
   void set_chunk(uint32_t points);  // Msm<P>::set_chunk
   void set_skip_zero_digits(bool on);  // Msm<P>::set_skip_zero_digits
   void set_equal_chunks(std::optional<bool> on);  // Msm<P>::set_equal_chunks (unset: its rule)
+  void set_fill_later_rounds(bool on);  // Msm<P>::set_fill_later_rounds
   double last_upload_ms() const;
   double last_run_gpu_ms() const;
 

@@ -204,8 +204,10 @@ BENCHMARK(BM_staged_upload_per_thread)->ArgsProduct({{4, 8, 12, 15}, {2, 4, 8}})
 // The G1 MSM of 2^log_n points on resident data, GPU time: window bits c (0: the rule), on random
 // scalars (mix 0) or the witness mix of msm_l, msm_a and msm_b_g1 (mix 1: most scalars 0 or 1,
 // one huge bucket), with points per chunk `chunk` (0: the default) and the bucket sums in equal
-// chunks across buckets or not (eq).
-void msm_g1_resident(benchmark::State& st, unsigned log_n, unsigned c, bool mix, uint32_t chunk, bool eq) {
+// chunks across buckets or not (eq), the later rounds cut to fill the GPU or not (fill), the zero
+// digits left out of the sort (skip_zero, as in the assignment's MSMs) or not.
+void msm_g1_resident(benchmark::State& st, unsigned log_n, unsigned c, bool mix, uint32_t chunk, bool eq,
+                     bool fill = true, bool skip_zero = false) {
   const size_t n = size_t(1) << log_n;
   std::span<const g1_affine_t> pts(g1_points(n).data(), n);
   std::vector<fr_t> sc = random_scalars(n, 2);
@@ -213,6 +215,8 @@ void msm_g1_resident(benchmark::State& st, unsigned log_n, unsigned c, bool mix,
   cuda::DeviceMsmG1 msm;
   if (chunk) msm.set_chunk(chunk);
   msm.set_equal_chunks(eq);
+  msm.set_fill_later_rounds(fill);
+  msm.set_skip_zero_digits(skip_zero);
   msm.upload(pts, sc);
   benchmark::DoNotOptimize(msm.run(c));  // warm-up
   for (auto _ : st) {
@@ -227,6 +231,18 @@ void BM_gpu_msm_chunk(benchmark::State& st) {
 }
 BENCHMARK(BM_gpu_msm_chunk)->ArgsProduct({{24}, {16, 32, 64, 128, 256}, {0, 1}})->ArgNames({"log_n", "chunk", "mix"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The later rounds of the bucket sums cut to fill the GPU (fill 1, the default) or in chunks of
+// 32 (fill 0, the former way), in one process: on the witness mix (mix 1) as the assignment's
+// MSMs run it (cut per bucket, zero digits left out, 12 bits: the sparse rule's width for a
+// PoRep partition at 2^24), where bucket 1 of window 0 holds about half the points, and on random
+// scalars by the rule (mix 0).
+void BM_gpu_msm_later_rounds(benchmark::State& st) {
+  const bool mix = st.range(1) != 0;
+  msm_g1_resident(st, unsigned(st.range(0)), mix ? 12 : 0, mix, 0, !mix, st.range(2) != 0, mix);
+}
+BENCHMARK(BM_gpu_msm_later_rounds)->ArgsProduct({{24}, {1, 0}, {0, 1}})->ArgNames({"log_n", "mix", "fill"})
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
 
 // Window width sweep.
 void BM_gpu_msm_window(benchmark::State& st) {
@@ -391,7 +407,7 @@ void report_phases(benchmark::State& st, const PhaseTotals& t) {
 // unset: the rule, equal chunks for msm_h at 2^23-2^26).
 void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigned table_log, bool overlap,
                       unsigned zc = 0, bool share = true, cuda::StagedUploadOptions upload = {}, bool skip_zero = true,
-                      unsigned hc = 0, std::optional<bool> eq = std::nullopt) {
+                      unsigned hc = 0, std::optional<bool> eq = std::nullopt, bool fill = true) {
   const circuits::SyntheticPartition& s = synthetic(log_n, table_log);
   auto backend = cuda::make_cuda_backend({.pin_abc = pinned,
                                           .overlap = overlap,
@@ -400,6 +416,7 @@ void prove_stage_cuda(benchmark::State& st, unsigned log_n, bool pinned, unsigne
                                           .share_digits = share,
                                           .skip_zero_digits = skip_zero,
                                           .equal_chunks = eq,
+                                          .fill_later_rounds = fill,
                                           .staged_upload = upload});
   auto w = s.witness();
   st.counters["assignment_bits"] = zc ? zc : cuda::default_assignment_window_bits(w);
@@ -451,6 +468,14 @@ void BM_prove_stage_cuda_overlap_equal(benchmark::State& st) {
 }
 BENCHMARK(BM_prove_stage_cuda_overlap_equal)->ArgsProduct({{24}, {0}, {0, 20}, {0, 1}})
     ->ArgNames({"log_n", "pinned", "hc", "eq"})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+// The later rounds of every MSM's bucket sums cut to fill the GPU (fill 1, the default) or in
+// chunks of the first round's size (fill 0, the former way), in one process.
+void BM_prove_stage_cuda_overlap_later_rounds(benchmark::State& st) {
+  prove_stage_cuda(st, unsigned(st.range(0)), st.range(1) != 0, 0, true, 0, true, {}, true, 0, std::nullopt,
+                   st.range(2) != 0);
+}
+BENCHMARK(BM_prove_stage_cuda_overlap_later_rounds)->ArgsProduct({{24}, {0}, {0, 1}})
+    ->ArgNames({"log_n", "pinned", "fill"})->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
 // The same with each assignment MSM sorting its own digits (share_digits off): the A/B of the
 // shared sort, in one binary.
 void BM_prove_stage_cuda_overlap_own_sort(benchmark::State& st) {

@@ -115,6 +115,13 @@ void check_gpu_msm_against_cpu(std::mt19937_64& g) {
     CHECK(eq.upload_and_run(pts, bits, 0, 5) == want);
     eq.set_skip_zero_digits(true);
     CHECK(eq.upload_and_run(pts, bits, 0, 1) == want);
+    // The later rounds in chunks of the first round's size (the former way), where by default
+    // they take fewer partial sums a thread as the ones' bucket's dwindle.
+    cuda::DeviceMsm<P> former;
+    former.set_fill_later_rounds(false);
+    former.set_skip_zero_digits(true);
+    CHECK(former.upload_and_run(pts, bits, 0, 1) == want);
+    CHECK(former.upload_and_run(pts, bits, 12, 3) == want);
   }
   // All zero: the point at infinity (no digit to sort, with zero digits left out or not).
   std::vector<fr_t> zeros(1000, fr_t::zero());

@@ -1,9 +1,10 @@
 // The window rules (cuda/msm/msm_params.hpp): the usual one for full-width scalars (gpu_msm_window_bits,
-// widths measured on the H200), and the proving stage's assignment's (gpu_msm_window_bits_sparse)
-// with its sample: host code, run everywhere (CI has no GPU). For full-width scalars the
+// widths measured on the H200), the proving stage's assignment's (gpu_msm_window_bits_sparse)
+// with its sample, and the later rounds' chunk: host code, run everywhere (CI has no GPU). For full-width scalars the
 // assignment's rule is the usual one; for an assignment's mix of mostly 0 and 1 it gives each
 // window about 2^8 times fewer buckets than it has non-zero digits, which is what the usual rule
 // gives full-width scalars up to 2^23 (and, cut per bucket as the assignment's MSMs are, to 2^25).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -85,6 +86,66 @@ TEST_CASE("the equal-chunk rule: at most 128 sorted digits a bucket") {
   CHECK(by_rule(size_t(1) << 26));
   CHECK_FALSE(by_rule((size_t(1) << 26) + 1));
   CHECK_FALSE(by_rule((size_t(1) << 27) - 1));
+}
+
+namespace {
+// The later rounds of the bucket sums as Msm::sum_runs runs them over runs of `lens` partial
+// sums: the rounds, and the additions one after another on the longest run's path (a thread adds
+// min(k, len) - 1 of its run's partial sums in a round of chunks of k).
+struct LaterRounds {
+  unsigned rounds = 0, serial = 0;
+};
+LaterRounds later_rounds(std::vector<size_t> lens, unsigned sms, uint32_t chunk, bool fill) {
+  LaterRounds r;
+  size_t tasks = 0;
+  for (size_t l : lens) tasks += l;
+  while (tasks > lens.size()) {
+    const uint32_t k = fill ? cuda::gpu_msm_later_chunk(tasks, sms, chunk) : chunk;
+    size_t longest = 0;
+    tasks = 0;
+    for (size_t& l : lens) {
+      longest = std::max(longest, l);
+      l = (l + k - 1) / k;
+      tasks += l;
+    }
+    r.serial += unsigned(std::min<size_t>(k, longest) - 1);
+    ++r.rounds;
+  }
+  return r;
+}
+}  // namespace
+
+TEST_CASE("the later rounds' chunk: one full round of threads, within [4, chunk]") {
+  using cuda::gpu_msm_later_chunk;
+  const unsigned sms = 132;  // an H100 or H200
+  const size_t fill = size_t(sms) * cuda::msm_params::kFillThreadsPerSm;
+  CHECK(gpu_msm_later_chunk(size_t(1) << 30, sms, 32) == 32);
+  CHECK(gpu_msm_later_chunk(32 * fill, sms, 32) == 32);
+  CHECK(gpu_msm_later_chunk(32 * fill - 1, sms, 32) == 31);
+  CHECK(gpu_msm_later_chunk(9 * fill, sms, 32) == 9);
+  CHECK(gpu_msm_later_chunk(fill, sms, 32) == 4);
+  CHECK(gpu_msm_later_chunk(2, sms, 32) == 4);
+  // A chunk below 4 (Msm::set_chunk) stays; no SM count reads as one SM.
+  CHECK(gpu_msm_later_chunk(2, sms, 2) == 2);
+  CHECK(gpu_msm_later_chunk(size_t(1) << 30, sms, 3) == 3);
+  CHECK(gpu_msm_later_chunk(10 * 256, 0, 32) == 10);
+  // An assignment at 2^24 (PoRep's mix, 12-bit windows): bucket 1 of window 0 holds about 2^23
+  // points, 2^18 partial sums after the first round's chunks of 32, beside 22 windows of 2^11
+  // buckets with a partial sum or two each. In chunks of 32 its last rounds have 256, 8 and 1
+  // threads, each adding 31 partial sums one after another; cut to fill the GPU, the path is
+  // under half as long.
+  std::vector<size_t> lens(22 << 11, 2);
+  lens[0] = size_t(1) << 18;
+  const LaterRounds former = later_rounds(lens, sms, 32, false), filled = later_rounds(lens, sms, 32, true);
+  CHECK(former.rounds == 4);
+  CHECK(former.serial == 31 * 3 + 7);
+  CHECK(filled.serial * 2 < former.serial);
+  CHECK(filled.rounds <= 9);
+  // Full-width scalars at 2^24 (msm_h, equal chunks of 64 at 20 bits): 2 pieces a chunk over
+  // 13 windows of 2^19 buckets, one round of 32 either way.
+  const std::vector<size_t> pieces(13 << 19, 2);
+  CHECK(later_rounds(pieces, sms, 64, true).rounds == 1);
+  CHECK(gpu_msm_later_chunk(2 * (size_t(13) << 19), sms, 64) == 64);
 }
 
 TEST_CASE("the sparse window rule is the usual one for full-width scalars and an empty sample") {
