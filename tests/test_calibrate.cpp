@@ -31,7 +31,9 @@ TEST_CASE("calibrate: normal quantile and runs needed", "[calibrate]") {
   CHECK(cuzk::power::min_runs_rank_test(0.05) == 4);
   CHECK(cuzk::power::min_runs_rank_test(0.01) == 5);
   // The signed-rank test over rounds: 2 / 2^5 = 0.0625, 2 / 2^6 = 0.031.
+  CHECK(cuzk::power::signed_rank_smallest_p(5) == 0.0625);
   CHECK(cuzk::power::min_rounds_signed_rank(0.05) == 6);
+  CHECK(cuzk::power::min_rounds_signed_rank(0.01) == 8);
   CHECK(cuzk::power::paired_rounds_needed(1.2, 0.001, 0.05, 0.9, 0.0) == 6);
   CHECK(cuzk::power::paired_rounds_needed(1.0, 0.001, 0.05, 0.9, 0.05) == 2);  // within: the t CI, no floor
 }

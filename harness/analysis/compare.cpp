@@ -14,6 +14,7 @@
 #include "harness/measure/clock.hpp"
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/output/format.hpp"
+#include "harness/analysis/power.hpp"
 #include "harness/analysis/stats.hpp"
 #include "harness/measure/inject.hpp"
 
@@ -251,8 +252,7 @@ void fill_paired(PhaseComparison& r, const PairedValues& p, const CompareOptions
   }
   if (r.observations_a < o.min_samples)
     r.warnings.push_back(fmt::format("too few rounds ({} on both sides; at least {} wanted)", r.observations_a, o.min_samples));
-  // The smallest two-sided exact signed-rank p-value with n rounds: 2 / 2^n.
-  if (std::ldexp(2.0, -static_cast<int>(std::min<size_t>(r.observations_a, 60))) >= o.alpha)
+  if (power::signed_rank_smallest_p(static_cast<int>(std::min<size_t>(r.observations_a, 60))) >= o.alpha)
     r.warnings.push_back(fmt::format("with {} rounds no p-value can fall below alpha {}", r.observations_a, o.alpha));
   if (r.observations_a < 2 || std::isnan(r.ci_low))
     r.verdict = "too noisy";
@@ -398,8 +398,9 @@ CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& s
   // Auto pairs only where the signed-rank test can reach alpha: with n rounds its smallest
   // two-sided p is 2/2^n (0.0625 at 5 rounds), and a design that cannot find a change is no choice.
   size_t rounds_needed = 0;
-  if (why_not.empty() && want == DesignChoice::kAuto && std::ldexp(2.0, -static_cast<int>(shared.size())) >= o.alpha)
-    for (rounds_needed = shared.size() + 1; std::ldexp(2.0, -static_cast<int>(rounds_needed)) >= o.alpha;) ++rounds_needed;
+  const int shared_rounds = static_cast<int>(std::min<size_t>(shared.size(), 60));
+  if (why_not.empty() && want == DesignChoice::kAuto && power::signed_rank_smallest_p(shared_rounds) >= o.alpha)
+    rounds_needed = static_cast<size_t>(power::min_rounds_signed_rank(o.alpha));
   if (want == DesignChoice::kPaired || want == DesignChoice::kAuto) {
     if (why_not.empty() && rounds_needed == 0) {
       d.design = Design::kPaired;
@@ -420,7 +421,7 @@ CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& s
       : rounds_needed
           ? fmt::format("only {} rounds on both sides: the signed-rank test's smallest p, {:.4g}, cannot fall below "
                         "alpha {}; pairing needs {}",
-                        shared.size(), std::ldexp(2.0, -static_cast<int>(shared.size())), o.alpha, rounds_needed)
+                        shared.size(), power::signed_rank_smallest_p(shared_rounds), o.alpha, rounds_needed)
           : fmt::format("only {} round(s) on both sides: pairing needs 2", shared.size());
   if (process_blocks_apply(a, b)) {
     d.design = Design::kBlocks;

@@ -38,9 +38,11 @@ int min_runs_rank_test(double alpha) {
   return 64;
 }
 
+double signed_rank_smallest_p(int n) { return std::ldexp(2.0, -std::min(n, 1000)); }
+
 int min_rounds_signed_rank(double alpha) {
   for (int n = 1; n < 64; ++n)
-    if (2.0 / std::ldexp(1.0, n) < alpha) return n;
+    if (signed_rank_smallest_p(n) < alpha) return n;
   return 64;
 }
 

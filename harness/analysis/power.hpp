@@ -13,6 +13,8 @@ double rank_test_smallest_p(int n);
 // alpha (its smallest p is 2 / C(2n, n)): 4 at alpha 0.05. With fewer, no spread is small
 // enough for a change to be called significant.
 int min_runs_rank_test(double alpha);
+// The exact signed-rank test's smallest two-sided p over n rounds: 2 / 2^n (0.0625 at 5).
+double signed_rank_smallest_p(int n);
 // The same for the exact signed-rank test over rounds (smallest p 2 / 2^n): 6 at alpha 0.05.
 int min_rounds_signed_rank(double alpha);
 // Runs per side to detect a relative shift `effect` (fraction) of a quantity with relative
