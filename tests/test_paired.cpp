@@ -227,6 +227,30 @@ TEST_CASE("--paired-ci bootstrap reports the round bootstrap; --design blocks an
   CHECK(clash.err.find("--blocks off means --design samples, which contradicts --design paired") != std::string::npos);
 }
 
+TEST_CASE("one process a side is compared sample by sample, and the reason says so") {
+  TempDir d;
+  RoundsSpec a, b;
+  a.seed = 7;
+  b.seed = 8;
+  a.round_ids = b.round_ids = false;
+  a.rounds = b.rounds = 1;  // one process each, 10 repetitions in it
+  a.reps = b.reps = 10;
+  write_rounds(d.file("a.jsonl"), a);
+  write_rounds(d.file("b.jsonl"), b);
+  const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto));
+  CHECK(cuzk::find_row(c, "proof/synth", "wall_ns")->design == "samples");
+  CHECK(c.summaries[0].design_reason ==
+        "every sample (no round ids: the files were not written by an interleaved run; 1 process a side: processes "
+        "as blocks need 2 or more a side)");
+  // Two processes of one repetition on A, one of 10 on B.
+  a.rounds = 2;
+  a.reps = 1;
+  write_rounds(d.file("a2.jsonl"), a);
+  const auto m = cuzk::compare_files(d.file("a2.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto));
+  CHECK(m.summaries[0].design_reason.find("; 2 and 1 processes: processes as blocks need 2 or more a side)") !=
+        std::string::npos);
+}
+
 TEST_CASE("without round ids auto falls back to processes as blocks, and --design paired is refused") {
   TempDir d;
   RoundsSpec a, b;

@@ -428,9 +428,13 @@ CaseDesign choose_design(const CaseData& a, const CaseData& b, const SideData& s
     d.reason = want == DesignChoice::kBlocks ? "processes as blocks (--design blocks)" : "processes as blocks (" + unpaired + ")";
     return d;
   }
-  const std::string why_samples = a.per_process.count("") || b.per_process.count("")
-                                      ? "samples without process ids"
-                                      : "each process ran one repetition";
+  const size_t pa = a.per_process.size(), pb = b.per_process.size();
+  const std::string why_samples =
+      a.per_process.count("") || b.per_process.count("") ? "samples without process ids"
+      : pa < 2 || pb < 2
+          ? (pa == pb ? fmt::format("{} process a side", pa) : fmt::format("{} and {} processes", pa, pb)) +
+                ": processes as blocks need 2 or more a side"
+          : "each process ran one repetition";
   d.reason = want == DesignChoice::kBlocks ? "every sample (--design blocks, but " + why_samples + ")"
                               : "every sample (" + unpaired + "; " + why_samples + ")";
   return d;
