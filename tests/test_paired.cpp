@@ -87,6 +87,17 @@ void write_rounds(const std::string& path, const RoundsSpec& s) {
 }
 
 
+// A side of a pair of files without round ids (not written by an interleaved run): `rounds`
+// processes of `reps` repetitions each.
+RoundsSpec unrounded(uint64_t seed, int rounds, int reps) {
+  RoundsSpec s;
+  s.seed = seed;
+  s.round_ids = false;
+  s.rounds = rounds;
+  s.reps = reps;
+  return s;
+}
+
 using cuzk::DesignChoice;
 
 cuzk::CompareOptions with_design(DesignChoice design, double threshold = 0.01) {
@@ -229,12 +240,8 @@ TEST_CASE("--paired-ci bootstrap reports the round bootstrap; --design blocks an
 
 TEST_CASE("one process a side is compared sample by sample, and the reason says so") {
   TempDir d;
-  RoundsSpec a, b;
-  a.seed = 7;
-  b.seed = 8;
-  a.round_ids = b.round_ids = false;
-  a.rounds = b.rounds = 1;  // one process each, 10 repetitions in it
-  a.reps = b.reps = 10;
+  // One process each, 10 repetitions in it.
+  RoundsSpec a = unrounded(7, 1, 10), b = unrounded(8, 1, 10);
   write_rounds(d.file("a.jsonl"), a);
   write_rounds(d.file("b.jsonl"), b);
   const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto));
@@ -253,11 +260,7 @@ TEST_CASE("one process a side is compared sample by sample, and the reason says 
 
 TEST_CASE("without round ids auto falls back to processes as blocks, and --design paired is refused") {
   TempDir d;
-  RoundsSpec a, b;
-  a.seed = 7;
-  b.seed = 8;
-  a.round_ids = b.round_ids = false;
-  a.reps = b.reps = 3;
+  const RoundsSpec a = unrounded(7, RoundsSpec{}.rounds, 3), b = unrounded(8, RoundsSpec{}.rounds, 3);
   write_rounds(d.file("a.jsonl"), a);
   write_rounds(d.file("b.jsonl"), b);
   const auto c = cuzk::compare_files(d.file("a.jsonl"), d.file("b.jsonl"), with_design(DesignChoice::kAuto));
