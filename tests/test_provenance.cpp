@@ -36,6 +36,24 @@ TEST_CASE("the embedded source hash is the hash of the tree this binary was buil
   REQUIRE(p.source_files > 0);
 }
 
+TEST_CASE("a relative source folder hashes the same tree; a folder without sources is an error") {
+  const fs::path src = fs::canonical(src_dir());
+  const std::string script = (src / "cmake" / "provenance_gen.cmake").string();
+  auto rel = run_command("cd " + src.parent_path().string() + " && cmake -DSRC_DIR=" + src.filename().string() +
+                         " -DPRINT_HASH=1 -P " + script);
+  REQUIRE(rel.status == 0);
+  CHECK(rel.output.substr(0, 64) == hash_of_tree(src.string()));
+  auto dot = run_command("cd " + src.string() + " && cmake -DSRC_DIR=. -DPRINT_HASH=1 -P " + script);
+  REQUIRE(dot.status == 0);
+  CHECK(dot.output.substr(0, 64) == hash_of_tree(src.string()));
+  const fs::path empty = fresh_dir("empty");
+  std::ofstream(empty / "CMakeLists.txt") << "# not a cuzk tree\n";
+  auto none = run_command("cmake -DSRC_DIR=" + empty.string() + " -DPRINT_HASH=1 -P " + script);
+  CHECK(none.status != 0);
+  CHECK(none.output.find("not a cuzk tree") != std::string::npos);
+  fs::remove_all(empty);
+}
+
 TEST_CASE("provenance records every variant flag") {
   auto flags = cuzk::provenance_flags(cuzk::build_provenance());
   for (const char* f : {"CUZK_PINNED_HOST", "CUZK_SMALLVEC", "CUZK_PRESIZE", "CUZK_GPU_SPARE_CORE", "CUZK_GPU_G2",
