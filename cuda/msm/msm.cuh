@@ -18,9 +18,9 @@
 //              give a thread fewer, so that a round still fills the GPU. Or
 //              (Msm::set_equal_chunks) the sorted points are cut into equal chunks whatever
 //              their buckets, so that no thread waits on a short last chunk of its bucket: a
-//              chunk adds the buckets that lie inside it
-//              straight into them, and leaves the sums of its first and last bucket, which may
-//              go on in its neighbours, as two pieces that the further rounds sum by bucket;
+//              chunk adds the buckets that lie inside it straight into them, and leaves the sums
+//              of its first and last bucket, which may go on in its neighbours, as two pieces
+//              that the further rounds sum by bucket;
 //  5. windows: each window's sum of k * B_k over its 2^(c-1) buckets, in levels of running sums
 //              over segments of 16 (cuda/msm/window_sum.hpp): about two additions a bucket;
 //  6. host:    Horner's rule over the window sums, c doublings per window.
