@@ -127,6 +127,11 @@ __global__ void __launch_bounds__(kPassThreads, kBlocks) ntt_pass_kernel(const f
                                                                unsigned k, unsigned lg, const fr_t* tw, bool rev_out,
                                                                bool last) {
   extern __shared__ uint64_t sh_words[];
+#if __CUDA_ARCH__ >= 900
+  // Launched early (NttPlan::early_launch), the pass waits here for the kernel before it to end
+  // and its writes to show; launched plainly, this returns at once.
+  cudaGridDependencySynchronize();
+#endif
   const unsigned lh = log_n - s0 - k;  // log2(hmin)
   const uint32_t hmask = (1u << lh) - 1;
   const uint32_t elems = 1u << (lg + k);
@@ -239,6 +244,10 @@ __global__ void __launch_bounds__(kPassThreads, kBlocks) ntt_pass_kernel(const f
     }
     __syncthreads();
   }
+#if __CUDA_ARCH__ >= 900
+  // The next pass may be launched once every block is storing; it still waits for this one to end.
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
   for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
     uint32_t gl, t;
     const uint32_t a = locate(e, gl, t);
@@ -289,6 +298,14 @@ PassKernel pass_kernel(bool dit, unsigned occupancy) {
   static constexpr PassKernel dif[] = {ntt_pass_kernel<false, 2>, ntt_pass_kernel<false, 3>, ntt_pass_kernel<false, 4>};
   static constexpr PassKernel dit_[] = {ntt_pass_kernel<true, 2>, ntt_pass_kernel<true, 3>, ntt_pass_kernel<true, 4>};
   return (dit ? dit_ : dif)[occupancy - 2];
+}
+
+// Whether the current device runs programmatic dependent launches (compute capability 9.0 and up).
+bool early_launch_supported() {
+  int dev = 0, major = 0;
+  CUZK_CUDA_CHECK(cudaGetDevice(&dev));
+  CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  return major >= 9;
 }
 
 void check_log(unsigned log_n) {
@@ -343,6 +360,7 @@ void NttContext::set_plan(NttPlan plan) {
 NttPlan NttContext::plan_for(unsigned log_n) const {
   NttPlan p = plan_.tile_log ? plan_ : default_plan(log_n);  // {0, 0, k}: the rule's tiles at k
   if (plan_.occupancy) p.occupancy = plan_.occupancy;
+  p.early_launch = plan_.early_launch;
   if (!p.occupancy) p.occupancy = kDefaultOccupancy;
   return p;
 }
@@ -391,8 +409,19 @@ void NttContext::passes(const fr_t* src, fr_t* mid, fr_t* dst, unsigned log_n, c
     const bool rev = rev_out && i + 1 == ranges.size() && !dit;
     const bool last = i + 1 == ranges.size();
     const PassKernel kernel = pass_kernel(dit, plan.occupancy);
-    kernel<<<blocks, threads, smem * sizeof(fr_t), s>>>(in, out, log_n, s0, k, lg, tw, rev, last);
-    CUZK_CUDA_CHECK_LAUNCH("ntt_pass_kernel");
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem * sizeof(fr_t);
+    cfg.stream = s;
+    cudaLaunchAttribute early{};
+    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    early.val.programmaticStreamSerializationAllowed = 1;
+    if (plan.early_launch && early_launch_supported()) {
+      cfg.attrs = &early;
+      cfg.numAttrs = 1;
+    }
+    CUZK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, in, out, log_n, s0, k, lg, tw, rev, last));
   }
 }
 

@@ -13,10 +13,15 @@ namespace cuzk::cuda {
 // occupancy: the blocks of 256 threads an SM must be able to hold at once (2 .. 4; 0 the default,
 // 3), which caps each thread's registers (65536 / (256 x occupancy): 128, 85 -> 80, 64): fewer
 // registers spill more but leave more warps to hide the products' latency.
+//
+// early_launch: each pass is launched as a programmatic dependent of the kernel before it
+// (compute capability 9.0 and up), so that its launch overlaps that kernel's last blocks; it waits
+// for that kernel's results before it reads. Off: plain launches, each after the one before ends.
 struct NttPlan {
   unsigned tile_log = 0;    // 2 .. 11 (2^11 elements fill 64 KiB of shared memory)
   unsigned max_stages = 0;  // 1 .. tile_log
   unsigned occupancy = 0;   // 0 or 2 .. 4
+  bool early_launch = true;
 };
 
 }  // namespace cuzk::cuda

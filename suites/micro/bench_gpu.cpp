@@ -310,11 +310,14 @@ BENCHMARK(BM_cpu_msm_g2)->ArgsProduct({{20, 22, 24}, {0, 1}})->ArgNames({"log_n"
 
 // Forward NTT on resident data, GPU time of one transform after one untimed; order 0: natural
 // in and out (the last pass stores bit-reversed), 1: natural in and bit-reversed out (the DIF
-// passes alone, as the H computation uses them).
+// passes alone, as the H computation uses them). early 1: each pass launched while the one before
+// it ends (NttPlan::early_launch, the default), 0: plain launches.
 void BM_gpu_ntt_forward(benchmark::State& st) {
   const unsigned log_n = unsigned(st.range(0));
   const auto order = cuda::DeviceNtt::Order(st.range(1));
-  cuda::DeviceNtt ntt(log_n);
+  cuda::NttPlan plan;
+  plan.early_launch = st.range(2) != 0;
+  cuda::DeviceNtt ntt(log_n, plan);
   ntt.upload(random_scalars(size_t(1) << log_n, 3));
   ntt.forward(order);
   for (auto _ : st) {
@@ -322,7 +325,7 @@ void BM_gpu_ntt_forward(benchmark::State& st) {
     st.SetIterationTime(ntt.last_gpu_ms() / 1e3);
   }
 }
-BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 21, 22, 24, 26, 27}, {0, 1}})->ArgNames({"log_n", "order"})
+BENCHMARK(BM_gpu_ntt_forward)->ArgsProduct({{20, 21, 22, 24, 26, 27}, {0, 1}, {1, 0}})->ArgNames({"log_n", "order", "early"})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
 
 // The pass plans (cuda/ntt/ntt_plan.hpp): tiles of 2^10 or 2^11 elements, up to 8..10 stages per

@@ -50,13 +50,15 @@ TEST_CASE("GPU NTTs under every pass plan equal the CPU's; plans the kernels can
   std::mt19937_64 g(seed);
   // The occupancies (2 and 4 blocks per SM: more and fewer registers than the default 3) build
   // kernels of their own, so they run too, in both the default rule's tiles and explicit ones.
+  // Every plan launches its passes early (the default); the last two also plainly.
   const cuda::NttPlan plans[] = {{},        {2, 1},     {4, 3},     {10, 8},   {10, 9},   {10, 10}, {11, 9},
-                                 {11, 10},  {11, 11},   {0, 0, 2},  {0, 0, 4}, {4, 3, 2}, {10, 9, 4}, {11, 10, 2}};
+                                 {11, 10},  {11, 11},   {0, 0, 2},  {0, 0, 4}, {4, 3, 2}, {10, 9, 4}, {11, 10, 2},
+                                 {0, 0, 0, false}, {4, 3, 0, false}};
   for (const cuda::NttPlan plan : plans) {
     for (unsigned log_n : {1u, 5u, 10u, 11u, 12u, 21u}) {
       if (log_n > 12 && plan.tile_log && plan.max_stages < 8) continue;  // 21 one-stage passes: slow, nothing new
       INFO("log_n " << log_n << " tile 2^" << plan.tile_log << " up to " << plan.max_stages << " stages per pass, "
-                    << plan.occupancy << " blocks per SM");
+                    << plan.occupancy << " blocks per SM, early launch " << plan.early_launch);
       Domain dom(log_n);
       const fr_t shift = fr_t::random(g);
       auto x = random_elems<fr_t>(size_t(1) << log_n, g);
@@ -153,7 +155,7 @@ TEST_CASE("GPU H equals the CPU's in both conventions, under every pass plan") {
   const uint64_t seed = fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 g(seed);
-  const cuda::NttPlan plans[] = {{}, {2, 1}, {4, 3}, {10, 9}, {11, 10}, {0, 0, 2}, {0, 0, 4}};
+  const cuda::NttPlan plans[] = {{}, {2, 1}, {4, 3}, {10, 9}, {11, 10}, {0, 0, 2}, {0, 0, 4}, {0, 0, 0, false}};
   for (uint64_t rows : {1ull, 100ull, 1000ull, 4096ull, 70000ull}) {
     const uint64_t n = std::bit_ceil(rows);
     auto a = random_elems<fr_t>(rows, g), b = random_elems<fr_t>(rows, g), c = random_elems<fr_t>(rows, g);
@@ -164,7 +166,8 @@ TEST_CASE("GPU H equals the CPU's in both conventions, under every pass plan") {
       for (const cuda::NttPlan plan : plans) {
         if (n > 4096 && plan.max_stages < 8 && plan.tile_log) continue;  // 17 one-stage passes: slow, nothing new
         INFO("rows " << rows << " convention " << int(conv) << " tile 2^" << plan.tile_log << " up to "
-                     << plan.max_stages << " stages per pass, " << plan.occupancy << " blocks per SM");
+                     << plan.max_stages << " stages per pass, " << plan.occupancy << " blocks per SM, early launch "
+                     << plan.early_launch);
         CHECK(cuda::compute_h(conv, w, n, plan) == cpu);
       }
     }
