@@ -300,14 +300,6 @@ PassKernel pass_kernel(bool dit, unsigned occupancy) {
   return (dit ? dit_ : dif)[occupancy - 2];
 }
 
-// Whether the current device runs programmatic dependent launches (compute capability 9.0 and up).
-bool early_launch_supported() {
-  int dev = 0, major = 0;
-  CUZK_CUDA_CHECK(cudaGetDevice(&dev));
-  CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  return major >= 9;
-}
-
 void check_log(unsigned log_n) {
   if (log_n > 31)
     throw std::invalid_argument("GPU NTT: domain 2^" + std::to_string(log_n) + " exceeds 2^31 (32-bit indices)");
@@ -414,10 +406,12 @@ void NttContext::passes(const fr_t* src, fr_t* mid, fr_t* dst, unsigned log_n, c
     cfg.blockDim = dim3(threads);
     cfg.dynamicSmemBytes = smem * sizeof(fr_t);
     cfg.stream = s;
+    // No capability check: the backend runs only on compute capability 9.0 and up, where early
+    // launches exist (cuda/util/device_probe.cu refuses older GPUs).
     cudaLaunchAttribute early{};
     early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     early.val.programmaticStreamSerializationAllowed = 1;
-    if (plan.early_launch && early_launch_supported()) {
+    if (plan.early_launch) {
       cfg.attrs = &early;
       cfg.numAttrs = 1;
     }
