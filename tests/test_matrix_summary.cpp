@@ -32,7 +32,7 @@ cuzk::matrix::Input two_variants(const TempDir& d, int rounds) {
     if (name == "slow") s.slowdown = {{"proof/synth", 1.3}, {"proof", 1.18}};
     const std::string path = d.file(name + ".jsonl");
     cuzk::test::write_synth(path, s);
-    in.variants.push_back({name, {}, path, std::vector<std::string>(size_t(rounds), path)});
+    in.variants.push_back({name, {}, path, std::vector<std::string>(size_t(rounds), path), {}});
   }
   return in;
 }

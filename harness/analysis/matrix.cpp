@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include "harness/analysis/math_policy.hpp"
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "harness/analysis/matrix_detail.hpp"
 #include "harness/analysis/stats.hpp"
 #include "harness/measure/clock.hpp"
+#include "harness/measure/results.hpp"
 #include "prover/interop/input_file.hpp"
 #include "prover/interop/input_limits.hpp"
 
@@ -347,6 +349,14 @@ json parse_manifest(const std::string& text, const std::string& name) {
               "a string or null");
   }
   if (!names.count(baseline)) rd.fail("baseline", fmt::format("is \"{}\", which is not among the variants", baseline));
+  rd.opt(m, "", "warmup_rounds", &json::is_number_unsigned, "a non-negative integer");
+  rd.opt(m, "", "failure", &json::is_string, "a string");
+  if (const json* in = rd.find(m, "", "interrupted")) {
+    rd.type(*in, "interrupted", in->is_object(), "an object");
+    rd.opt(*in, "interrupted", "signal", &json::is_string, "a string");
+    rd.opt(*in, "interrupted", "round", &json::is_number_unsigned, "a non-negative integer");
+    rd.opt(*in, "interrupted", "variant", &json::is_string, "a string");
+  }
   if (const json* failed = rd.find(m, "", "failed_runs")) {
     rd.type(*failed, "failed_runs", failed->is_array(), "an array");
     for (size_t i = 0; i < failed->size(); ++i) {
@@ -374,6 +384,108 @@ json read_manifest(const std::string& dir) {
   return parse_manifest(in.read_all(limits::kMaxJsonDocumentBytes, "a matrix manifest"), path);
 }
 
+bool unfinished_status(const json& manifest) {
+  const std::string status = manifest.value("status", "complete");
+  return status == "interrupted" || status == "running" || status == "failed";
+}
+
+int Unfinished::finished() const {
+  int n = 0;
+  for (const auto& v : variants) n += v.finished;
+  return n;
+}
+
+int Unfinished::of() const {
+  int n = 0;
+  for (const auto& v : variants) n += v.of;
+  return n;
+}
+
+namespace {
+
+// What is left of one run of a matrix that did not complete, from its round file.
+enum class RunFile { kFinished, kPartial, kMissing };
+
+// Finished: the file reads as a results file to its end, and that end is the run's own summary
+// (not one written because a signal stopped it). Partial: it exists but is cut short, cannot be
+// read, or was stopped. Missing: the run never started.
+RunFile run_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec)) || ec) return RunFile::kMissing;
+  try {
+    const ResultsFile f = read_results(path);
+    return f.summary && !f.summary->value.contains("interrupted") ? RunFile::kFinished : RunFile::kPartial;
+  } catch (const ResultsError&) {
+    return RunFile::kPartial;
+  }
+}
+
+// How the matrix stopped, from its manifest: "Interrupted by SIGTERM in round 4 of presize".
+std::string how_it_stopped(const Unfinished& u, int warmup) {
+  if (u.status == "interrupted") {
+    const int round = u.interrupted.value("round", -1);
+    const std::string who = u.interrupted.value("variant", "");
+    std::string s = "Interrupted by " + u.interrupted.value("signal", "a signal");
+    if (round >= 0 && !who.empty()) s += fmt::format(" in round {}{} of {}", round, round < warmup ? " (warm-up)" : "", who);
+    return s;
+  }
+  if (u.status == "failed") return u.failure.empty() ? "Stopped by a failed run" : "Stopped by a failed run (" + u.failure + ")";
+  return "Stopped without a word (killed, or its machine lost: its manifest still says \"running\")";
+}
+
+// The measured runs of `v` that were left out, counted: "1 discarded, 3 never run".
+std::string left_out_counts(const Unfinished::Variant& v) {
+  std::string s;
+  for (const auto& [n, what] : {std::pair{v.failed.size(), "failed"}, std::pair{v.discarded.size(), "discarded"},
+                                std::pair{v.partial.size(), "partial"}, std::pair{v.not_run.size(), "never run"}})
+    if (n) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n, what);
+  return s;
+}
+
+// The runs of an unfinished matrix that finished (Input::unfinished): the measured ones in `r.rounds`
+// ("" for each one left out, with why in `uv`), the warm-ups in `r.warmups`.
+void finished_runs(const std::string& dir, const json& m, const Unfinished& u, int warmup, VariantRun& r,
+                   Unfinished::Variant& uv) {
+  const json stop = u.interrupted.is_object() ? u.interrupted : json::object();
+  const std::string in_flight = stop.value("variant", "");
+  const int in_flight_round = stop.value("round", -1);
+  auto file_of = [&](int round) { return (fs::path(dir) / fmt::format("rounds/{}-{}.jsonl", r.name, round)).string(); };
+  for (int w = 0; w < warmup; ++w) {
+    bool failed = false;
+    for (const auto& f : m.value("failed_runs", json::array()))
+      failed = failed || (f.value("variant", "") == r.name && f.value("round", -1) == w);
+    const bool discarded = r.name == in_flight && w == in_flight_round;
+    if (!failed && !discarded && run_file(file_of(w)) == RunFile::kFinished) r.warmups.push_back(file_of(w));
+  }
+  uv.name = r.name;
+  uv.of = static_cast<int>(r.rounds.size());
+  for (size_t i = 0; i < r.rounds.size(); ++i) {
+    const int round = warmup + static_cast<int>(i);
+    std::vector<int>* left_out = nullptr;
+    if (r.rounds[i].empty())
+      left_out = &uv.failed;
+    else if (r.name == in_flight && round == in_flight_round)
+      left_out = &uv.discarded;  // stopped by the signal: its file may even end with a summary
+    else if (const RunFile f = run_file(r.rounds[i]); f != RunFile::kFinished)
+      left_out = f == RunFile::kPartial ? &uv.partial : &uv.not_run;
+    if (left_out) {
+      left_out->push_back(round);
+      r.rounds[i].clear();
+    } else {
+      ++uv.finished;
+    }
+  }
+  if (uv.finished == 0) {
+    std::string how = how_it_stopped(u, warmup);
+    how.front() = static_cast<char>(std::tolower(static_cast<unsigned char>(how.front())));
+    throw MatrixError(fmt::format("{}: nothing of variant {} finished ({}: of its {} measured runs, {}): there is nothing "
+                                  "to analyse",
+                                  dir, r.name, how, uv.of, uv.of ? left_out_counts(uv) : "none"));
+  }
+}
+
+}  // namespace
+
 Input load_input(const std::string& dir, const CompareOptions& compare) {
   const json m = read_manifest(dir);  // every field below has been checked
   Input in;
@@ -382,6 +494,14 @@ Input load_input(const std::string& dir, const CompareOptions& compare) {
   in.flags = m["flags"].get<std::vector<std::string>>();
   in.baseline = m["baseline"].get<std::string>();
   in.injected = m.value("injected", false);
+  if (unfinished_status(m)) {
+    Unfinished u;
+    u.status = m["status"].get<std::string>();
+    u.interrupted = u.status == "interrupted" ? m.value("interrupted", json::object()) : json(nullptr);
+    u.failure = m.value("failure", "");
+    in.unfinished = std::move(u);
+  }
+  const int warmup = m.value("warmup_rounds", 0);
   for (const auto& v : m["variants"]) {
     VariantRun r;
     r.name = v["name"].get<std::string>();
@@ -389,8 +509,13 @@ Input load_input(const std::string& dir, const CompareOptions& compare) {
     r.results = (fs::path(dir) / v["results"].get<std::string>()).string();
     for (const auto& rf : v["rounds"])  // null: a failed run (docs/reliability.md)
       r.rounds.push_back(rf.is_null() ? std::string() : (fs::path(dir) / rf.get<std::string>()).string());
+    if (in.unfinished) {
+      in.unfinished->variants.emplace_back();
+      finished_runs(dir, m, *in.unfinished, warmup, r, in.unfinished->variants.back());
+    }
     in.variants.push_back(std::move(r));
   }
+  if (in.unfinished) in.unfinished->how = how_it_stopped(*in.unfinished, warmup);
   return in;
 }
 

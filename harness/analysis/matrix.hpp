@@ -35,7 +35,33 @@ struct VariantRun {
   std::string name;                 // "baseline", "pinned", "fx-pinned+presize"
   std::vector<bool> flags;          // factorial mode: the flags on in this build, in Input::flags order
   std::string results;              // the merged results file (warm-up rounds marked)
-  std::vector<std::string> rounds;  // its measured round files; index = measured round; "" = a failed run (left out)
+  // Its measured round files; index = measured round; "" = a run left out (failed; in a matrix
+  // that did not complete, also one that did not finish).
+  std::vector<std::string> rounds;
+  std::vector<std::string> warmups;  // the warm-up round files to merge (before the measured ones, marked)
+};
+
+// A matrix folder that did not complete: its manifest's status is "interrupted" (SIGINT or
+// SIGTERM), "running" (stopped without a word: kill -9, the machine lost) or "failed" (a failed
+// run under --on-failure stop). Its measured runs that finished are analysed; every other one is
+// left out as missing and said as what it was (docs/matrix.md, "A matrix that did not complete").
+struct Unfinished {
+  std::string status;        // "interrupted", "running" or "failed"
+  std::string how;           // "Interrupted by SIGTERM in round 4 of presize", "Stopped by a failed run (...)"
+  nlohmann::json interrupted;  // the manifest's "interrupted" ({signal, round, variant}); null when absent
+  std::string failure;       // the manifest's "failure" ("" when absent)
+  struct Variant {
+    std::string name;
+    int finished = 0, of = 0;  // measured runs that finished, of the measured rounds
+    // The measured runs left out, by round index (warm-up rounds counted first, as in the round
+    // files' names): failed (null in the manifest), discarded (the run in flight when the signal
+    // came), partial (a round file that does not end with the run's summary, or cannot be read),
+    // never run (no round file).
+    std::vector<int> failed, discarded, partial, not_run;
+  };
+  std::vector<Variant> variants;  // in the manifest's order
+  int finished() const;
+  int of() const;
 };
 
 struct Input {
@@ -45,6 +71,9 @@ struct Input {
   std::vector<VariantRun> variants;
   bool injected = false;            // planted slowdowns were active in some variant
   CompareOptions compare;
+  // Set for a folder that did not complete: its variants' rounds are the runs that finished, and
+  // their merged results files are still to be written from them (`results`: where).
+  std::optional<Unfinished> unfinished;
 };
 
 // A variant against the baseline on one phase (the primary row of compare).
@@ -98,8 +127,14 @@ struct Attribution {
 // Throws MatrixError (or CompareError from reading results) with a clear message.
 Attribution attribute(const Input& in);
 
-// Reads a matrix folder's manifest.json into an Input (paths resolved against the folder).
+// Reads a matrix folder's manifest.json into an Input (paths resolved against the folder). A
+// folder that did not complete (unfinished_status) gets Input::unfinished, each variant the round
+// files of its runs that finished (each read to its end), and throws MatrixError naming a variant
+// none of whose measured runs finished.
 Input load_input(const std::string& dir, const CompareOptions& compare = {});
+// Whether a manifest's status is that of a matrix that did not complete: "interrupted", "running"
+// or "failed" (absent or "complete": it completed).
+bool unfinished_status(const nlohmann::json& manifest);
 // A matrix folder's manifest.json, checked against its schema (docs/matrix.md, "The manifest"):
 // every field that load_input and the failed-run report read. Throws MatrixError naming the
 // file and the field, e.g. `manifest.json: "variants[1].name" must be a string (it is number)`.
@@ -113,5 +148,12 @@ struct FormatOptions {
 };
 std::string format_table(const Attribution& a, const FormatOptions& f = {});
 std::string format_markdown(const Attribution& a, const FormatOptions& f = {});
+// What an analysis of a matrix that did not complete covers, the paragraph that opens each of its
+// outputs: "Interrupted by SIGTERM in round 4 of presize: analysed the 18 of 20 measured runs that
+// finished (baseline 4 of 4, ...). Left out: presize round 4 (discarded: ...); ...", then "\n\n".
+std::string format_unfinished(const Unfinished& u);
+// The same as attribution.json's "partial": status, statement, runs {finished, of}, and per
+// variant its counts and the round indices left out, by why.
+nlohmann::json unfinished_json(const Unfinished& u);
 
 }  // namespace cuzk::matrix

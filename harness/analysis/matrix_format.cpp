@@ -197,6 +197,59 @@ std::string format_markdown(const Attribution& a, const FormatOptions& f) {
   return s;
 }
 
+namespace {
+
+// "round 4", "rounds 3-4", "rounds 1, 3-4" (indices ascending).
+std::string rounds_text(const std::vector<int>& rounds) {
+  std::string s;
+  for (size_t i = 0; i < rounds.size();) {
+    size_t j = i;
+    while (j + 1 < rounds.size() && rounds[j + 1] == rounds[j] + 1) ++j;
+    s += (s.empty() ? "" : ", ") + (j == i ? std::to_string(rounds[i]) : fmt::format("{}-{}", rounds[i], rounds[j]));
+    i = j + 1;
+  }
+  return (rounds.size() == 1 ? "round " : "rounds ") + s;
+}
+
+// The statement of format_unfinished, without its paragraph break.
+std::string unfinished_statement(const Unfinished& u) {
+  std::string counts;
+  for (const auto& v : u.variants) counts += fmt::format("{}{} {} of {}", counts.empty() ? "" : ", ", v.name, v.finished, v.of);
+  std::string s = fmt::format("{}: analysed the {} of {} measured runs that finished ({}).", u.how, u.finished(), u.of(), counts);
+  using Rounds = std::vector<int> Unfinished::Variant::*;
+  const std::pair<Rounds, const char*> kinds[] = {
+      {&Unfinished::Variant::discarded, "discarded: in flight when the signal came"},
+      {&Unfinished::Variant::partial, "partial: its round file does not end with a finished run's summary"},
+      {&Unfinished::Variant::not_run, "never run"},
+      {&Unfinished::Variant::failed, "failed"}};
+  std::string left;
+  for (const auto& [rounds, what] : kinds) {
+    std::string items;
+    for (const auto& v : u.variants)
+      if (!(v.*rounds).empty()) items += fmt::format("{}{} {}", items.empty() ? "" : ", ", v.name, rounds_text(v.*rounds));
+    if (!items.empty()) left += fmt::format("{}{} ({})", left.empty() ? "" : "; ", items, what);
+  }
+  return left.empty() ? s : s + " Left out: " + left + ".";
+}
+
+}  // namespace
+
+std::string format_unfinished(const Unfinished& u) { return unfinished_statement(u) + "\n\n"; }
+
+json unfinished_json(const Unfinished& u) {
+  json vs = json::object();
+  for (const auto& v : u.variants)
+    vs[v.name] = {{"finished", v.finished}, {"of", v.of},           {"failed", v.failed},
+                  {"discarded", v.discarded}, {"partial", v.partial}, {"not_run", v.not_run}};
+  json j = {{"status", u.status},
+            {"statement", unfinished_statement(u)},
+            {"runs", {{"finished", u.finished()}, {"of", u.of()}}},
+            {"variants", vs}};
+  if (u.interrupted.is_object()) j["interrupted"] = u.interrupted;
+  if (!u.failure.empty()) j["failure"] = u.failure;
+  return j;
+}
+
 json to_json(const Attribution& a) {
   auto num = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
   json cases = json::array();

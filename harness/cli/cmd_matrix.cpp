@@ -12,13 +12,16 @@
 // Folder: results/local/<UTC time>-matrix/ with manifest.json (variants, flags, binaries, the
 // order of every round, seed, machine; written before the first run and completed at the end),
 // rounds/<variant>-<round>.jsonl, variants/<variant>.jsonl, attribution.{json,md}. Failed and
-// timed-out runs (--run-timeout, --on-failure), SIGINT/SIGTERM: docs/reliability.md.
+// timed-out runs (--run-timeout, --on-failure), SIGINT/SIGTERM: docs/reliability.md. --from on a
+// matrix that did not complete (interrupted, killed, stopped by a failed run) merges and analyses
+// its runs that finished, and says so (docs/matrix.md, "A matrix that did not complete").
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -158,9 +161,12 @@ FailedRuns failed_runs_of(const std::string& dir) {
   return f;
 }
 
-int report_analysis(const matrix::Attribution& a, const std::string& dir, const MatrixOptions& o) {
+// `unfinished`: the analysis of a matrix that did not complete, which every output says first.
+int report_analysis(const matrix::Attribution& a, const std::string& dir, const MatrixOptions& o,
+                    const std::optional<matrix::Unfinished>& unfinished = std::nullopt) {
   const FailedRuns failed = failed_runs_of(dir);
   json aj = matrix::to_json(a);
+  if (unfinished) aj["partial"] = matrix::unfinished_json(*unfinished);
   if (!failed.runs.empty()) {
     aj["failed_runs"] = failed.runs;
     aj["runs_failed"] = failed_run_counts(failed.runs, failed.variants, failed.rounds);
@@ -168,15 +174,30 @@ int report_analysis(const matrix::Attribution& a, const std::string& dir, const 
   write_output_file(dir + "/attribution.json", aj.dump(2) + "\n");
   matrix::FormatOptions f;
   f.wide = o.wide;
-  write_output_file(dir + "/attribution.md", failed.markdown() + matrix::format_markdown(a, f));
+  const std::string top = (unfinished ? matrix::format_unfinished(*unfinished) : std::string()) + failed.markdown();
+  write_output_file(dir + "/attribution.md", top + matrix::format_markdown(a, f));
   if (o.json_out)
     fmt::print("{}\n", aj.dump(2));
   else if (o.markdown)
-    fmt::print("{}{}", failed.markdown(), matrix::format_markdown(a, f));
+    fmt::print("{}{}", top, matrix::format_markdown(a, f));
   else
-    fmt::print("{}{}", failed.markdown(), matrix::format_table(a, f));
+    fmt::print("{}{}", top, matrix::format_table(a, f));
   fmt::print(stderr, "[matrix] results: {}\n", dir);
   return kExitOk;
+}
+
+// Merges a variant's rounds into its results file: the warm-ups first (marked), then the measured
+// runs that count (a "" round is left out).
+void merge_variant(const matrix::VariantRun& v) {
+  std::vector<std::string> files = v.warmups;
+  for (const auto& r : v.rounds)
+    if (!r.empty()) files.push_back(r);
+  try {
+    fs::create_directories(fs::path(v.results).parent_path());
+    merge_rounds(files, static_cast<int>(v.warmups.size()), v.results);
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("merging the rounds of {}: {}", v.name, e.what()), kExitInternal);
+  }
 }
 
 CompareOptions compare_options(const MatrixOptions& o, bool injected) {
@@ -195,9 +216,19 @@ int run_matrix(const MatrixOptions& o) {
     if (!o.variants.empty() || !o.factorial.empty()) throw Error("--from re-analyses a matrix folder: it takes no --variants or --factorial");
     matrix::Input in;
     try {
+      // A matrix that did not complete has no merged results: they are written here, from the
+      // runs that finished, with the folder claimed as a running matrix claims it (one still
+      // running is refused: its runs are not over).
+      FolderClaim claim;
+      if (matrix::unfinished_status(matrix::read_manifest(o.from))) claim = FolderClaim(o.from, "--from", false);
       in = matrix::load_input(o.from, compare_options(o, false));
       in.compare.allow_injected = in.injected;
-      return report_analysis(matrix::attribute(in), o.from, o);
+      if (in.unfinished) {
+        for (const auto& v : in.variants) merge_variant(v);
+        fmt::print(stderr, "[matrix] {}: merged the {} of {} measured runs that finished into {}/variants/\n",
+                   in.unfinished->status, in.unfinished->finished(), in.unfinished->of(), o.from);
+      }
+      return report_analysis(matrix::attribute(in), o.from, o, in.unfinished);
     } catch (const matrix::MatrixError& e) {
       throw Error(e.what());
     } catch (const CompareError& e) {
@@ -499,33 +530,27 @@ int run_matrix(const MatrixOptions& o) {
   in.compare = compare_options(o, injected);
   for (size_t i = 0; i < vs.size(); ++i) {
     const Variant& v = vs[i];
-    std::vector<std::string> files;  // the runs that succeeded, warm-ups first
-    int warm = 0;
-    matrix::VariantRun run;
+    matrix::VariantRun run;  // the runs that succeeded
     run.name = v.name;
     run.flags = v.flags;
     run.results = dir + "/variants/" + v.name + ".jsonl";
     for (int r = 0; r < total; ++r) {
       const std::string f = fmt::format("{}/rounds/{}-{}.jsonl", dir, v.name, r);
       const bool good = ok[i][static_cast<size_t>(r)];
-      if (good) {
-        files.push_back(f);
-        warm += r < o.warmup;
+      if (r < o.warmup) {
+        if (good) run.warmups.push_back(f);
+      } else {
+        run.rounds.push_back(good ? f : std::string());  // "": a failed run, round kept in place
       }
-      if (r >= o.warmup) run.rounds.push_back(good ? f : std::string());  // "": a failed run, round kept in place
     }
-    if (files.size() == size_t(warm)) {
+    if (std::all_of(run.rounds.begin(), run.rounds.end(), [](const std::string& f) { return f.empty(); })) {
       manifest["status"] = "failed";
       manifest["failure"] = fmt::format("every measured round of {} failed", v.name);
       write_manifest();
       throw Error(fmt::format("every measured round of {} failed: nothing to attribute (see {}/manifest.json)", v.name, dir),
                   kExitFailure);
     }
-    try {
-      merge_rounds(files, warm, run.results);
-    } catch (const std::exception& e) {
-      throw Error(fmt::format("merging the rounds of {}: {}", v.name, e.what()), kExitInternal);
-    }
+    merge_variant(run);
     in.variants.push_back(std::move(run));
   }
   manifest["status"] = "complete";

@@ -10,7 +10,8 @@ namespace cuzk::cli {
 
 // Merges the round files of one variant into a valid results file: warm-up rounds are kept
 // with warmup=true, measured samples renumbered in order; every other field of a sample (its
-// "round_id" included) is kept.
+// "round_id" included) is kept. `out` is replaced whole: written to a temporary beside it, then
+// renamed over it, so that it never holds part of a merge.
 void merge_rounds(const std::vector<std::string>& files, int warmup_rounds, const std::string& out);
 
 // A suite named or given as a file, loaded before anything is built or run: its absolute path in
