@@ -30,7 +30,8 @@ for f in sorted(glob.glob(os.path.join(d, "rounds", "*.jsonl"))):
         })
 order = ["baseline", "pinned", "smallvec", "presize", "all"]
 keys = list(next(iter(rows.values()))[0].keys())
-print("| figure (median of 3 rounds; min-max) | " + " | ".join(v for v in order if v in rows) + " |")
+n = min(len(r) for r in rows.values())
+print(f"| figure (median of {n} rounds; min-max) | " + " | ".join(v for v in order if v in rows) + " |")
 print("| --- |" + " ---: |" * len([v for v in order if v in rows]))
 for k in keys:
     cells = []
