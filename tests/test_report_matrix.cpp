@@ -324,6 +324,33 @@ TEST_CASE("report_matrix: the injected note appears only when injected is true",
   }
 }
 
+TEST_CASE("report_matrix: a matrix that did not complete says what its analysis covers, at the top", "[report_matrix]") {
+  const std::string statement =
+      "Interrupted by SIGTERM in round 3 of baseline: analysed the 7 of 8 measured runs that finished (baseline 3 of 4, "
+      "pinned 4 of 4). Left out: baseline round 3 (discarded: in flight when the signal came).";
+  for (bool partial : {false, true}) {
+    INFO("partial " << partial);
+    cuzk::test::TempDir d;
+    json a = variants_fixture();
+    if (partial) a["partial"] = {{"status", "interrupted"}, {"statement", statement}};
+    write_folder(d, a);
+    report_of(d);
+    const std::string md = cuzk::test::slurp(d.file("report.md")), html = cuzk::test::slurp(d.file("report.html"));
+    CHECK((md.find("> **Partial:** " + statement) != std::string::npos) == partial);
+    CHECK((html.find("<b>Partial:</b> Interrupted by SIGTERM in round 3 of baseline") != std::string::npos) == partial);
+    if (partial) CHECK(md.find("Partial:") < md.find("## "));
+  }
+  // A "partial" without its statement is the reader's clear error, as any malformed key.
+  cuzk::test::TempDir d;
+  json a = variants_fixture();
+  a["partial"] = {{"status", "interrupted"}};
+  write_folder(d, a);
+  auto r = cuzk::test::run_bench("report .", d.path());
+  CHECK(r.code == 2);
+  CHECK(r.err.find("\"partial.statement\" is missing") != std::string::npos);
+  CHECK_FALSE(cuzk::test::exists(d.file("report.md")));
+}
+
 TEST_CASE("report_matrix: variants mode draws one row per variant", "[report_matrix]") {
   cuzk::test::TempDir d;
   write_folder(d, variants_fixture());

@@ -298,6 +298,7 @@ std::string markdown(const Attribution& att, const std::string& att_path) {
   const bool fac = att.mode == "factorial";
   std::string md = "# Matrix report\n\n";
   if (att.injected) md += fmt::format("> **Note:** {}.\n\n", kInjectedNote);
+  if (!att.partial.empty()) md += fmt::format("> **Partial:** {}\n\n", att.partial);
   md += fmt::format("`{}`  \n{}\n\n", att_path, design_line(att, [](const std::string& x) { return "`" + x + "`"; }));
   const std::string level = fmt::format("{:g}% CI", att.level * 100);
   const auto vs = others(att);
@@ -342,6 +343,7 @@ std::string html(const Attribution& att, const std::string& att_path) {
   const bool fac = att.mode == "factorial";
   std::string h = "<h1>Matrix report</h1>\n";
   if (att.injected) h += fmt::format("<p class=\"note injected\"><b>Note:</b> {}.</p>\n", html_escape(kInjectedNote));
+  if (!att.partial.empty()) h += "<p class=\"note partial\"><b>Partial:</b> " + html_escape(att.partial) + "</p>\n";
   h += "<p><code>" + html_escape(att_path) + "</code><br>" +
        design_line(att, [](const std::string& x) { return "<code>" + html_escape(x) + "</code>"; }) + "</p>\n";
   const auto vs = others(att);
@@ -436,6 +438,7 @@ Attribution read_attribution(const std::string& path) {
   att.rounds = rd.integer(j, "", "rounds");
   att.level = rd.num(j, "", "level");
   att.injected = rd.boolean(j, "", "injected");
+  if (rd.has(j, "partial")) att.partial = rd.str(rd.at(j, "", "partial"), "partial", "statement");
   const bool fac = att.mode == "factorial";
   const json& cases = rd.array(j, "", "cases");
   for (size_t ci = 0; ci < cases.size(); ++ci) {
@@ -513,7 +516,8 @@ MatrixPaths write_matrix_report(const std::string& dir, const std::string& out) 
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec)))
     throw CompareError(fmt::format("{}: no such file (a matrix folder holds manifest.json and attribution.json, which "
-                                   "`cuzk-bench matrix` writes when it finishes; rerun it)",
+                                   "`cuzk-bench matrix` writes when it finishes; of one that did not, `cuzk-bench matrix "
+                                   "--from DIR` analyses the runs that finished)",
                                    path));
   const Attribution att = read_attribution(path);
   // Both documents are complete before anything is written.

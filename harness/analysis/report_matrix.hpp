@@ -68,6 +68,8 @@ struct Attribution {
   int rounds = 0;
   double level = 0.95;
   bool injected = false;  // planted slowdowns (CUZK_INJECT_SLOWDOWN) were active
+  // A matrix that did not complete: what its analysis covers ("partial.statement"), "" otherwise.
+  std::string partial;
   std::vector<MatrixCase> cases;
 };
 
