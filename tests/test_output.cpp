@@ -70,3 +70,13 @@ TEST_CASE("format: percentages, changes and p-values") {
   CHECK(pval(0.0004) == "4.0e-04");
   CHECK(sig3(1234) == "1234");
 }
+
+TEST_CASE("format: durations as a person reads them") {
+  CHECK(duration(42.4) == "42 s");
+  CHECK(duration(89.4) == "89 s");
+  CHECK(duration(734) == "12 min");
+  CHECK(duration(3569) == "59 min");
+  CHECK(duration(3600) == "1 h 00 min");
+  CHECK(duration(4020) == "1 h 07 min");
+  CHECK(duration(-1) == "?");
+}

@@ -28,6 +28,7 @@
 
 #include "harness/analysis/factorial.hpp"
 #include "harness/analysis/matrix.hpp"
+#include "harness/analysis/output/format.hpp"
 #include "harness/analysis/power.hpp"
 #include "harness/cli/analysis_options.hpp"
 #include "harness/cli/commands.hpp"
@@ -487,12 +488,18 @@ int run_matrix(const MatrixOptions& o) {
                  interrupt::exit_code(sig));
   };
   std::vector<std::vector<bool>> ok(vs.size(), std::vector<bool>(static_cast<size_t>(total), false));
+  size_t started = 0;  // runs begun, for the estimate of what is left
   for (int r = 0; r < total; ++r) {
     for (size_t i : order[static_cast<size_t>(r)]) {
       const Variant& v = vs[i];
       const std::string out = fmt::format("{}/rounds/{}-{}.jsonl", dir, v.name, r);
-      fmt::print(stderr, "[matrix] round {}/{}{} {} elapsed {:.1f}s\n", r + 1, total, r < o.warmup ? " (warm-up)" : "", v.name,
-                 elapsed());
+      // What is left, at the mean time of the runs so far: a sector-size matrix takes tens of minutes.
+      const size_t runs = vs.size() * static_cast<size_t>(total);
+      const std::string left =
+          started ? fmt::format(", about {} left", output::duration(elapsed() / double(started) * double(runs - started))) : "";
+      fmt::print(stderr, "[matrix] round {}/{}{} {} elapsed {:.1f}s{}\n", r + 1, total, r < o.warmup ? " (warm-up)" : "", v.name,
+                 elapsed(), left);
+      ++started;
       const std::string env = v.inject.empty() ? "env -u " + std::string(inject::kEnvVar) + " "
                                                : "env " + std::string(inject::kEnvVar) + "=" + shell_quote(v.inject) + " ";
       const std::string cmd = env + suite_run_command(v.binary, suite_path, o.reps, out, extra, r);

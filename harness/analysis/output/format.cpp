@@ -33,4 +33,12 @@ std::string pval(double p) {
   return fmt::format("{:.1e}", p);
 }
 
+std::string duration(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
+  if (seconds < 90) return fmt::format("{:.0f} s", seconds);
+  const long minutes = std::lround(seconds / 60);
+  if (minutes < 60) return fmt::format("{} min", minutes);
+  return fmt::format("{} h {:02} min", minutes / 60, minutes % 60);
+}
+
 }  // namespace cuzk::output

@@ -19,5 +19,7 @@ std::string signed_pct_digits(double fraction);
 std::string change_pct(double ratio);
 // A p-value: three decimals down to 0.001, then exponent form: 0.0004 -> "4.0e-04".
 std::string pval(double p);
+// A stretch of time as a person reads it, rounded: 42.4 -> "42 s", 734 -> "12 min", 4020 -> "1 h 07 min".
+std::string duration(double seconds);
 
 }  // namespace cuzk::output
