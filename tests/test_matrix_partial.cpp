@@ -18,88 +18,17 @@
 
 #include "catch.hpp"
 #include "harness/measure/output_lock.hpp"
+#include "matrix_folders.hpp"
 #include "test_util.hpp"
 
 namespace t = cuzk::test;
 using nlohmann::json;
 using t::TempDir;
+using namespace t::matrix_folders;
 
 namespace {
 
 bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
-
-struct Finished {
-  std::string dir, out;  // the matrix folder, and what the run printed
-};
-
-// The finished matrix every case starts from, run once: rounds 0 (warm-up) and 1-3 (measured).
-const Finished& finished_matrix() {
-  static TempDir d;
-  static const Finished f = [] {
-    REQUIRE(t::share_params_cache(d));
-    auto r = t::run_bench("matrix --variants baseline,pinned,smallvec --bin '" + t::bench() +
-                              "' --allow-dirty --suite quick --case porep-tiny --quick --rounds 3 --warmup 1 --reps 1 --seed 5"
-                              " --out-dir m",
-                          d.path());
-    INFO(r.out << r.err);
-    REQUIRE(r.code == 0);
-    return Finished{d.file("m"), r.out};
-  }();
-  return f;
-}
-
-json manifest_of(const std::string& dir) { return json::parse(t::slurp(dir + "/manifest.json")); }
-void write_manifest(const std::string& dir, const json& m) { t::spit(dir + "/manifest.json", m.dump(2) + "\n"); }
-
-std::vector<std::string> variant_names(const json& m) {
-  std::vector<std::string> out;
-  for (const auto& v : m.at("variants")) out.push_back(v.at("name"));
-  return out;
-}
-
-std::string round_file(const std::string& dir, const std::string& v, int round) {
-  return dir + "/rounds/" + v + "-" + std::to_string(round) + ".jsonl";
-}
-
-// A copy of the finished matrix in `d`/m, stopped at the run in position `pos` of round `round`:
-// the round files of every later run deleted (that run's own file kept), no merged results and no
-// attribution, the manifest's status `status` (the completion fields removed). Returns the folder.
-std::string stopped_copy(const TempDir& d, int round, size_t pos, const std::string& status) {
-  const std::string dir = d.file("m");
-  REQUIRE(std::system(("cp -r '" + finished_matrix().dir + "' '" + dir + "'").c_str()) == 0);
-  json m = manifest_of(dir);
-  REQUIRE(m.at("status") == "complete");
-  const json& order = m.at("order");
-  for (size_t r = 0; r < order.size(); ++r)
-    for (size_t p = 0; p < order[r].size(); ++p)
-      if (int(r) > round || (int(r) == round && p > pos)) REQUIRE(std::remove(round_file(dir, order[r][p], int(r)).c_str()) == 0);
-  REQUIRE(std::system(("rm -r '" + dir + "/variants' '" + dir + "/attribution.json' '" + dir + "/attribution.md' && mkdir '" +
-                       dir + "/variants'")
-                          .c_str()) == 0);
-  m["status"] = status;
-  for (const char* k : {"finished", "elapsed_s", "runs", "runs_ok"}) m.erase(k);
-  write_manifest(dir, m);
-  return dir;
-}
-
-// The variant in position `pos` of round `round`.
-std::string at(const std::string& dir, int round, size_t pos) { return manifest_of(dir).at("order").at(round).at(pos); }
-
-// The position of variant `v` in round `round`.
-size_t position(const std::string& dir, int round, const std::string& v) {
-  const json o = manifest_of(dir).at("order").at(round);
-  return size_t(std::find(o.begin(), o.end(), v) - o.begin());
-}
-
-// The rounds ("round_id") of the samples of the merged results of `v`: measured or warm-up.
-std::set<int> merged_rounds(const std::string& dir, const std::string& v, bool warmup) {
-  std::set<int> out;
-  for (const auto& line : t::lines_of(t::slurp(dir + "/variants/" + v + ".jsonl"))) {
-    const json s = json::parse(line);
-    if (s.at("type") == "sample" && s.at("warmup") == warmup) out.insert(s.at("round_id").get<int>());
-  }
-  return out;
-}
 
 // The measured rounds (1-3) of `v` that finished when the matrix stopped at (round, pos): those of
 // earlier rounds, and of that round those that ran before position pos.

@@ -324,7 +324,7 @@ TEST_CASE("report_matrix: the injected note appears only when injected is true",
   }
 }
 
-TEST_CASE("report_matrix: a matrix that did not complete says what its analysis covers, at the top", "[report_matrix]") {
+TEST_CASE("report_matrix: a matrix that did not complete, or was resumed, says so at the top", "[report_matrix]") {
   const std::string statement =
       "Interrupted by SIGTERM in round 3 of baseline: analysed the 7 of 8 measured runs that finished (baseline 3 of 4, "
       "pinned 4 of 4). Left out: baseline round 3 (discarded: in flight when the signal came).";
@@ -339,6 +339,18 @@ TEST_CASE("report_matrix: a matrix that did not complete says what its analysis 
     CHECK((md.find("> **Partial:** " + statement) != std::string::npos) == partial);
     CHECK((html.find("<b>Partial:</b> Interrupted by SIGTERM in round 3 of baseline") != std::string::npos) == partial);
     if (partial) CHECK(md.find("Partial:") < md.find("## "));
+  }
+  // A resumed matrix says so beside it, in both outputs.
+  {
+    cuzk::test::TempDir d;
+    json a = variants_fixture();
+    const std::string resumed = "Resumed once (2026-12-07T20:41Z, 4 runs): rounds ran in two sittings.";
+    a["resumed"] = {{"statement", resumed}, {"sittings", 2}, {"resumptions", json::array()}};
+    write_folder(d, a);
+    report_of(d);
+    const std::string md = cuzk::test::slurp(d.file("report.md")), html = cuzk::test::slurp(d.file("report.html"));
+    CHECK(md.find("> **Resumed:** " + resumed) < md.find("## "));
+    CHECK(html.find("<b>Resumed:</b> " + resumed) != std::string::npos);
   }
   // A "partial" without its statement is the reader's clear error, as any malformed key.
   cuzk::test::TempDir d;

@@ -11,13 +11,16 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "harness/analysis/compare_detail.hpp"
 #include "harness/analysis/matrix_detail.hpp"
 #include "harness/analysis/stats.hpp"
 #include "harness/measure/clock.hpp"
+#include "harness/measure/machine.hpp"
 #include "harness/measure/results.hpp"
 #include "prover/interop/input_file.hpp"
 #include "prover/interop/input_limits.hpp"
@@ -351,11 +354,41 @@ json parse_manifest(const std::string& text, const std::string& name) {
   if (!names.count(baseline)) rd.fail("baseline", fmt::format("is \"{}\", which is not among the variants", baseline));
   rd.opt(m, "", "warmup_rounds", &json::is_number_unsigned, "a non-negative integer");
   rd.opt(m, "", "failure", &json::is_string, "a string");
-  if (const json* in = rd.find(m, "", "interrupted")) {
-    rd.type(*in, "interrupted", in->is_object(), "an object");
-    rd.opt(*in, "interrupted", "signal", &json::is_string, "a string");
-    rd.opt(*in, "interrupted", "round", &json::is_number_unsigned, "a non-negative integer");
-    rd.opt(*in, "interrupted", "variant", &json::is_string, "a string");
+  // A stop's record: "interrupted" at the top level, and in each resumption's "after".
+  auto check_stop = [&](const json& in, const std::string& w) {
+    rd.type(in, w, in.is_object(), "an object");
+    rd.opt(in, w, "signal", &json::is_string, "a string");
+    rd.opt(in, w, "round", &json::is_number_unsigned, "a non-negative integer");
+    rd.opt(in, w, "variant", &json::is_string, "a string");
+  };
+  if (const json* in = rd.find(m, "", "interrupted")) check_stop(*in, "interrupted");
+  if (const json* resumed = rd.find(m, "", "resumed")) {  // matrix --resume (docs/matrix.md, "Resuming a matrix")
+    rd.type(*resumed, "resumed", resumed->is_array(), "an array");
+    for (size_t i = 0; i < resumed->size(); ++i) {
+      const std::string w = ManifestReader::index("resumed", i);
+      const json& r = (*resumed)[i];
+      (void)rd.str(r, w, "started");
+      const json& runs = rd.need(r, w, "runs");
+      rd.type(runs, ManifestReader::join(w, "runs"), runs.is_number_unsigned(), "a non-negative integer");
+      rd.opt(r, w, "machine", &json::is_object, "an object");
+      rd.opt(r, w, "machine_mismatch", &json::is_boolean, "true or false");
+      if (const json* after = rd.find(r, w, "after")) {
+        const std::string wa = ManifestReader::join(w, "after");
+        rd.type(*after, wa, after->is_object(), "an object");
+        if (const json* in = rd.find(*after, wa, "interrupted")) check_stop(*in, ManifestReader::join(wa, "interrupted"));
+      }
+      if (const json* reran = rd.find(r, w, "reran")) {
+        const std::string wr = ManifestReader::join(w, "reran");
+        rd.type(*reran, wr, reran->is_array(), "an array");
+        for (size_t j = 0; j < reran->size(); ++j) {
+          const std::string we = ManifestReader::index(wr, j);
+          const json& e = (*reran)[j];
+          (void)rd.str(e, we, "variant");
+          const json& round = rd.need(e, we, "round");
+          rd.type(round, ManifestReader::join(we, "round"), round.is_number_unsigned(), "a non-negative integer");
+        }
+      }
+    }
   }
   if (const json* failed = rd.find(m, "", "failed_runs")) {
     rd.type(*failed, "failed_runs", failed->is_array(), "an array");
@@ -442,32 +475,49 @@ std::string left_out_counts(const Unfinished::Variant& v) {
   return s;
 }
 
-// The runs of an unfinished matrix that finished (Input::unfinished): the measured ones in `r.rounds`
-// ("" for each one left out, with why in `uv`), the warm-ups in `r.warmups`.
-void finished_runs(const std::string& dir, const json& m, const Unfinished& u, int warmup, VariantRun& r,
-                   Unfinished::Variant& uv) {
-  const json stop = u.interrupted.is_object() ? u.interrupted : json::object();
-  const std::string in_flight = stop.value("variant", "");
-  const int in_flight_round = stop.value("round", -1);
-  auto file_of = [&](int round) { return (fs::path(dir) / fmt::format("rounds/{}-{}.jsonl", r.name, round)).string(); };
-  for (int w = 0; w < warmup; ++w) {
-    bool failed = false;
-    for (const auto& f : m.value("failed_runs", json::array()))
-      failed = failed || (f.value("variant", "") == r.name && f.value("round", -1) == w);
-    const bool discarded = r.name == in_flight && w == in_flight_round;
-    if (!failed && !discarded && run_file(file_of(w)) == RunFile::kFinished) r.warmups.push_back(file_of(w));
+// The runs stops discarded: the one named in "interrupted" (a matrix stopped by a signal), and
+// each one an earlier sitting's stop named (a resumption's "after") that no resumption since has
+// started again (its "reran"): until then its round file, even a whole one, is the discarded run's.
+std::set<std::pair<std::string, int>> discarded_runs(const json& m) {
+  std::set<std::pair<std::string, int>> out;
+  auto named = [](const json& stop) -> std::optional<std::pair<std::string, int>> {
+    if (!stop.is_object() || !stop.contains("variant") || !stop.contains("round")) return std::nullopt;
+    return std::pair{stop["variant"].get<std::string>(), stop["round"].get<int>()};
+  };
+  if (m.value("status", "") == "interrupted")
+    if (auto run = named(m.value("interrupted", json::object()))) out.insert(*run);
+  const json resumed = m.value("resumed", json::array());
+  for (size_t k = 0; k < resumed.size(); ++k) {
+    const auto run = named(resumed[k].value("after", json::object()).value("interrupted", json::object()));
+    if (!run) continue;
+    bool again = false;
+    for (size_t j = k; j < resumed.size() && !again; ++j)
+      for (const auto& e : resumed[j].value("reran", json::array()))
+        again = again || (e["variant"] == run->first && e["round"] == run->second);
+    if (!again) out.insert(*run);
   }
+  return out;
+}
+
+// The runs of an unfinished matrix that finished (Input::unfinished), from their states: the
+// measured ones in `r.rounds` ("" for each one left out, with why in `uv`), the warm-ups in `r.warmups`.
+void finished_runs(const std::string& dir, const Unfinished& u, const std::vector<RunState>& states, int warmup,
+                   VariantRun& r, Unfinished::Variant& uv) {
+  auto file_of = [&](int round) { return (fs::path(dir) / fmt::format("rounds/{}-{}.jsonl", r.name, round)).string(); };
+  for (int w = 0; w < warmup; ++w)
+    if (states[static_cast<size_t>(w)] == RunState::kFinished) r.warmups.push_back(file_of(w));
   uv.name = r.name;
   uv.of = static_cast<int>(r.rounds.size());
   for (size_t i = 0; i < r.rounds.size(); ++i) {
     const int round = warmup + static_cast<int>(i);
     std::vector<int>* left_out = nullptr;
-    if (r.rounds[i].empty())
-      left_out = &uv.failed;
-    else if (r.name == in_flight && round == in_flight_round)
-      left_out = &uv.discarded;  // stopped by the signal: its file may even end with a summary
-    else if (const RunFile f = run_file(r.rounds[i]); f != RunFile::kFinished)
-      left_out = f == RunFile::kPartial ? &uv.partial : &uv.not_run;
+    switch (states[static_cast<size_t>(round)]) {
+      case RunState::kFinished: break;
+      case RunState::kFailed: left_out = &uv.failed; break;
+      case RunState::kDiscarded: left_out = &uv.discarded; break;
+      case RunState::kPartial: left_out = &uv.partial; break;
+      case RunState::kNotRun: left_out = &uv.not_run; break;
+    }
     if (left_out) {
       left_out->push_back(round);
       r.rounds[i].clear();
@@ -502,6 +552,7 @@ Input load_input(const std::string& dir, const CompareOptions& compare) {
     in.unfinished = std::move(u);
   }
   const int warmup = m.value("warmup_rounds", 0);
+  const auto states = in.unfinished ? run_states(dir, m) : std::vector<std::vector<RunState>>();
   for (const auto& v : m["variants"]) {
     VariantRun r;
     r.name = v["name"].get<std::string>();
@@ -511,12 +562,148 @@ Input load_input(const std::string& dir, const CompareOptions& compare) {
       r.rounds.push_back(rf.is_null() ? std::string() : (fs::path(dir) / rf.get<std::string>()).string());
     if (in.unfinished) {
       in.unfinished->variants.emplace_back();
-      finished_runs(dir, m, *in.unfinished, warmup, r, in.unfinished->variants.back());
+      finished_runs(dir, *in.unfinished, states[in.variants.size()], warmup, r, in.unfinished->variants.back());
     }
     in.variants.push_back(std::move(r));
   }
   if (in.unfinished) in.unfinished->how = how_it_stopped(*in.unfinished, warmup);
   return in;
+}
+
+std::vector<std::vector<RunState>> run_states(const std::string& dir, const json& m) {
+  const int warmup = m.value("warmup_rounds", 0);
+  const auto discarded = discarded_runs(m);
+  const json failed_runs = m.value("failed_runs", json::array());
+  std::vector<std::vector<RunState>> out;
+  for (const auto& v : m["variants"]) {
+    const std::string name = v["name"].get<std::string>();
+    const json& rounds = v["rounds"];
+    std::vector<RunState>& states = out.emplace_back();
+    for (int round = 0; round < warmup + static_cast<int>(rounds.size()); ++round) {
+      // A failed measured run is null in its variant's rounds; a failed warm-up is only listed.
+      bool failed = round >= warmup && rounds[static_cast<size_t>(round - warmup)].is_null();
+      if (round < warmup)
+        for (const auto& f : failed_runs) failed = failed || (f.value("variant", "") == name && f.value("round", -1) == round);
+      if (failed) {
+        states.push_back(RunState::kFailed);
+      } else if (discarded.count({name, round})) {
+        states.push_back(RunState::kDiscarded);  // stopped by the signal: its file may even end with a summary
+      } else {
+        const RunFile f = run_file((fs::path(dir) / fmt::format("rounds/{}-{}.jsonl", name, round)).string());
+        states.push_back(f == RunFile::kFinished ? RunState::kFinished
+                         : f == RunFile::kPartial ? RunState::kPartial
+                                                  : RunState::kNotRun);
+      }
+    }
+  }
+  return out;
+}
+
+RunSpec read_run_spec(const json& m, const std::string& name) {
+  const ManifestReader rd(name);  // `m` passed parse_manifest: the fields it checks are not checked again
+  auto uint_of = [&](const char* key) {  // a manifest in memory holds signed integers, one read back unsigned
+    const json& v = rd.need(m, "", key);
+    rd.type(v, key, v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= std::numeric_limits<int>::max(),
+            "a non-negative integer");
+    return v.get<int>();
+  };
+  auto bool_of = [&](const char* key) {
+    const json& v = rd.need(m, "", key);
+    rd.type(v, key, v.is_boolean(), "true or false");
+    return v.get<bool>();
+  };
+  RunSpec s;
+  s.warmup = uint_of("warmup_rounds");
+  s.rounds = uint_of("rounds");
+  s.reps = uint_of("reps_per_round");
+  if (s.reps < 1) rd.fail("reps_per_round", "must be at least 1");
+  s.suite = rd.str(m, "", "suite");
+  s.suite_file = rd.str(m, "", "suite_file");
+  s.backend = rd.str(m, "", "backend");
+  s.source_hash = rd.str(m, "", "source_hash");
+  s.on_failure = rd.str(m, "", "on_failure");
+  const json& cases = rd.array(m, "", "cases");
+  for (size_t i = 0; i < cases.size(); ++i) {
+    rd.type(cases[i], ManifestReader::index("cases", i), cases[i].is_string(), "a string");
+    s.cases.push_back(cases[i].get<std::string>());
+  }
+  s.quick = bool_of("quick");
+  s.stable = bool_of("stable");
+  const json& timeout = rd.need(m, "", "run_timeout_s");
+  rd.type(timeout, "run_timeout_s", timeout.is_number() && timeout.get<double>() >= 0, "a non-negative number");
+  s.run_timeout = timeout.get<double>();
+  if (const json* c = rd.find(m, "", "counters")) {
+    rd.type(*c, "counters", c->is_string(), "a string");
+    s.counters = c->get<std::string>();
+  }
+  if (const json* c = rd.find(m, "", "cache_sim")) {
+    rd.type(*c, "cache_sim", c->is_boolean(), "true or false");
+    s.cache_sim = c->get<bool>();
+  }
+  s.machine = rd.need(m, "", "machine");
+  rd.type(s.machine, "machine", s.machine.is_object(), "an object");
+  const auto flags = m["flags"].get<std::vector<std::string>>();
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < m["variants"].size(); ++i) {
+    const json& v = m["variants"][i];
+    const std::string w = ManifestReader::index("variants", i);
+    RunSpec::Variant sv;
+    sv.name = v["name"].get<std::string>();
+    sv.binary = rd.str(v, w, "binary");
+    if (const json* inj = rd.find(v, w, "inject"); inj && !inj->is_null()) {
+      rd.type(*inj, ManifestReader::join(w, "inject"), inj->is_string(), "a string or null");
+      sv.inject = inj->get<std::string>();
+    }
+    const json& vars = rd.need(v, w, "cache_variables");
+    rd.type(vars, ManifestReader::join(w, "cache_variables"), vars.is_object(), "an object");
+    for (const auto& [k, val] : vars.items()) {
+      rd.type(val, ManifestReader::join(w, "cache_variables") + "." + k, val.is_string(), "a string");
+      sv.cache_variables[k] = val.get<std::string>();
+    }
+    for (const auto& f : flags) sv.flags.push_back(v["flags"][f].get<bool>());
+    if (v["rounds"].size() != static_cast<size_t>(s.rounds))
+      rd.fail(ManifestReader::join(w, "rounds"), fmt::format("has {} entries for {} measured rounds", v["rounds"].size(), s.rounds));
+    index[sv.name] = i;
+    s.variants.push_back(std::move(sv));
+  }
+  if (const json* bin = rd.find(m, "", "bin")) {
+    rd.type(*bin, "bin", bin->is_string() || bin->is_null(), "a string or null");
+    s.one_binary = bin->is_string();
+  } else {  // written before "bin" was: --bin is the only way variants share one binary
+    s.one_binary = std::all_of(s.variants.begin(), s.variants.end(),
+                               [&](const RunSpec::Variant& v) { return v.binary == s.variants.front().binary; });
+  }
+  const json& order = rd.array(m, "", "order");
+  if (order.size() != static_cast<size_t>(s.warmup + s.rounds))
+    rd.fail("order", fmt::format("has {} rounds, not the {} warm-up and {} measured ones", order.size(), s.warmup, s.rounds));
+  for (size_t r = 0; r < order.size(); ++r) {
+    const std::string w = ManifestReader::index("order", r);
+    rd.type(order[r], w, order[r].is_array(), "an array of variant names");
+    std::vector<size_t>& round = s.order.emplace_back();
+    for (size_t p = 0; p < order[r].size(); ++p) {
+      const json& v = order[r][p];
+      rd.type(v, ManifestReader::index(w, p), v.is_string(), "a string");
+      auto it = index.find(v.get<std::string>());
+      if (it == index.end()) rd.fail(ManifestReader::index(w, p), fmt::format("\"{}\" is not a variant", v.get<std::string>()));
+      if (std::find(round.begin(), round.end(), it->second) != round.end())
+        rd.fail(w, fmt::format("names \"{}\" twice", it->first));
+      round.push_back(it->second);
+    }
+    if (round.size() != s.variants.size()) rd.fail(w, fmt::format("names {} of the {} variants", round.size(), s.variants.size()));
+  }
+  return s;
+}
+
+std::vector<Resumption> resumptions(const json& m) {
+  std::vector<Resumption> out;
+  for (const auto& r : m.value("resumed", json::array())) {  // checked by parse_manifest
+    Resumption x;
+    x.started = r["started"].get<std::string>();
+    x.runs = r["runs"].get<int>();
+    if (r.value("machine_mismatch", false)) x.other_machine = machine_identity(r.value("machine", json::object()));
+    out.push_back(std::move(x));
+  }
+  return out;
 }
 
 }  // namespace cuzk::matrix

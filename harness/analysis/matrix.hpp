@@ -16,6 +16,7 @@
 // - a summary paragraph: the end-to-end change with every flag on (or of each variant), each
 //   flag's effect on it and the phase where most of that effect lands, and the interactions.
 #pragma once
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -126,6 +127,57 @@ struct Attribution {
 
 // Throws MatrixError (or CompareError from reading results) with a clear message.
 Attribution attribute(const Input& in);
+
+// The state of one run of a matrix that did not complete, from its manifest and its round file
+// (docs/matrix.md, "A matrix that did not complete"): finished (its round file reads to its end
+// with the run's own summary, the manifest neither marks it failed nor names it discarded), or
+// left out as failed, discarded (in flight when a signal stopped a sitting, and not started again
+// since: matrix --resume), partial (its round file is cut short, stopped or unreadable) or never
+// run (no round file).
+enum class RunState { kFinished, kFailed, kDiscarded, kPartial, kNotRun };
+// Every run's state: [variant, in the manifest's order][round, warm-up rounds first, as the round
+// files are named]. `manifest` as read_manifest returns it.
+std::vector<std::vector<RunState>> run_states(const std::string& dir, const nlohmann::json& manifest);
+
+// How a matrix's runs are made, as its manifest records it: what `matrix --resume` needs to run
+// the rest of them exactly as the first ones ran. Checked like the rest of the manifest: a field
+// missing or of the wrong type is one MatrixError naming it.
+struct RunSpec {
+  struct Variant {
+    std::string name, binary;
+    std::string inject;        // CUZK_INJECT_SLOWDOWN of its processes ("" none)
+    std::map<std::string, std::string> cache_variables;  // what its binary's provenance must name
+    std::vector<bool> flags;   // in the manifest's flag order
+  };
+  std::vector<Variant> variants;           // in the manifest's order
+  std::vector<std::vector<size_t>> order;  // per round, warm-ups first: variant indices in run order
+  int warmup = 0, rounds = 0, reps = 1;
+  std::string suite, suite_file, backend, source_hash, on_failure;
+  std::vector<std::string> cases;
+  bool quick = false, stable = false;
+  double run_timeout = 0;                   // seconds, 0: none
+  // --counters and --cache-sim: absent from manifests written before they were recorded.
+  std::optional<std::string> counters;
+  std::optional<bool> cache_sim;
+  bool one_binary = false;                  // --bin: every variant ran one binary (no preset to check)
+  nlohmann::json machine;                   // the machine the matrix started on
+};
+RunSpec read_run_spec(const nlohmann::json& manifest, const std::string& name);
+
+// One resumption of a matrix (`matrix --resume`), as its manifest's "resumed" records it.
+struct Resumption {
+  std::string started;        // UTC stamp, as the manifest's "started"
+  int runs = 0;               // the runs it set out to run
+  std::string other_machine;  // the identity of the machine it ran on when that was not the
+                              // matrix's (--allow-machine-mismatch); "" otherwise
+};
+std::vector<Resumption> resumptions(const nlohmann::json& manifest);
+// The line every analysis of a resumed matrix opens with, e.g. "Resumed once (2026-12-07T20:41Z,
+// 4 runs): rounds ran in two sittings."; "" for a matrix never resumed.
+std::string resumed_statement(const std::vector<Resumption>& r);
+// attribution.json's "resumed": {statement, sittings, resumptions: [{started, runs,
+// other_machine?}]}; null for a matrix never resumed.
+nlohmann::json resumed_json(const std::vector<Resumption>& r);
 
 // Reads a matrix folder's manifest.json into an Input (paths resolved against the folder). A
 // folder that did not complete (unfinished_status) gets Input::unfinished, each variant the round

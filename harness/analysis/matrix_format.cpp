@@ -250,6 +250,46 @@ json unfinished_json(const Unfinished& u) {
   return j;
 }
 
+namespace {
+
+// "2026-12-07T20:41Z" from a UTC stamp "20261207T204105Z" (any other text as it is).
+std::string stamp_text(const std::string& s) {
+  const bool stamp = s.size() == 16 && s[8] == 'T' && s[15] == 'Z' &&
+                     std::all_of(s.begin(), s.begin() + 8, [](char c) { return c >= '0' && c <= '9'; });
+  return stamp ? fmt::format("{}-{}-{}T{}:{}Z", s.substr(0, 4), s.substr(4, 2), s.substr(6, 2), s.substr(9, 2), s.substr(11, 2))
+               : s;
+}
+
+// "two", "three", ... for the small counts a statement spells out.
+std::string count_word(size_t n) {
+  static const char* const words[] = {"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"};
+  return n < std::size(words) ? words[n] : std::to_string(n);
+}
+
+}  // namespace
+
+std::string resumed_statement(const std::vector<Resumption>& r) {
+  if (r.empty()) return "";
+  const std::string times = r.size() == 1 ? "once" : r.size() == 2 ? "twice" : fmt::format("{} times", r.size());
+  std::string each;
+  for (const auto& x : r) {
+    each += fmt::format("{}{}, {} run{}", each.empty() ? "" : "; ", stamp_text(x.started), x.runs, x.runs == 1 ? "" : "s");
+    if (!x.other_machine.empty()) each += fmt::format(", on another machine [{}] (--allow-machine-mismatch)", x.other_machine);
+  }
+  return fmt::format("Resumed {} ({}): rounds ran in {} sittings.", times, each, count_word(r.size() + 1));
+}
+
+json resumed_json(const std::vector<Resumption>& r) {
+  if (r.empty()) return nullptr;
+  json each = json::array();
+  for (const auto& x : r) {
+    json j = {{"started", x.started}, {"runs", x.runs}};
+    if (!x.other_machine.empty()) j["other_machine"] = x.other_machine;
+    each.push_back(j);
+  }
+  return {{"statement", resumed_statement(r)}, {"sittings", r.size() + 1}, {"resumptions", each}};
+}
+
 json to_json(const Attribution& a) {
   auto num = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
   json cases = json::array();

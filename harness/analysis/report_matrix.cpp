@@ -299,6 +299,7 @@ std::string markdown(const Attribution& att, const std::string& att_path) {
   std::string md = "# Matrix report\n\n";
   if (att.injected) md += fmt::format("> **Note:** {}.\n\n", kInjectedNote);
   if (!att.partial.empty()) md += fmt::format("> **Partial:** {}\n\n", att.partial);
+  if (!att.resumed.empty()) md += fmt::format("> **Resumed:** {}\n\n", att.resumed);
   md += fmt::format("`{}`  \n{}\n\n", att_path, design_line(att, [](const std::string& x) { return "`" + x + "`"; }));
   const std::string level = fmt::format("{:g}% CI", att.level * 100);
   const auto vs = others(att);
@@ -344,6 +345,7 @@ std::string html(const Attribution& att, const std::string& att_path) {
   std::string h = "<h1>Matrix report</h1>\n";
   if (att.injected) h += fmt::format("<p class=\"note injected\"><b>Note:</b> {}.</p>\n", html_escape(kInjectedNote));
   if (!att.partial.empty()) h += "<p class=\"note partial\"><b>Partial:</b> " + html_escape(att.partial) + "</p>\n";
+  if (!att.resumed.empty()) h += "<p class=\"note resumed\"><b>Resumed:</b> " + html_escape(att.resumed) + "</p>\n";
   h += "<p><code>" + html_escape(att_path) + "</code><br>" +
        design_line(att, [](const std::string& x) { return "<code>" + html_escape(x) + "</code>"; }) + "</p>\n";
   const auto vs = others(att);
@@ -439,6 +441,7 @@ Attribution read_attribution(const std::string& path) {
   att.level = rd.num(j, "", "level");
   att.injected = rd.boolean(j, "", "injected");
   if (rd.has(j, "partial")) att.partial = rd.str(rd.at(j, "", "partial"), "partial", "statement");
+  if (rd.has(j, "resumed")) att.resumed = rd.str(rd.at(j, "", "resumed"), "resumed", "statement");
   const bool fac = att.mode == "factorial";
   const json& cases = rd.array(j, "", "cases");
   for (size_t ci = 0; ci < cases.size(); ++ci) {

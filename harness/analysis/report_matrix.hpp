@@ -70,6 +70,8 @@ struct Attribution {
   bool injected = false;  // planted slowdowns (CUZK_INJECT_SLOWDOWN) were active
   // A matrix that did not complete: what its analysis covers ("partial.statement"), "" otherwise.
   std::string partial;
+  // A resumed matrix (matrix --resume): the line that says so ("resumed.statement"), "" otherwise.
+  std::string resumed;
   std::vector<MatrixCase> cases;
 };
 

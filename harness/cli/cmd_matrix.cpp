@@ -14,12 +14,17 @@
 // rounds/<variant>-<round>.jsonl, variants/<variant>.jsonl, attribution.{json,md}. Failed and
 // timed-out runs (--run-timeout, --on-failure), SIGINT/SIGTERM: docs/reliability.md. --from on a
 // matrix that did not complete (interrupted, killed, stopped by a failed run) merges and analyses
-// its runs that finished, and says so (docs/matrix.md, "A matrix that did not complete").
+// its runs that finished, and says so (docs/matrix.md, "A matrix that did not complete"); --resume
+// runs the rest of them as its manifest recorded them, then analyses it (docs/matrix.md,
+// "Resuming a matrix").
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -62,7 +67,9 @@ struct MatrixOptions {
   bool no_build = false, build_only = false, allow_dirty = false;
   std::vector<std::string> cmake_args;  // --cmake-arg: extra configure -D of every build
   std::vector<std::string> inject;
-  std::string from;  // re-analyse a matrix folder
+  std::string from;    // re-analyse a matrix folder
+  std::string resume;  // run the runs of a matrix folder that did not complete
+  std::vector<std::string> run_shaping_given;  // with --resume: the options it refuses that were given
   bool markdown = false, json_out = false, wide = false;
   bool allow_machine_mismatch = false;
   double level = 0.95;
@@ -153,21 +160,24 @@ struct FailedRuns {
   std::string markdown() const { return failed_runs_markdown(runs, variants, rounds); }
 };
 
-FailedRuns failed_runs_of(const std::string& dir) {
+FailedRuns failed_runs_of(const json& m) {  // `m` from read_manifest: the fields read below are checked there
   FailedRuns f;
-  const json m = matrix::read_manifest(dir);  // the fields read below are checked there
   f.runs = m.value("failed_runs", json::array());
   f.rounds = m.value("rounds", 0);
   for (const auto& v : m.value("variants", json::array())) f.variants.push_back(v.value("name", ""));
   return f;
 }
 
-// `unfinished`: the analysis of a matrix that did not complete, which every output says first.
+// `unfinished`: the analysis of a matrix that did not complete, which every output says first;
+// then that the matrix was resumed (its manifest's "resumed"), then its failed runs.
 int report_analysis(const matrix::Attribution& a, const std::string& dir, const MatrixOptions& o,
                     const std::optional<matrix::Unfinished>& unfinished = std::nullopt) {
-  const FailedRuns failed = failed_runs_of(dir);
+  const json m = matrix::read_manifest(dir);
+  const FailedRuns failed = failed_runs_of(m);
+  const std::vector<matrix::Resumption> resumed = matrix::resumptions(m);
   json aj = matrix::to_json(a);
   if (unfinished) aj["partial"] = matrix::unfinished_json(*unfinished);
+  if (!resumed.empty()) aj["resumed"] = matrix::resumed_json(resumed);
   if (!failed.runs.empty()) {
     aj["failed_runs"] = failed.runs;
     aj["runs_failed"] = failed_run_counts(failed.runs, failed.variants, failed.rounds);
@@ -175,7 +185,8 @@ int report_analysis(const matrix::Attribution& a, const std::string& dir, const 
   write_output_file(dir + "/attribution.json", aj.dump(2) + "\n");
   matrix::FormatOptions f;
   f.wide = o.wide;
-  const std::string top = (unfinished ? matrix::format_unfinished(*unfinished) : std::string()) + failed.markdown();
+  const std::string top = (unfinished ? matrix::format_unfinished(*unfinished) : std::string()) +
+                          (resumed.empty() ? std::string() : matrix::resumed_statement(resumed) + "\n\n") + failed.markdown();
   write_output_file(dir + "/attribution.md", top + matrix::format_markdown(a, f));
   if (o.json_out)
     fmt::print("{}\n", aj.dump(2));
@@ -210,9 +221,182 @@ CompareOptions compare_options(const MatrixOptions& o, bool injected) {
   return co;
 }
 
+// The options every run process of a matrix gets, after its suite, reps and output.
+std::string run_extra(bool quick, const std::vector<std::string>& cases, const std::string& backend,
+                      const std::string& counters, bool cache_sim, bool stable) {
+  std::string extra;
+  if (quick) extra += " --quick";
+  for (auto& c : cases) extra += " --case " + shell_quote(c);
+  extra += " --backend " + shell_quote(backend) + (counters.empty() ? std::string() : " --counters " + shell_quote(counters)) +
+           (cache_sim ? " --cache-sim" : "");
+  extra += stable ? std::string(" --stable") : std::string(" --warmup 0");
+  return extra;
+}
+
+// The runs of a matrix, fresh or resumed, and its manifest, which says at every step where they
+// are. Both are made as the manifest records them (matrix::read_run_spec), so that what a fresh
+// matrix runs is what a resumed one would.
+struct MatrixRuns {
+  MatrixRuns(std::string dir_, json manifest_, const matrix::RunSpec& spec)
+      : dir(std::move(dir_)),
+        manifest(std::move(manifest_)),
+        order(spec.order),
+        warmup(spec.warmup),
+        rounds(spec.rounds),
+        reps(spec.reps),
+        suite_path(spec.suite_file),
+        extra(run_extra(spec.quick, spec.cases, spec.backend, spec.counters.value_or(""), spec.cache_sim.value_or(false),
+                        spec.stable)),
+        run_timeout(spec.run_timeout),
+        on_failure(parse_on_failure(spec.on_failure)) {
+    for (const auto& sv : spec.variants) {
+      Variant v;
+      v.name = sv.name;
+      v.flags = sv.flags;
+      v.binary = sv.binary;
+      v.inject = sv.inject;
+      vs.push_back(std::move(v));
+    }
+  }
+
+  std::string dir;
+  json manifest;
+  std::vector<Variant> vs;
+  std::vector<std::vector<size_t>> order;  // per round, warm-ups first: variant indices in run order
+  int warmup = 0, rounds = 0, reps = 1;
+  std::string suite_path, extra;
+  double run_timeout = 0;
+  OnFailure on_failure = OnFailure::kStop;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+
+  int total() const { return warmup + rounds; }
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+  std::string round_file(size_t i, int r) const { return fmt::format("rounds/{}-{}.jsonl", vs[i].name, r); }
+  void write_manifest() {
+    std::vector<std::string> names;
+    for (auto& v : vs) names.push_back(v.name);
+    manifest["runs_failed"] = failed_run_counts(manifest["failed_runs"], names, rounds);
+    write_output_file(dir + "/manifest.json", manifest.dump(2) + "\n");
+  }
+
+  // Runs every run that `todo` marks ([variant][round]), in the recorded order, and marks in `ok`
+  // each that succeeds; `starting(i, r)` is called before each. A failed run is recorded and stops
+  // the matrix (exit 1) or not by --on-failure; SIGINT/SIGTERM reach the running process (its own
+  // group) and stop the matrix: exit 130/143, status "interrupted" (docs/reliability.md).
+  void run(const std::vector<std::vector<bool>>& todo, std::vector<std::vector<bool>>& ok,
+           const std::function<void(size_t, int)>& starting = {}) {
+    auto stop_interrupted = [&](int sig, int r, const std::string& who) {
+      manifest["status"] = "interrupted";
+      manifest["interrupted"] = {{"signal", interrupt::signal_name(sig)}, {"round", r}, {"variant", who}};
+      write_manifest();
+      return Error(fmt::format("interrupted by {} in round {} of {}: the run was discarded; the manifest says so: {}",
+                               interrupt::signal_name(sig), r, who, dir),
+                   interrupt::exit_code(sig));
+    };
+    size_t runs = 0;
+    for (const auto& v : todo) runs += static_cast<size_t>(std::count(v.begin(), v.end(), true));
+    size_t started = 0;  // runs begun, for the estimate of what is left
+    for (int r = 0; r < total(); ++r) {
+      for (size_t i : order[static_cast<size_t>(r)]) {
+        if (!todo[i][static_cast<size_t>(r)]) continue;
+        const Variant& v = vs[i];
+        const std::string out = dir + "/" + round_file(i, r);
+        // What is left, at the mean time of the runs so far: a sector-size matrix takes tens of minutes.
+        const std::string left =
+            started ? fmt::format(", about {} left", output::duration(elapsed() / double(started) * double(runs - started))) : "";
+        fmt::print(stderr, "[matrix] round {}/{}{} {} elapsed {:.1f}s{}\n", r + 1, total(), r < warmup ? " (warm-up)" : "", v.name,
+                   elapsed(), left);
+        ++started;
+        if (starting) starting(i, r);
+        const std::string env = v.inject.empty() ? "env -u " + std::string(inject::kEnvVar) + " "
+                                                 : "env " + std::string(inject::kEnvVar) + "=" + shell_quote(v.inject) + " ";
+        const std::string cmd = env + suite_run_command(v.binary, suite_path, reps, out, extra, r);
+        ChildOptions co;
+        co.timeout_s = run_timeout;
+        const ChildResult c = run_child(cmd, co);
+        if (c.interrupted) throw stop_interrupted(c.interrupted, r, v.name);
+        if (c.code != 0) {
+          const std::string why = c.failure();
+          manifest["failed_runs"].push_back(failed_run_json(r, r < warmup, v.name, c.code, c.timed_out, why, round_file(i, r)));
+          if (r >= warmup)  // the manifest lists the measured rounds that count: a failed one is null
+            manifest["variants"][i]["rounds"][static_cast<size_t>(r - warmup)] = nullptr;
+          if (on_failure == OnFailure::kStop) {
+            manifest["status"] = "failed";
+            manifest["failure"] = fmt::format("round {} of {}: {}", r, v.name, why);
+            write_manifest();
+            throw Error(fmt::format("round {} of {} failed ({}): {}; stopped (--on-failure stop)", r, v.name, why, cmd),
+                        kExitFailure);
+          }
+          write_manifest();
+          fmt::print(stderr, "[matrix] round {} of {} failed ({}); going on (--on-failure continue): it is left out and counted\n",
+                     r, v.name, why);
+          continue;
+        }
+        ok[i][static_cast<size_t>(r)] = true;
+        if (const int sig = interrupt::signal_received()) throw stop_interrupted(sig, r, v.name);
+      }
+    }
+  }
+
+  // Merges each variant's runs that succeeded (`ok`) and marks the matrix complete; the input of
+  // its attribution. A variant none of whose measured runs succeeded fails the matrix (exit 1).
+  matrix::Input complete(const std::vector<std::vector<bool>>& ok, const CompareOptions& compare) {
+    matrix::Input in;
+    in.mode = manifest["mode"].get<std::string>();
+    in.flags = manifest["flags"].get<std::vector<std::string>>();
+    in.baseline = manifest["baseline"].get<std::string>();
+    in.injected = manifest.value("injected", false);
+    in.compare = compare;
+    for (size_t i = 0; i < vs.size(); ++i) {
+      const Variant& v = vs[i];
+      matrix::VariantRun run;  // the runs that succeeded
+      run.name = v.name;
+      run.flags = v.flags;
+      run.results = dir + "/variants/" + v.name + ".jsonl";
+      for (int r = 0; r < total(); ++r) {
+        const std::string f = dir + "/" + round_file(i, r);
+        const bool good = ok[i][static_cast<size_t>(r)];
+        if (r < warmup) {
+          if (good) run.warmups.push_back(f);
+        } else {
+          run.rounds.push_back(good ? f : std::string());  // "": a failed run, round kept in place
+        }
+      }
+      if (std::all_of(run.rounds.begin(), run.rounds.end(), [](const std::string& f) { return f.empty(); })) {
+        manifest["status"] = "failed";
+        manifest["failure"] = fmt::format("every measured round of {} failed", v.name);
+        write_manifest();
+        throw Error(fmt::format("every measured round of {} failed: nothing to attribute (see {}/manifest.json)", v.name, dir),
+                    kExitFailure);
+      }
+      merge_variant(run);
+      in.variants.push_back(std::move(run));
+    }
+    manifest["status"] = "complete";
+    manifest["finished"] = utc_stamp();
+    const int all = total() * static_cast<int>(vs.size());
+    manifest["runs"] = all;
+    manifest["runs_ok"] = all - static_cast<int>(manifest["failed_runs"].size());
+    return in;
+  }
+};
+
+int analyse_complete(const matrix::Input& in, const std::string& dir, const MatrixOptions& o) {
+  try {
+    return report_analysis(matrix::attribute(in), dir, o);
+  } catch (const matrix::MatrixError& e) {
+    throw Error(e.what(), kExitInternal);
+  } catch (const CompareError& e) {
+    throw Error(e.what(), kExitInternal);
+  }
+}
+
+int resume_matrix(const MatrixOptions& o);
+
 int run_matrix(const MatrixOptions& o) {
   check_analysis_options(o.analysis);
   if (!(o.level >= 0.5 && o.level < 1)) throw Error(fmt::format("--level must be in [0.5, 1) (got {})", o.level));
+  if (!o.resume.empty()) return resume_matrix(o);
   if (!o.from.empty()) {
     if (!o.variants.empty() || !o.factorial.empty()) throw Error("--from re-analyses a matrix folder: it takes no --variants or --factorial");
     matrix::Input in;
@@ -247,7 +431,7 @@ int run_matrix(const MatrixOptions& o) {
   if (o.backend != "cpu" && o.backend != "cuda") throw Error(fmt::format("--backend must be cpu or cuda (got '{}')", o.backend));
   if (o.seed < -1) throw Error(fmt::format("--seed must be 0 or more (got {})", o.seed));
   check_run_timeout(o.run_timeout);
-  const OnFailure on_failure = parse_on_failure(o.on_failure);
+  (void)parse_on_failure(o.on_failure);
   if (inject::active())
     throw Error(fmt::format("{} is set in matrix's own environment: unset it (plant effects per flag with --inject)", inject::kEnvVar));
   const std::string src =
@@ -427,19 +611,21 @@ int run_matrix(const MatrixOptions& o) {
   fs::create_directories(dir + "/rounds");
   fs::create_directories(dir + "/variants");
   json manifest = {{"kind", "cuzk-matrix"},       {"version", 1},
-                   {"status", "running"},         {"mode", fx ? "factorial" : "variants"},
-                   {"flags", flags},              {"baseline", baseline},
-                   {"suite", s.name},             {"suite_file", suite_path},
-                   {"cases", o.cases},            {"rounds", o.rounds},
-                   {"warmup_rounds", o.warmup},   {"reps_per_round", o.reps},
-                   {"seed", seed},                {"backend", o.backend},
-                   {"quick", o.quick},            {"stable", o.stable},
-                   {"source_dir", src},           {"source_hash", hash},
-                   {"git_commit", head}, {"dirty", !dirty.empty()},
-                   {"cmake_args", o.cmake_args},
-                   {"injected", injected},        {"machine", machine_json()},
-                   {"started", utc_stamp()},      {"run_timeout_s", o.run_timeout},
-                   {"on_failure", o.on_failure},  {"failed_runs", json::array()}};
+                {"status", "running"},         {"mode", fx ? "factorial" : "variants"},
+                {"flags", flags},              {"baseline", baseline},
+                {"suite", s.name},             {"suite_file", suite_path},
+                {"cases", o.cases},            {"rounds", o.rounds},
+                {"warmup_rounds", o.warmup},   {"reps_per_round", o.reps},
+                {"seed", seed},                {"backend", o.backend},
+                {"quick", o.quick},            {"stable", o.stable},
+                {"counters", o.counters},      {"cache_sim", o.cache_sim},
+                {"bin", given ? json(vs.front().binary) : json(nullptr)},
+                {"source_dir", src},           {"source_hash", hash},
+                {"git_commit", head}, {"dirty", !dirty.empty()},
+                {"cmake_args", o.cmake_args},
+                {"injected", injected},        {"machine", machine_json()},
+                {"started", utc_stamp()},      {"run_timeout_s", o.run_timeout},
+                {"on_failure", o.on_failure},  {"failed_runs", json::array()}};
   json jorder = json::array();
   for (auto& r : order) {
     json names = json::array();
@@ -463,118 +649,215 @@ int run_matrix(const MatrixOptions& o) {
                   {"rounds", rounds}});
   }
   manifest["variants"] = jv;
-  std::vector<std::string> names;
-  for (auto& v : vs) names.push_back(v.name);
-  auto write_manifest = [&] {
-    manifest["runs_failed"] = failed_run_counts(manifest["failed_runs"], names, o.rounds);
-    write_output_file(dir + "/manifest.json", manifest.dump(2) + "\n");
-  };
-  write_manifest();
+  const matrix::RunSpec spec = matrix::read_run_spec(manifest, dir + "/manifest.json");
+  MatrixRuns m(dir, std::move(manifest), spec);
+  m.write_manifest();
 
-  std::string extra;
-  if (o.quick) extra += " --quick";
-  for (auto& c : o.cases) extra += " --case " + shell_quote(c);
-  extra += " --backend " + shell_quote(o.backend) + (o.counters.empty() ? std::string() : " --counters " + shell_quote(o.counters)) + (o.cache_sim ? " --cache-sim" : "");
-  extra += o.stable ? std::string(" --stable") : std::string(" --warmup 0");
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  // SIGINT/SIGTERM reach the running process (its own group) and stop the matrix: exit 130/143.
-  auto stop_interrupted = [&](int sig, int r, const std::string& who) {
-    manifest["status"] = "interrupted";
-    manifest["interrupted"] = {{"signal", interrupt::signal_name(sig)}, {"round", r}, {"variant", who}};
-    write_manifest();
-    return Error(fmt::format("interrupted by {} in round {} of {}: the run was discarded; the manifest says so: {}",
-                             interrupt::signal_name(sig), r, who, dir),
-                 interrupt::exit_code(sig));
+  const size_t nv = m.vs.size();
+  std::vector<std::vector<bool>> ok(nv, std::vector<bool>(static_cast<size_t>(total), false));
+  m.run(std::vector<std::vector<bool>>(nv, std::vector<bool>(static_cast<size_t>(total), true)), ok);
+  matrix::Input in = m.complete(ok, compare_options(o, injected));
+  m.manifest["elapsed_s"] = m.elapsed();
+  m.write_manifest();
+  fmt::print(stderr, "[matrix] {} runs ({} variants x {} rounds + {} warm-up) in {:.1f}s\n", total * static_cast<int>(nv), nv,
+             o.rounds, o.warmup, m.elapsed());
+  return analyse_complete(in, dir, o);
+}
+
+// The options that shape a matrix's runs: a resumed matrix takes them all from its manifest.
+constexpr const char* kRunShapingOptions[] = {
+    "--variants", "--factorial", "--baseline", "--suite",     "--case",       "--rounds",     "--warmup",
+    "--reps",     "--seed",      "--backend",  "--counters",  "--cache-sim",  "--quick",      "--stable",
+    "--out-dir",  "--source-dir", "--cmake-arg", "--no-build", "--build-only", "--bin",       "--allow-dirty",
+    "--inject",   "--run-timeout", "--on-failure", "--from"};
+
+// The command line of the runs of a matrix as their round files' headers record it: the first
+// header found in the recorded order; nullopt when no round file has a readable one.
+std::optional<std::vector<std::string>> recorded_run_command_line(const std::string& dir, const matrix::RunSpec& spec) {
+  for (size_t r = 0; r < spec.order.size(); ++r)
+    for (size_t i : spec.order[r]) {
+      std::ifstream f(fmt::format("{}/rounds/{}-{}.jsonl", dir, spec.variants[i].name, r));
+      std::string line;
+      if (!f || !std::getline(f, line)) continue;
+      const json h = json::parse(line, nullptr, false);
+      if (h.is_object() && h.value("type", "") == "header" && h.contains("command_line") && h["command_line"].is_array()) {
+        std::vector<std::string> args;
+        for (const auto& a : h["command_line"])
+          if (a.is_string()) args.push_back(a.get<std::string>());
+        return args;
+      }
+    }
+  return std::nullopt;
+}
+
+// --counters and --cache-sim of a matrix's runs: as its manifest records them, or, in a manifest
+// written before they were recorded, as its runs' own command line shows them.
+std::pair<std::string, bool> counters_of_runs(const std::string& dir, const matrix::RunSpec& spec) {
+  if (spec.counters && spec.cache_sim) return {*spec.counters, *spec.cache_sim};
+  const auto args = recorded_run_command_line(dir, spec);
+  if (!args)
+    throw Error(fmt::format("{}/manifest.json does not record --counters and --cache-sim (written before matrix recorded "
+                            "them) and no round file shows how its runs were made: cannot tell whether they were used; "
+                            "start the matrix afresh",
+                            dir));
+  std::string counters;
+  bool cache_sim = false;
+  for (size_t k = 0; k < args->size(); ++k) {
+    const std::string& a = (*args)[k];
+    if (a == "--counters" && k + 1 < args->size()) counters = (*args)[k + 1];
+    if (a.rfind("--counters=", 0) == 0) counters = a.substr(11);
+    cache_sim = cache_sim || a == "--cache-sim";
+  }
+  return {counters, cache_sim};
+}
+
+const char* run_state_name(matrix::RunState s) {
+  switch (s) {
+    case matrix::RunState::kFinished: return "finished";
+    case matrix::RunState::kFailed: return "failed";
+    case matrix::RunState::kDiscarded: return "discarded";
+    case matrix::RunState::kPartial: return "partial";
+    case matrix::RunState::kNotRun: return "never run";
+  }
+  return "";
+}
+
+// `matrix --resume DIR`: runs the runs of a matrix that did not complete that have not finished,
+// in its recorded order, as its manifest says they were made, then merges and analyses it as a
+// complete matrix (docs/matrix.md, "Resuming a matrix"). Everything is checked before any run, and
+// a refusal changes nothing in the folder.
+int resume_matrix(const MatrixOptions& o) {
+  const std::string& dir = o.resume;
+  if (!o.run_shaping_given.empty())
+    throw Error(fmt::format("--resume runs the rest of a matrix as its manifest recorded it: it takes no {} (only the "
+                            "analysis options: --level, --metric, --markdown, --json, ...)",
+                            join(o.run_shaping_given, ", ")));
+  // Before the first child (the binaries' provenance checks run them).
+  interrupt::install();
+  if (inject::active())
+    throw Error(fmt::format("{} is set in matrix's own environment: unset it (a resumed matrix plants what its manifest "
+                            "records)",
+                            inject::kEnvVar));
+  auto read = [&] {
+    try {
+      json m = matrix::read_manifest(dir);
+      if (!matrix::unfinished_status(m))
+        throw Error(fmt::format("{}: the matrix is complete: nothing to resume (matrix --from {} analyses it again)", dir, dir));
+      return m;
+    } catch (const matrix::MatrixError& e) {
+      throw Error(e.what());
+    }
   };
-  std::vector<std::vector<bool>> ok(vs.size(), std::vector<bool>(static_cast<size_t>(total), false));
-  size_t started = 0;  // runs begun, for the estimate of what is left
-  for (int r = 0; r < total; ++r) {
-    for (size_t i : order[static_cast<size_t>(r)]) {
-      const Variant& v = vs[i];
-      const std::string out = fmt::format("{}/rounds/{}-{}.jsonl", dir, v.name, r);
-      // What is left, at the mean time of the runs so far: a sector-size matrix takes tens of minutes.
-      const size_t runs = vs.size() * static_cast<size_t>(total);
-      const std::string left =
-          started ? fmt::format(", about {} left", output::duration(elapsed() / double(started) * double(runs - started))) : "";
-      fmt::print(stderr, "[matrix] round {}/{}{} {} elapsed {:.1f}s{}\n", r + 1, total, r < o.warmup ? " (warm-up)" : "", v.name,
-                 elapsed(), left);
-      ++started;
-      const std::string env = v.inject.empty() ? "env -u " + std::string(inject::kEnvVar) + " "
-                                               : "env " + std::string(inject::kEnvVar) + "=" + shell_quote(v.inject) + " ";
-      const std::string cmd = env + suite_run_command(v.binary, suite_path, o.reps, out, extra, r);
-      ChildOptions co;
-      co.timeout_s = o.run_timeout;
-      const ChildResult c = run_child(cmd, co);
-      if (c.interrupted) throw stop_interrupted(c.interrupted, r, v.name);
-      if (c.code != 0) {
-        const std::string why = c.failure();
-        manifest["failed_runs"].push_back(
-            failed_run_json(r, r < o.warmup, v.name, c.code, c.timed_out, why, fmt::format("rounds/{}-{}.jsonl", v.name, r)));
-        if (r >= o.warmup)  // the manifest lists the measured rounds that count: a failed one is null
-          manifest["variants"][i]["rounds"][static_cast<size_t>(r - o.warmup)] = nullptr;
-        if (on_failure == OnFailure::kStop) {
-          manifest["status"] = "failed";
-          manifest["failure"] = fmt::format("round {} of {}: {}", r, v.name, why);
-          write_manifest();
-          throw Error(fmt::format("round {} of {} failed ({}): {}; stopped (--on-failure stop)", r, v.name, why, cmd),
-                      kExitFailure);
-        }
-        write_manifest();
-        fmt::print(stderr, "[matrix] round {} of {} failed ({}); going on (--on-failure continue): it is left out and counted\n",
-                   r, v.name, why);
-        continue;
-      }
-      ok[i][static_cast<size_t>(r)] = true;
-      if (const int sig = interrupt::signal_received()) throw stop_interrupted(sig, r, v.name);
-    }
-  }
-  matrix::Input in;
-  in.mode = fx ? "factorial" : "variants";
-  in.flags = flags;
-  in.baseline = baseline;
-  in.injected = injected;
-  in.compare = compare_options(o, injected);
-  for (size_t i = 0; i < vs.size(); ++i) {
-    const Variant& v = vs[i];
-    matrix::VariantRun run;  // the runs that succeeded
-    run.name = v.name;
-    run.flags = v.flags;
-    run.results = dir + "/variants/" + v.name + ".jsonl";
-    for (int r = 0; r < total; ++r) {
-      const std::string f = fmt::format("{}/rounds/{}-{}.jsonl", dir, v.name, r);
-      const bool good = ok[i][static_cast<size_t>(r)];
-      if (r < o.warmup) {
-        if (good) run.warmups.push_back(f);
-      } else {
-        run.rounds.push_back(good ? f : std::string());  // "": a failed run, round kept in place
-      }
-    }
-    if (std::all_of(run.rounds.begin(), run.rounds.end(), [](const std::string& f) { return f.empty(); })) {
-      manifest["status"] = "failed";
-      manifest["failure"] = fmt::format("every measured round of {} failed", v.name);
-      write_manifest();
-      throw Error(fmt::format("every measured round of {} failed: nothing to attribute (see {}/manifest.json)", v.name, dir),
-                  kExitFailure);
-    }
-    merge_variant(run);
-    in.variants.push_back(std::move(run));
-  }
-  manifest["status"] = "complete";
-  manifest["finished"] = utc_stamp();
-  manifest["elapsed_s"] = elapsed();
-  manifest["runs"] = total * static_cast<int>(vs.size());
-  manifest["runs_ok"] = total * static_cast<int>(vs.size()) - static_cast<int>(manifest["failed_runs"].size());
-  write_manifest();
-  fmt::print(stderr, "[matrix] {} runs ({} variants x {} rounds + {} warm-up) in {:.1f}s\n", total * static_cast<int>(vs.size()),
-             vs.size(), o.rounds, o.warmup, elapsed());
+  read();  // a folder that is not a matrix's, or a complete one, is refused before it is claimed
+  // Claimed as a running matrix claims it, until the end: one still running into it is refused.
+  FolderClaim claim(dir, "--resume", false);
+  json manifest = read();
+  matrix::RunSpec spec;
   try {
-    return report_analysis(matrix::attribute(in), dir, o);
+    spec = matrix::read_run_spec(manifest, dir + "/manifest.json");
   } catch (const matrix::MatrixError& e) {
-    throw Error(e.what(), kExitInternal);
-  } catch (const CompareError& e) {
-    throw Error(e.what(), kExitInternal);
+    throw Error(e.what());
   }
+  check_run_timeout(spec.run_timeout);
+  (void)parse_on_failure(spec.on_failure);  // checked before anything changes (MatrixRuns uses it)
+  const auto [counters, cache_sim] = counters_of_runs(dir, spec);
+
+  // The machine: its runs are compared with those that ran before, as compare judges machines.
+  const json here = machine_json();
+  const std::string was = machine_identity(spec.machine), now = machine_identity(here);
+  const bool other_machine = was != now;
+  if (other_machine && !o.allow_machine_mismatch)
+    throw Error(fmt::format("{} ran on [{}], this machine is [{}]: its runs would be compared across machines (use "
+                            "--allow-machine-mismatch to resume anyway)",
+                            dir, was, now));
+
+  const suite::Suite s = load_suite_for_runs(spec.suite_file).suite;
+  if (s.name != spec.suite)
+    throw Error(fmt::format("{}: the suite is now '{}', not '{}' as the matrix ran it", spec.suite_file, s.name, spec.suite));
+  for (auto& c : spec.cases)
+    if (std::none_of(s.cases.begin(), s.cases.end(), [&](const suite::Case& k) { return k.name == c; }))
+      throw Error(fmt::format("{}: suite '{}' no longer has case '{}', which the matrix ran", spec.suite_file, s.name, c));
+
+  // The binaries: those the matrix ran, still built from its sources, with its flags.
+  stop_on_signal("checking the variants", [&] {
+    for (const auto& v : spec.variants) {
+      if (!fs::exists(v.binary))
+        throw Error(fmt::format("{}: no such binary (variant {} of {} ran it; rebuild it from the matrix's commit {})", v.binary,
+                                v.name, dir, manifest.value("git_commit", "")));
+      std::optional<PresetInfo> preset;
+      if (!spec.one_binary) preset = PresetInfo{v.name, v.cache_variables, ""};
+      check_binary(v.name, v.binary, preset, spec.source_hash, spec.one_binary, /*resumed=*/true);
+    }
+  });
+
+  const size_t nv = spec.variants.size();
+  const auto states = matrix::run_states(dir, manifest);
+  std::vector<std::vector<bool>> ok(nv), todo(nv);
+  std::map<std::string, int> left;  // why, how many
+  int runs = 0;
+  for (size_t i = 0; i < nv; ++i)
+    for (const matrix::RunState st : states[i]) {
+      ok[i].push_back(st == matrix::RunState::kFinished);
+      todo[i].push_back(!ok[i].back());
+      if (todo[i].back()) {
+        ++left[run_state_name(st)];
+        ++runs;
+      }
+    }
+  std::string why;
+  for (const char* k : {"discarded", "partial", "failed", "never run"})
+    if (left.count(k)) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", left[k], k);
+  fmt::print(stderr, "[matrix] resuming {} (status {}): {} of its {} runs to run{}\n", dir, manifest["status"].get<std::string>(),
+             runs, (spec.warmup + spec.rounds) * static_cast<int>(nv), why.empty() ? "" : " (" + why + ")");
+  if (other_machine)
+    fmt::print(stderr, "[matrix] warning: {} ran on [{}], this machine is [{}]: resuming anyway (--allow-machine-mismatch); "
+               "every output says so\n", dir, was, now);
+
+  // The manifest records the resumption and how the sitting before it ended; "running" again.
+  json after = {{"status", manifest["status"]}};
+  for (const char* k : {"interrupted", "failure"})
+    if (manifest.contains(k)) {
+      after[k] = manifest[k];
+      manifest.erase(k);
+    }
+  manifest["status"] = "running";
+  manifest["counters"] = counters;
+  manifest["cache_sim"] = cache_sim;
+  json entry = {{"started", utc_stamp()}, {"machine", here}, {"runs", runs}, {"after", after}, {"reran", json::array()}};
+  if (other_machine) entry["machine_mismatch"] = true;
+  manifest["resumed"] = manifest.value("resumed", json::array());
+  manifest["resumed"].push_back(entry);
+  spec.counters = counters;
+  spec.cache_sim = cache_sim;
+  MatrixRuns m(dir, std::move(manifest), spec);
+  m.write_manifest();
+
+  // Each run starts by replacing what its earlier attempt left: its round file goes, a failure
+  // recorded of it goes to the resumption's record, and the manifest says it started again.
+  m.run(todo, ok, [&](size_t i, int r) {
+    const std::string name = m.vs[i].name, file = m.round_file(i, r);
+    json again = {{"variant", name}, {"round", r}, {"was", run_state_name(states[i][static_cast<size_t>(r)])}};
+    json& failed = m.manifest["failed_runs"];
+    for (size_t k = 0; k < failed.size(); ++k)
+      if (failed[k].value("variant", "") == name && failed[k].value("round", -1) == r) {
+        again["failure"] = failed[k];
+        failed.erase(k);
+        break;
+      }
+    if (r >= m.warmup) m.manifest["variants"][i]["rounds"][static_cast<size_t>(r - m.warmup)] = file;
+    std::error_code ec;
+    fs::remove(dir + "/" + file, ec);
+    if (ec) throw Error(fmt::format("cannot remove {}/{} to run it again: {}", dir, file, ec.message()), kExitFailure);
+    m.manifest["resumed"].back()["reran"].push_back(again);
+    m.write_manifest();
+  });
+  matrix::Input in = m.complete(ok, compare_options(o, m.manifest.value("injected", false)));
+  m.manifest["resumed"].back()["elapsed_s"] = m.elapsed();
+  m.write_manifest();
+  const size_t sittings = m.manifest["resumed"].size() + 1;
+  fmt::print(stderr, "[matrix] {} runs in {:.1f}s: the matrix's {} runs ({} variants x {} rounds + {} warm-up) ran in {} sittings\n",
+             runs, m.elapsed(), m.total() * static_cast<int>(nv), nv, m.rounds, m.warmup, sittings);
+  return analyse_complete(in, dir, o);
 }
 
 Registrar reg_matrix("matrix", [](CLI::App& app) -> Runner {
@@ -608,6 +891,9 @@ Registrar reg_matrix("matrix", [](CLI::App& app) -> Runner {
                   "plant a slowdown: WHO:SPEC, WHO a flag, flags joined by '+' (their interaction) or a variant; SPEC as "
                   "CUZK_INJECT_SLOWDOWN (repeatable; testing and power studies)");
   sub->add_option("--from", o->from, "re-analyse an existing matrix folder instead of running");
+  sub->add_option("--resume", o->resume,
+                  "run the runs of a matrix folder that did not complete that have not finished, as its manifest "
+                  "recorded them, then analyse it (docs/matrix.md)");
   sub->add_flag("--markdown", o->markdown, "print markdown");
   sub->add_flag("--json", o->json_out, "print the attribution as JSON");
   sub->add_flag("--wide", o->wide, "every effect's CI in the grid");
@@ -617,7 +903,12 @@ Registrar reg_matrix("matrix", [](CLI::App& app) -> Runner {
       ->check(finite_in(0.5, 1, /*open_lo=*/false, /*open_hi=*/true));
   add_analysis_options(sub, o->analysis);
   add_run_failure_options(sub, o->run_timeout, o->on_failure, "the matrix");
-  return [=] { return run_matrix(*o); };
+  return [=] {
+    if (!o->resume.empty())
+      for (const char* name : kRunShapingOptions)
+        if (sub->count(name)) o->run_shaping_given.push_back(name);
+    return run_matrix(*o);
+  };
 });
 
 }  // namespace

@@ -43,9 +43,13 @@ json binary_provenance(const std::string& bin) {
 }
 
 void check_binary(const std::string& label, const std::string& bin, const std::optional<PresetInfo>& pi,
-                  const std::string& hash, bool given) {
+                  const std::string& hash, bool given, bool resumed) {
   json p = binary_provenance(bin);
   const std::string built = p.value("source_hash", "");
+  if (built != hash && resumed)
+    throw Error(fmt::format("{} is stale: built from sources {}, the matrix ran binaries of sources {}; a resumed matrix "
+                            "runs the binaries it started with (rebuild them from its commit, or start a new matrix)",
+                            bin, built, hash));
   if (built != hash)
     throw Error(fmt::format("{} is stale: built from sources {}, the tree is now {}; {}", bin, built, hash,
                             given ? "rebuild it" : "rebuild or drop --no-build"));

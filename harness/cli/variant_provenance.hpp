@@ -16,9 +16,10 @@ std::string tree_hash(const std::string& source_dir);
 nlohmann::json binary_provenance(const std::string& bin);
 // Refuses (throws Error) a binary whose provenance does not match the preset asked for (when
 // given: its preset name and flags) or the tree's source hash. `given`: the user named the
-// binary (the advice differs).
+// binary (the advice differs). `resumed`: `hash` is that of the sources a matrix being resumed
+// ran its binaries from (its manifest's), not the tree's, and the messages say so.
 void check_binary(const std::string& label, const std::string& bin, const std::optional<PresetInfo>& preset,
-                  const std::string& hash, bool given);
+                  const std::string& hash, bool given, bool resumed = false);
 
 // Uncommitted changes to tracked files of the git tree at `dir` ("" when clean or not a git tree).
 std::string git_dirty(const std::string& dir);
