@@ -2,14 +2,11 @@
 #include "harness/cli/suite_runs.hpp"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
 
 #include "harness/cli/commands.hpp"
+#include "harness/measure/output_file.hpp"
 #include "harness/measure/process.hpp"
 #include "harness/measure/results.hpp"
 
@@ -39,25 +36,12 @@ void merge_rounds(const std::vector<std::string>& files, int warmup_rounds, cons
     }
     if (rf.summary) elapsed += rf.summary->value.value("elapsed_ns", uint64_t(0));
   }
-  // Written beside `out` and renamed over it when whole: `out` holds a whole merge, never a part of one.
-  const fs::path target(out);
-  const std::string tmp = (target.parent_path() / fmt::format(".{}.tmp.{}", target.filename().string(), ::getpid())).string();
-  try {
-    ResultsWriter w(tmp, ResultsWriter::Mode::kOverwrite);
-    w.write(header);
-    for (auto& s : samples) w.write(s);
-    w.write(make_summary(samples, elapsed));
-  } catch (...) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    throw;
-  }
-  if (::rename(tmp.c_str(), out.c_str()) != 0) {
-    const int e = errno;
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    throw ResultsError(fmt::format("cannot write results file '{}': {}", out, std::strerror(e)));
-  }
+  // One whole document through the shared output writer: `out` holds the old merge or the new one,
+  // never a part (harness/measure/output_file.hpp).
+  std::string text = results_line(header) + "\n";
+  for (auto& s : samples) text += results_line(s) + "\n";
+  text += results_line(make_summary(samples, elapsed)) + "\n";
+  write_output_file(out, text);
 }
 
 LoadedSuite load_suite_for_runs(const std::string& name_or_file) {

@@ -310,9 +310,7 @@ size_t ResultsWriter::lines() const {
   return lines_;
 }
 
-namespace {
-// Compact JSON with "schema", "version" and "type" first (easier to read with head/grep).
-std::string dump_line(const json& line) {
+std::string results_line(const json& line) {
   constexpr auto kReplace = json::error_handler_t::replace;
   if (!line.is_object() || !line.contains("schema") || !line.contains("version") || !line.contains("type"))
     return line.dump(-1, ' ', false, kReplace);
@@ -327,10 +325,9 @@ std::string dump_line(const json& line) {
   else s += "}";
   return s;
 }
-}  // namespace
 
 void ResultsWriter::write(const json& line) {
-  std::string s = dump_line(line);
+  std::string s = results_line(line);
   s.push_back('\n');
   std::lock_guard lk(mu_);
   const fault::WriteFault injected = fault::on_write(lines_);

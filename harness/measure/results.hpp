@@ -126,6 +126,11 @@ class ResultsWriter {
   mutable std::mutex mu_;
 };
 
+// One line as ResultsWriter writes it, without its newline: compact JSON with "schema", "version"
+// and "type" first (easier to read with head/grep). For a whole file written at once
+// (write_output_file), such as merged rounds.
+std::string results_line(const nlohmann::json& line);
+
 // ---- reading ----
 struct ResultsLine {
   size_t line = 0;  // 1-based line number in the file
