@@ -417,6 +417,8 @@ json read_manifest(const std::string& dir) {
   return parse_manifest(in.read_all(limits::kMaxJsonDocumentBytes, "a matrix manifest"), path);
 }
 
+std::string round_file(const std::string& variant, int round) { return fmt::format("rounds/{}-{}.jsonl", variant, round); }
+
 bool unfinished_status(const json& manifest) {
   const std::string status = manifest.value("status", "complete");
   return status == "interrupted" || status == "running" || status == "failed";
@@ -503,7 +505,7 @@ std::set<std::pair<std::string, int>> discarded_runs(const json& m) {
 // measured ones in `r.rounds` ("" for each one left out, with why in `uv`), the warm-ups in `r.warmups`.
 void finished_runs(const std::string& dir, const Unfinished& u, const std::vector<RunState>& states, int warmup,
                    VariantRun& r, Unfinished::Variant& uv) {
-  auto file_of = [&](int round) { return (fs::path(dir) / fmt::format("rounds/{}-{}.jsonl", r.name, round)).string(); };
+  auto file_of = [&](int round) { return (fs::path(dir) / round_file(r.name, round)).string(); };
   for (int w = 0; w < warmup; ++w)
     if (states[static_cast<size_t>(w)] == RunState::kFinished) r.warmups.push_back(file_of(w));
   uv.name = r.name;
@@ -589,7 +591,7 @@ std::vector<std::vector<RunState>> run_states(const std::string& dir, const json
       } else if (discarded.count({name, round})) {
         states.push_back(RunState::kDiscarded);  // stopped by the signal: its file may even end with a summary
       } else {
-        const RunFile f = run_file((fs::path(dir) / fmt::format("rounds/{}-{}.jsonl", name, round)).string());
+        const RunFile f = run_file((fs::path(dir) / round_file(name, round)).string());
         states.push_back(f == RunFile::kFinished ? RunState::kFinished
                          : f == RunFile::kPartial ? RunState::kPartial
                                                   : RunState::kNotRun);

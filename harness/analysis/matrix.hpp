@@ -184,6 +184,9 @@ nlohmann::json resumed_json(const std::vector<Resumption>& r);
 // files of its runs that finished (each read to its end), and throws MatrixError naming a variant
 // none of whose measured runs finished.
 Input load_input(const std::string& dir, const CompareOptions& compare = {});
+// One run's results file in a matrix folder, relative to it: "rounds/<variant>-<round>.jsonl",
+// rounds counted from 0, warm-up rounds first.
+std::string round_file(const std::string& variant, int round);
 // Whether a manifest's status is that of a matrix that did not complete: "interrupted", "running"
 // or "failed" (absent or "complete": it completed).
 bool unfinished_status(const nlohmann::json& manifest);

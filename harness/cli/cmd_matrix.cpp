@@ -271,7 +271,7 @@ struct MatrixRuns {
 
   int total() const { return warmup + rounds; }
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
-  std::string round_file(size_t i, int r) const { return fmt::format("rounds/{}-{}.jsonl", vs[i].name, r); }
+  std::string round_file(size_t i, int r) const { return matrix::round_file(vs[i].name, r); }
   void write_manifest() {
     std::vector<std::string> names;
     for (auto& v : vs) names.push_back(v.name);
@@ -638,7 +638,7 @@ int run_matrix(const MatrixOptions& o) {
     json fl = json::object();
     for (size_t f = 0; f < flags.size(); ++f) fl[flags[f]] = bool(v.flags[f]);
     json rounds = json::array();
-    for (int r = o.warmup; r < total; ++r) rounds.push_back(fmt::format("rounds/{}-{}.jsonl", v.name, r));
+    for (int r = o.warmup; r < total; ++r) rounds.push_back(matrix::round_file(v.name, r));
     jv.push_back({{"name", v.name},
                   {"flags", fl},
                   {"preset", v.base_preset.empty() ? v.preset.name : v.base_preset},
@@ -676,7 +676,7 @@ constexpr const char* kRunShapingOptions[] = {
 std::optional<std::vector<std::string>> recorded_run_command_line(const std::string& dir, const matrix::RunSpec& spec) {
   for (size_t r = 0; r < spec.order.size(); ++r)
     for (size_t i : spec.order[r]) {
-      std::ifstream f(fmt::format("{}/rounds/{}-{}.jsonl", dir, spec.variants[i].name, r));
+      std::ifstream f(dir + "/" + matrix::round_file(spec.variants[i].name, static_cast<int>(r)));
       std::string line;
       if (!f || !std::getline(f, line)) continue;
       const json h = json::parse(line, nullptr, false);
