@@ -195,13 +195,7 @@ __global__ void __launch_bounds__(kPassThreads, kBlocks) ntt_pass_kernel(const f
       const uint32_t j = (group(gl) & hmask) + (low << lh);
       const uint32_t tw1 = (1u << (log_n - 1 - s0 - q)) - 1 + j;
       const auto stage_q = [&] {
-        // With stage q+1 the unit one, stage q is the h = 2 stage and (x0, x2) sit at j = 0, whose
-        // twiddle is 1: half the stage's butterflies skip a product.
-        if (unit) {
-          butterfly_unit(x0, x2);
-        } else {
-          butterfly<kDit>(x0, x2, load_tw(tw + tw1));
-        }
+        butterfly<kDit>(x0, x2, load_tw(tw + tw1));
         butterfly<kDit>(x1, x3, load_tw(tw + tw1 + (d2 << lh)));
       };
       const auto stage_q1 = [&] {  // one twiddle for both pairs
