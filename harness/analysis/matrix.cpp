@@ -417,6 +417,24 @@ json read_manifest(const std::string& dir) {
   return parse_manifest(in.read_all(limits::kMaxJsonDocumentBytes, "a matrix manifest"), path);
 }
 
+const char* run_state_name(RunState s) {
+  switch (s) {
+    case RunState::kFinished: return "finished";
+    case RunState::kFailed: return "failed";
+    case RunState::kDiscarded: return "discarded";
+    case RunState::kPartial: return "partial";
+    case RunState::kNotRun: return "never run";
+  }
+  return "";
+}
+
+std::string state_counts(std::initializer_list<std::pair<RunState, size_t>> counts) {
+  std::string s;
+  for (const auto& [state, n] : counts)
+    if (n) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n, run_state_name(state));
+  return s;
+}
+
 std::string round_file(const std::string& variant, int round) { return fmt::format("rounds/{}-{}.jsonl", variant, round); }
 
 bool unfinished_status(const json& manifest) {
@@ -470,11 +488,10 @@ std::string how_it_stopped(const Unfinished& u, int warmup) {
 
 // The measured runs of `v` that were left out, counted: "1 discarded, 3 never run".
 std::string left_out_counts(const Unfinished::Variant& v) {
-  std::string s;
-  for (const auto& [n, what] : {std::pair{v.failed.size(), "failed"}, std::pair{v.discarded.size(), "discarded"},
-                                std::pair{v.partial.size(), "partial"}, std::pair{v.not_run.size(), "never run"}})
-    if (n) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n, what);
-  return s;
+  return state_counts({{RunState::kFailed, v.failed.size()},
+                       {RunState::kDiscarded, v.discarded.size()},
+                       {RunState::kPartial, v.partial.size()},
+                       {RunState::kNotRun, v.not_run.size()}});
 }
 
 // The runs stops discarded: the one named in "interrupted" (a matrix stopped by a signal), and

@@ -16,10 +16,12 @@
 // - a summary paragraph: the end-to-end change with every flag on (or of each variant), each
 //   flag's effect on it and the phase where most of that effect lands, and the interactions.
 #pragma once
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/analysis/compare.hpp"
@@ -135,6 +137,10 @@ Attribution attribute(const Input& in);
 // since: matrix --resume), partial (its round file is cut short, stopped or unreadable) or never
 // run (no round file).
 enum class RunState { kFinished, kFailed, kDiscarded, kPartial, kNotRun };
+// "finished", "failed", "discarded", "partial", "never run": as outputs and the manifest name them.
+const char* run_state_name(RunState s);
+// Runs counted by state, in the order given, those with none left out: "1 discarded, 3 never run".
+std::string state_counts(std::initializer_list<std::pair<RunState, size_t>> counts);
 // Every run's state: [variant, in the manifest's order][round, warm-up rounds first, as the round
 // files are named]. `manifest` as read_manifest returns it.
 std::vector<std::vector<RunState>> run_states(const std::string& dir, const nlohmann::json& manifest);

@@ -611,21 +611,21 @@ int run_matrix(const MatrixOptions& o) {
   fs::create_directories(dir + "/rounds");
   fs::create_directories(dir + "/variants");
   json manifest = {{"kind", "cuzk-matrix"},       {"version", 1},
-                {"status", "running"},         {"mode", fx ? "factorial" : "variants"},
-                {"flags", flags},              {"baseline", baseline},
-                {"suite", s.name},             {"suite_file", suite_path},
-                {"cases", o.cases},            {"rounds", o.rounds},
-                {"warmup_rounds", o.warmup},   {"reps_per_round", o.reps},
-                {"seed", seed},                {"backend", o.backend},
-                {"quick", o.quick},            {"stable", o.stable},
-                {"counters", o.counters},      {"cache_sim", o.cache_sim},
-                {"bin", given ? json(vs.front().binary) : json(nullptr)},
-                {"source_dir", src},           {"source_hash", hash},
-                {"git_commit", head}, {"dirty", !dirty.empty()},
-                {"cmake_args", o.cmake_args},
-                {"injected", injected},        {"machine", machine_json()},
-                {"started", utc_stamp()},      {"run_timeout_s", o.run_timeout},
-                {"on_failure", o.on_failure},  {"failed_runs", json::array()}};
+                   {"status", "running"},         {"mode", fx ? "factorial" : "variants"},
+                   {"flags", flags},              {"baseline", baseline},
+                   {"suite", s.name},             {"suite_file", suite_path},
+                   {"cases", o.cases},            {"rounds", o.rounds},
+                   {"warmup_rounds", o.warmup},   {"reps_per_round", o.reps},
+                   {"seed", seed},                {"backend", o.backend},
+                   {"quick", o.quick},            {"stable", o.stable},
+                   {"counters", o.counters},      {"cache_sim", o.cache_sim},
+                   {"bin", given ? json(vs.front().binary) : json(nullptr)},
+                   {"source_dir", src},           {"source_hash", hash},
+                   {"git_commit", head}, {"dirty", !dirty.empty()},
+                   {"cmake_args", o.cmake_args},
+                   {"injected", injected},        {"machine", machine_json()},
+                   {"started", utc_stamp()},      {"run_timeout_s", o.run_timeout},
+                   {"on_failure", o.on_failure},  {"failed_runs", json::array()}};
   json jorder = json::array();
   for (auto& r : order) {
     json names = json::array();
@@ -711,17 +711,6 @@ std::pair<std::string, bool> counters_of_runs(const std::string& dir, const matr
   return {counters, cache_sim};
 }
 
-const char* run_state_name(matrix::RunState s) {
-  switch (s) {
-    case matrix::RunState::kFinished: return "finished";
-    case matrix::RunState::kFailed: return "failed";
-    case matrix::RunState::kDiscarded: return "discarded";
-    case matrix::RunState::kPartial: return "partial";
-    case matrix::RunState::kNotRun: return "never run";
-  }
-  return "";
-}
-
 // `matrix --resume DIR`: runs the runs of a matrix that did not complete that have not finished,
 // in its recorded order, as its manifest says they were made, then merges and analyses it as a
 // complete matrix (docs/matrix.md, "Resuming a matrix"). Everything is checked before any run, and
@@ -793,20 +782,22 @@ int resume_matrix(const MatrixOptions& o) {
   const size_t nv = spec.variants.size();
   const auto states = matrix::run_states(dir, manifest);
   std::vector<std::vector<bool>> ok(nv), todo(nv);
-  std::map<std::string, int> left;  // why, how many
+  std::map<matrix::RunState, size_t> left;  // the runs to run, by why
   int runs = 0;
   for (size_t i = 0; i < nv; ++i)
     for (const matrix::RunState st : states[i]) {
       ok[i].push_back(st == matrix::RunState::kFinished);
       todo[i].push_back(!ok[i].back());
       if (todo[i].back()) {
-        ++left[run_state_name(st)];
+        ++left[st];
         ++runs;
       }
     }
-  std::string why;
-  for (const char* k : {"discarded", "partial", "failed", "never run"})
-    if (left.count(k)) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", left[k], k);
+  using matrix::RunState;
+  const std::string why = matrix::state_counts({{RunState::kDiscarded, left[RunState::kDiscarded]},
+                                                {RunState::kPartial, left[RunState::kPartial]},
+                                                {RunState::kFailed, left[RunState::kFailed]},
+                                                {RunState::kNotRun, left[RunState::kNotRun]}});
   fmt::print(stderr, "[matrix] resuming {} (status {}): {} of its {} runs to run{}\n", dir, manifest["status"].get<std::string>(),
              runs, (spec.warmup + spec.rounds) * static_cast<int>(nv), why.empty() ? "" : " (" + why + ")");
   if (other_machine)
@@ -836,7 +827,7 @@ int resume_matrix(const MatrixOptions& o) {
   // recorded of it goes to the resumption's record, and the manifest says it started again.
   m.run(todo, ok, [&](size_t i, int r) {
     const std::string name = m.vs[i].name, file = m.round_file(i, r);
-    json again = {{"variant", name}, {"round", r}, {"was", run_state_name(states[i][static_cast<size_t>(r)])}};
+    json again = {{"variant", name}, {"round", r}, {"was", matrix::run_state_name(states[i][static_cast<size_t>(r)])}};
     json& failed = m.manifest["failed_runs"];
     for (size_t k = 0; k < failed.size(); ++k)
       if (failed[k].value("variant", "") == name && failed[k].value("round", -1) == r) {
